@@ -1,0 +1,128 @@
+# libdmlops - see README.md. `make help` lists the targets.
+CC      ?= cc
+AR      ?= ar
+OBJCOPY ?= objcopy
+CFLAGS  ?= -O2 -g
+LDFLAGS ?=
+PREFIX  ?= /usr/local
+DESTDIR ?=
+B       ?= build
+GLSLANG ?= glslangValidator
+SPIRV_VAL ?= spirv-val
+
+WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
+DM_CFLAGS := -std=c11 -D_GNU_SOURCE -fvisibility=hidden -fPIC -Iinclude -Isrc -I$(B)/spv $(WARN)
+LIBS      := -lm -ldl -lpthread
+
+LIB_SRC  := $(wildcard src/*.c src/cpu/*.c src/vk/*.c)
+LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
+GLSL     := $(wildcard glsl/*.comp)
+SPV_H    := $(GLSL:glsl/%.comp=$(B)/spv/%.h)
+LIB      := $(B)/libdmlops.a
+
+TEST_SRC  := $(wildcard test/test_*.c)
+TEST_BIN  := $(TEST_SRC:test/%.c=$(B)/test/%)
+TEST_HARNESS := $(B)/obj/test/harness.o
+
+.PHONY: all lib deps deps-check test test-asan test-big test-valgrind demo bench install uninstall clean lint help
+all: lib
+lib: $(LIB)
+
+help:
+	@echo "make            build $(LIB)"
+	@echo "make demo       run examples/quickstart.c on the default device"
+	@echo "make test       build and run the test suite (ends with 'N passed, N failed')"
+	@echo "make test-asan  the suite under AddressSanitizer + UBSan"
+	@echo "make test-big   tensors above maxStorageBufferRange (300 MiB, 2^25 elements)"
+	@echo "make test-valgrind  the CPU tests under valgrind"
+	@echo "make bench      the benchmark suite; writes docs/bench/ and docs/performance.md"
+	@echo "make install PREFIX=... DESTDIR=...   header, library, dmlops.pc, dmlops tool"
+	@echo "make deps       install the Debian packages (as root) or print the apt-get line"
+	@echo "make lint       clang-tidy and cppcheck"
+
+deps:
+	@tools/deps.sh
+
+# Runs the installer only when something is missing, so a warm machine pays nothing.
+deps-check:
+	@tools/deps.sh --check >/dev/null 2>&1 || tools/deps.sh
+
+# ---- kernels: GLSL -> SPIR-V (validated) -> C arrays embedded in the library ---------
+$(B)/spv/%.h: glsl/%.comp $(wildcard glsl/*.glsl) | deps-check
+	@mkdir -p $(@D)
+	$(GLSLANG) -V --target-env vulkan1.1 -S comp -Iglsl -o $(B)/spv/$*.spv $< >/dev/null
+	$(SPIRV_VAL) --target-env vulkan1.1 $(B)/spv/$*.spv
+	$(GLSLANG) -V --target-env vulkan1.1 -S comp -Iglsl --vn dm_spv_$* -o $@ $< >/dev/null
+
+# ---- the library: one prelinked object whose only global symbols are dmlops_* ---------
+$(B)/obj/%.o: %.c | deps-check
+	@mkdir -p $(@D)
+	$(CC) $(DM_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/obj/src/vk/kernels.o: $(SPV_H)
+
+$(B)/obj/volk.o: /usr/include/volk.c | deps-check
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -fvisibility=hidden -fPIC $(CFLAGS) -w -c $< -o $@
+
+$(LIB): $(LIB_OBJ) $(B)/obj/volk.o
+	$(CC) $(CFLAGS) -r -nostdlib -o $(B)/dmlops-prelink.o $^
+	$(OBJCOPY) --localize-hidden $(B)/dmlops-prelink.o $(B)/dmlops.o
+	rm -f $@ && $(AR) rcs $@ $(B)/dmlops.o
+
+-include $(LIB_OBJ:.o=.d)
+
+# ---- tests ------------------------------------------------------------------------------
+$(B)/obj/test/%.o: test/%.c | deps-check
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -Iinclude -Itest $(WARN) -Wno-missing-prototypes $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/test/%: $(B)/obj/test/%.o $(TEST_HARNESS) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_HARNESS) $(LIB) $(LIBS)
+
+-include $(wildcard $(B)/obj/test/*.d)
+
+test: deps-check $(TEST_BIN)
+	@B=$(B) CC="$(CC)" sh test/run.sh $(TEST_BIN)
+
+test-asan:
+	$(MAKE) B=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+	    LDFLAGS="-fsanitize=address,undefined" test
+
+test-big: deps-check $(B)/test/big_tensors
+	@sh test/run.sh $(B)/test/big_tensors
+
+$(B)/test/big_tensors: test/big_tensors.c $(TEST_HARNESS) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -Iinclude -Itest $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_HARNESS) $(LIB) $(LIBS)
+
+test-valgrind: deps-check $(TEST_BIN)
+	@DMLOPS_BACKEND=cpu VALGRIND=1 sh test/run.sh $(TEST_BIN)
+
+# ---- demo -------------------------------------------------------------------------------
+$(B)/examples/%: examples/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -Iinclude $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
+
+demo: deps-check $(B)/examples/quickstart
+	$(B)/examples/quickstart
+
+# ---- install ----------------------------------------------------------------------------
+install: $(LIB)
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 include/dmlops.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	sed -e 's|@PREFIX@|$(PREFIX)|' tools/dmlops.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dmlops.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/include/dmlops.h $(DESTDIR)$(PREFIX)/lib/libdmlops.a \
+	      $(DESTDIR)$(PREFIX)/lib/pkgconfig/dmlops.pc
+
+lint: $(SPV_H)
+	clang-tidy --quiet $(LIB_SRC) -- $(DM_CFLAGS)
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
+	    --suppress=missingIncludeSystem -Iinclude -Isrc -D__GNUC__ src
+
+clean:
+	rm -rf build build-asan

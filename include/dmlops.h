@@ -1,0 +1,500 @@
+/*
+ * dmlops.h - DirectML's REVERSE_SUBSEQUENCES, SLICE1 and ONE_HOT operators on any
+ * Vulkan device, with a pure-C fallback.
+ *
+ * Copyright (c) 2026 The libdmlops developers. MIT licence, see LICENSE.
+ *
+ * Two halves:
+ *  1. The DirectML descriptors (DML_*), with DirectML's names, field order and values,
+ *     so that code written against DirectML.h compiles unchanged. If DirectML.h was
+ *     included first they are taken from there.
+ *  2. A small runtime (dmlops_*): contexts, buffers, operators, command lists, and
+ *     Vulkan interop (declared only when <vulkan/vulkan.h> or <volk.h> was included
+ *     before this header).
+ *
+ * Conventions for every function:
+ *  - A NULL where a pointer is required returns DMLOPS_ERROR_INVALID_ARGUMENT.
+ *  - A failing call has no effect and sets a thread-local message, read with
+ *    dmlops_last_error_message(), that names the operator, field, dimension and values,
+ *    or the failing Vulkan call and its VkResult.
+ *  - *_destroy(NULL) does nothing. Nothing is freed behind your back: there is no atexit
+ *    handler and no static destructor.
+ *  - Thread safety is documented per function. In short: objects of one context may be
+ *    used from several threads; calls that submit work to the device serialise on the
+ *    context; an object must not be destroyed while another thread uses it.
+ */
+#ifndef DMLOPS_H
+#define DMLOPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DMLOPS_VERSION_MAJOR 1
+#define DMLOPS_VERSION_MINOR 0
+#define DMLOPS_VERSION_PATCH 0
+
+/* The library is built with hidden visibility; only functions marked DMLOPS_API are
+ * exported, so its internals (and its private copy of volk) never clash with yours. */
+#if defined(__GNUC__) || defined(__clang__)
+#define DMLOPS_API __attribute__((visibility("default")))
+#else
+#define DMLOPS_API
+#endif
+
+/* ======================================================================================
+ * 1. DirectML-compatible descriptors
+ * ==================================================================================== */
+#ifndef DIRECTML_H
+
+#define DML_TENSOR_DIMENSION_COUNT_MAX 5
+#define DML_TENSOR_DIMENSION_COUNT_MAX1 8
+#define DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT 16
+#define DML_TEMPORARY_BUFFER_ALIGNMENT 256
+#define DML_PERSISTENT_BUFFER_ALIGNMENT 256
+
+typedef enum DML_TENSOR_DATA_TYPE {
+    DML_TENSOR_DATA_TYPE_UNKNOWN = 0,
+    DML_TENSOR_DATA_TYPE_FLOAT32 = 1,
+    DML_TENSOR_DATA_TYPE_FLOAT16 = 2,
+    DML_TENSOR_DATA_TYPE_UINT32 = 3,
+    DML_TENSOR_DATA_TYPE_UINT16 = 4,
+    DML_TENSOR_DATA_TYPE_UINT8 = 5,
+    DML_TENSOR_DATA_TYPE_INT32 = 6,
+    DML_TENSOR_DATA_TYPE_INT16 = 7,
+    DML_TENSOR_DATA_TYPE_INT8 = 8,
+    DML_TENSOR_DATA_TYPE_FLOAT64 = 9,
+    DML_TENSOR_DATA_TYPE_UINT64 = 10,
+    DML_TENSOR_DATA_TYPE_INT64 = 11,
+    DML_TENSOR_DATA_TYPE_UINT4 = 12, /* named for completeness; no operator here takes it */
+    DML_TENSOR_DATA_TYPE_INT4 = 13
+} DML_TENSOR_DATA_TYPE;
+
+typedef enum DML_TENSOR_TYPE {
+    DML_TENSOR_TYPE_INVALID = 0,
+    DML_TENSOR_TYPE_BUFFER = 1
+} DML_TENSOR_TYPE;
+
+typedef enum DML_TENSOR_FLAGS {
+    DML_TENSOR_FLAG_NONE = 0x0,
+    DML_TENSOR_FLAG_OWNED_BY_DML = 0x1
+} DML_TENSOR_FLAGS;
+
+typedef enum DML_OPERATOR_TYPE {
+    DML_OPERATOR_INVALID = 0,
+    DML_OPERATOR_ONE_HOT = 95,
+    DML_OPERATOR_REVERSE_SUBSEQUENCES = 106,
+    DML_OPERATOR_SLICE1 = 111
+} DML_OPERATOR_TYPE;
+
+typedef enum DML_FEATURE_LEVEL {
+    DML_FEATURE_LEVEL_1_0 = 0x1000,
+    DML_FEATURE_LEVEL_2_0 = 0x2000,
+    DML_FEATURE_LEVEL_2_1 = 0x2100,
+    DML_FEATURE_LEVEL_3_0 = 0x3000,
+    DML_FEATURE_LEVEL_3_1 = 0x3100,
+    DML_FEATURE_LEVEL_4_0 = 0x4000,
+    DML_FEATURE_LEVEL_4_1 = 0x4100,
+    DML_FEATURE_LEVEL_5_0 = 0x5000,
+    DML_FEATURE_LEVEL_5_1 = 0x5100,
+    DML_FEATURE_LEVEL_5_2 = 0x5200,
+    DML_FEATURE_LEVEL_6_0 = 0x6000,
+    DML_FEATURE_LEVEL_6_1 = 0x6100,
+    DML_FEATURE_LEVEL_6_2 = 0x6200,
+    DML_FEATURE_LEVEL_6_3 = 0x6300,
+    DML_FEATURE_LEVEL_6_4 = 0x6400
+} DML_FEATURE_LEVEL;
+
+typedef struct DML_BUFFER_TENSOR_DESC {
+    DML_TENSOR_DATA_TYPE DataType;
+    DML_TENSOR_FLAGS Flags;
+    uint32_t DimensionCount;
+    const uint32_t *Sizes;   /* [DimensionCount], each >= 1 */
+    const uint32_t *Strides; /* [DimensionCount] in elements, or NULL for packed row-major */
+    uint64_t TotalTensorSizeInBytes;
+    uint32_t GuaranteedBaseOffsetAlignment;
+} DML_BUFFER_TENSOR_DESC;
+
+typedef struct DML_TENSOR_DESC {
+    DML_TENSOR_TYPE Type;
+    const void *Desc; /* a DML_BUFFER_TENSOR_DESC when Type is DML_TENSOR_TYPE_BUFFER */
+} DML_TENSOR_DESC;
+
+typedef struct DML_OPERATOR_DESC {
+    DML_OPERATOR_TYPE Type;
+    const void *Desc;
+} DML_OPERATOR_DESC;
+
+typedef struct DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC {
+    const DML_TENSOR_DESC *InputTensor;
+    const DML_TENSOR_DESC *SequenceLengthsTensor;
+    const DML_TENSOR_DESC *OutputTensor;
+    uint32_t Axis;
+} DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC;
+
+typedef struct DML_SLICE1_OPERATOR_DESC {
+    const DML_TENSOR_DESC *InputTensor;
+    const DML_TENSOR_DESC *OutputTensor;
+    uint32_t DimensionCount;
+    const uint32_t *InputWindowOffsets; /* [DimensionCount] */
+    const uint32_t *InputWindowSizes;   /* [DimensionCount] */
+    const int32_t *InputWindowStrides;  /* [DimensionCount], non-zero, may be negative */
+} DML_SLICE1_OPERATOR_DESC;
+
+typedef struct DML_ONE_HOT_OPERATOR_DESC {
+    const DML_TENSOR_DESC *IndicesTensor;
+    const DML_TENSOR_DESC *ValuesTensor;
+    const DML_TENSOR_DESC *OutputTensor;
+    uint32_t Axis;
+} DML_ONE_HOT_OPERATOR_DESC;
+
+#endif /* DIRECTML_H */
+
+/* ======================================================================================
+ * 2. The runtime
+ * ==================================================================================== */
+
+typedef enum dmlops_status {
+    DMLOPS_SUCCESS = 0,
+    DMLOPS_ERROR_INVALID_ARGUMENT,   /* a descriptor or binding breaks a rule (E_INVALIDARG) */
+    DMLOPS_ERROR_UNSUPPORTED,        /* valid, but not at this feature level or on this device */
+    DMLOPS_ERROR_OUT_OF_HOST_MEMORY,
+    DMLOPS_ERROR_OUT_OF_DEVICE_MEMORY,
+    DMLOPS_ERROR_NO_DEVICE,          /* no usable device, or the requested one is absent */
+    DMLOPS_ERROR_DEVICE_LOST,        /* the device was lost; the context is unusable */
+    DMLOPS_ERROR_BACKEND             /* any other backend failure, described in the message */
+} dmlops_status;
+
+typedef struct dmlops_context dmlops_context;
+typedef struct dmlops_buffer dmlops_buffer;
+typedef struct dmlops_operator dmlops_operator;
+typedef struct dmlops_command_list dmlops_command_list;
+typedef struct dmlops_binding_table dmlops_binding_table;
+
+/* "DMLOPS_SUCCESS", "DMLOPS_ERROR_INVALID_ARGUMENT", ...; "unknown status" otherwise.
+ * Thread-safe. */
+DMLOPS_API const char *dmlops_status_string(dmlops_status status);
+
+/* Text of the most recent failure on the calling thread ("" if none yet). The pointer
+ * stays valid until the next failing call on this thread. Thread-safe (per thread). */
+DMLOPS_API const char *dmlops_last_error_message(void);
+
+/* "1.0.0". Thread-safe. */
+DMLOPS_API const char *dmlops_version_string(void);
+
+/* DMLCalcBufferTensorSize: the minimum TotalTensorSizeInBytes of a tensor, rounded up
+ * to a multiple of 4. strides may be NULL (packed). Computed in 64 bits; returns 0 when
+ * the type is not one of the 11 element types, dimension_count is 0 or above 8, sizes is
+ * NULL, a size is 0, or the result does not fit in 64 bits. Thread-safe. */
+DMLOPS_API uint64_t dmlops_calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE type, uint32_t dimension_count,
+                                        const uint32_t *sizes, const uint32_t *strides);
+
+/* Checks desc against every rule of docs/operators.md at feature level `level` (0 means
+ * the highest level the library implements). No device, no allocation.
+ * Returns DMLOPS_ERROR_INVALID_ARGUMENT when desc breaks a rule at every level, and
+ * DMLOPS_ERROR_UNSUPPORTED when it is valid at a higher level only. Thread-safe. */
+DMLOPS_API dmlops_status dmlops_validate_operator(const DML_OPERATOR_DESC *desc, DML_FEATURE_LEVEL level);
+
+/* The highest feature level the library implements (DML_FEATURE_LEVEL_6_4). */
+#define DMLOPS_FEATURE_LEVEL_HIGHEST DML_FEATURE_LEVEL_6_4
+
+/* ---- Contexts ---------------------------------------------------------------------- */
+
+typedef enum dmlops_backend {
+    DMLOPS_BACKEND_AUTO = 0, /* Vulkan if any device is usable, else CPU */
+    DMLOPS_BACKEND_VULKAN,
+    DMLOPS_BACKEND_CPU
+} dmlops_backend;
+
+/* Khronos validation layer plus a debug messenger that counts its messages
+ * (dmlops_context_info.debug_message_count) and prints them to stderr. */
+#define DMLOPS_CONTEXT_FLAG_DEBUG 0x1u
+/* Never lower an operator to vkCmdCopyBuffer regions: always run a kernel. */
+#define DMLOPS_CONTEXT_FLAG_KERNELS_ONLY 0x2u
+/* Lower to copy regions whenever the operator allows it, whatever the run length. */
+#define DMLOPS_CONTEXT_FLAG_PREFER_COPY 0x4u
+/* Do not print validation-layer messages to stderr (they are still counted). */
+#define DMLOPS_CONTEXT_FLAG_QUIET 0x8u
+
+typedef struct dmlops_context_desc {
+    dmlops_backend backend;          /* AUTO: Vulkan if any device is usable, else CPU */
+    const char *device;              /* NULL: best device; else an index, a UUID, or a name substring */
+    DML_FEATURE_LEVEL feature_level; /* 0: the highest the library implements */
+    uint32_t flags;                  /* DMLOPS_CONTEXT_FLAG_* */
+    /* Fields below were added after the spec's four; zero means "default". */
+    const char *pipeline_cache_path; /* NULL: $DMLOPS_PIPELINE_CACHE, else no cache file */
+    uint64_t max_binding_range;      /* testing: clamp maxStorageBufferRange to this many bytes */
+    uint32_t max_workgroup_count;    /* testing: clamp maxComputeWorkGroupCount[0..2] */
+} dmlops_context_desc;
+
+/* Creates a context. desc may be NULL for the defaults. The environment variables
+ * DMLOPS_BACKEND (auto|vulkan|cpu) and DMLOPS_DEVICE override the defaults; a non-zero
+ * or non-NULL field in desc wins over the environment.
+ * Device choice, when not named: discrete, then integrated, then virtual, then CPU
+ * devices (so lavapipe on a machine without a GPU). A named device that is absent gives
+ * DMLOPS_ERROR_NO_DEVICE with a message listing the available ones.
+ * With AUTO, a machine without a Vulkan loader or device gets the CPU backend and
+ * dmlops_context_info.note says why. Thread-safe. */
+DMLOPS_API dmlops_status dmlops_context_create(const dmlops_context_desc *desc, dmlops_context **out);
+
+/* Waits for the device to be idle, then frees the context. Every buffer, operator,
+ * command list and binding table of the context must have been destroyed first.
+ * Not thread-safe with respect to other calls on the same context. */
+DMLOPS_API void dmlops_context_destroy(dmlops_context *ctx);
+
+typedef enum dmlops_device_type { /* same values as VkPhysicalDeviceType */
+    DMLOPS_DEVICE_TYPE_OTHER = 0,
+    DMLOPS_DEVICE_TYPE_INTEGRATED_GPU = 1,
+    DMLOPS_DEVICE_TYPE_DISCRETE_GPU = 2,
+    DMLOPS_DEVICE_TYPE_VIRTUAL_GPU = 3,
+    DMLOPS_DEVICE_TYPE_CPU = 4
+} dmlops_device_type;
+
+/* Optional device features, reported in dmlops_device_info.features. The kernels need
+ * none of them. */
+#define DMLOPS_DEVICE_FEATURE_SHADER_INT64 0x001u
+#define DMLOPS_DEVICE_FEATURE_SHADER_FLOAT64 0x002u
+#define DMLOPS_DEVICE_FEATURE_SHADER_FLOAT16 0x004u
+#define DMLOPS_DEVICE_FEATURE_STORAGE_8BIT 0x008u
+#define DMLOPS_DEVICE_FEATURE_STORAGE_16BIT 0x010u
+#define DMLOPS_DEVICE_FEATURE_PUSH_DESCRIPTOR 0x020u
+#define DMLOPS_DEVICE_FEATURE_TIMELINE_SEMAPHORE 0x040u
+#define DMLOPS_DEVICE_FEATURE_BUFFER_DEVICE_ADDRESS 0x080u
+#define DMLOPS_DEVICE_FEATURE_SUBGROUP_SIZE_CONTROL 0x100u
+#define DMLOPS_DEVICE_FEATURE_SYNCHRONIZATION2 0x200u
+#define DMLOPS_DEVICE_FEATURE_TIMESTAMPS 0x400u
+
+#define DMLOPS_MAX_MEMORY_HEAPS 16
+
+typedef struct dmlops_device_info {
+    uint32_t index;                 /* position in vkEnumeratePhysicalDevices */
+    char name[256];
+    dmlops_device_type type;
+    uint32_t vendor_id, device_id;
+    uint32_t api_version;           /* VK_MAKE_API_VERSION encoding */
+    uint32_t driver_version;        /* raw VkPhysicalDeviceProperties::driverVersion */
+    char driver_name[256];          /* VK_KHR_driver_properties, "" if absent */
+    char driver_info[256];
+    uint8_t uuid[16];               /* deviceUUID */
+    char uuid_string[40];           /* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
+    uint64_t max_storage_buffer_range;
+    uint64_t max_memory_allocation_size;
+    uint64_t max_buffer_size;       /* 0 when VK_KHR_maintenance4 is absent */
+    uint32_t max_compute_work_group_count[3];
+    uint32_t max_compute_work_group_invocations;
+    uint32_t max_push_constants_size;
+    uint64_t min_storage_buffer_offset_alignment;
+    uint32_t subgroup_size;
+    float timestamp_period;         /* nanoseconds per tick; 0 when unsupported */
+    uint32_t memory_heap_count;
+    uint64_t memory_heap_size[DMLOPS_MAX_MEMORY_HEAPS];
+    uint32_t memory_heap_device_local[DMLOPS_MAX_MEMORY_HEAPS];
+    uint32_t unified_memory;        /* 1 when device-local memory is also host-visible */
+    uint32_t features;              /* DMLOPS_DEVICE_FEATURE_* */
+    uint32_t is_default;            /* 1 for the device that default selection picks */
+} dmlops_device_info;
+
+/* Lists the Vulkan devices, Vulkan-style: with infos NULL, *count receives the number of
+ * devices; otherwise up to *count entries are written and *count is set to the number
+ * written. No devices (or no loader) gives DMLOPS_ERROR_NO_DEVICE with the reason.
+ * Thread-safe. */
+DMLOPS_API dmlops_status dmlops_enumerate_devices(dmlops_device_info *infos, uint32_t *count);
+
+typedef struct dmlops_context_info {
+    dmlops_backend backend;          /* VULKAN or CPU: what the context really runs on */
+    DML_FEATURE_LEVEL feature_level; /* the level validation applies */
+    dmlops_device_info device;       /* the chosen device (zeroed on the CPU backend) */
+    uint32_t supported_data_types;   /* bit (1 << DML_TENSOR_DATA_TYPE_x) per supported type */
+    uint32_t debug_message_count;    /* validation-layer warnings and errors so far */
+    uint32_t pipeline_count;         /* pipelines created so far */
+    char note[512];                  /* e.g. why AUTO fell back to the CPU backend */
+} dmlops_context_info;
+
+/* Thread-safe. */
+DMLOPS_API dmlops_status dmlops_context_get_info(dmlops_context *ctx, dmlops_context_info *info);
+
+/* ---- Buffers ----------------------------------------------------------------------- */
+
+/* Creates a zero-filled buffer of size_in_bytes (>= 1) bytes. On Vulkan it is device
+ * memory (host-visible on unified-memory devices). Thread-safe. */
+DMLOPS_API dmlops_status dmlops_buffer_create(dmlops_context *ctx, uint64_t size_in_bytes, dmlops_buffer **out);
+
+/* Copies host memory into / out of the buffer. The range must lie inside the buffer.
+ * They wait for previously submitted work of the context. Thread-safe, but concurrent
+ * writes to overlapping ranges give unspecified contents. */
+DMLOPS_API dmlops_status dmlops_buffer_write(dmlops_buffer *buf, uint64_t offset, const void *src, uint64_t size);
+DMLOPS_API dmlops_status dmlops_buffer_read(dmlops_buffer *buf, uint64_t offset, void *dst, uint64_t size);
+
+/* Size in bytes; 0 for NULL. Thread-safe. */
+DMLOPS_API uint64_t dmlops_buffer_size(const dmlops_buffer *buf);
+
+/* Not thread-safe with respect to other uses of the same buffer. */
+DMLOPS_API void dmlops_buffer_destroy(dmlops_buffer *buf);
+
+/* ---- Operators --------------------------------------------------------------------- */
+
+/* Validates at the context's feature level, then prepares everything the operator needs
+ * to run (pipelines, parameters, copy regions). The descriptor is copied: it may be freed
+ * after the call. Thread-safe. */
+DMLOPS_API dmlops_status dmlops_operator_create(dmlops_context *ctx, const DML_OPERATOR_DESC *desc, dmlops_operator **out);
+
+/* Not thread-safe with respect to other uses of the same operator. */
+DMLOPS_API void dmlops_operator_destroy(dmlops_operator *op);
+
+typedef struct dmlops_binding {
+    dmlops_buffer *buffer;
+    uint64_t offset; /* bytes; a multiple of 16 and of GuaranteedBaseOffsetAlignment */
+    uint64_t size;   /* bytes; at least the tensor's TotalTensorSizeInBytes */
+} dmlops_binding;
+
+/* Inputs in the descriptor's order, then outputs (docs/operators.md section 2):
+ *   ONE_HOT: Indices, Values -> Output; REVERSE_SUBSEQUENCES: Input, SequenceLengths ->
+ *   Output; SLICE1: Input -> Output.
+ * Validates the bindings, runs the operator and returns when its results can be read.
+ * Thread-safe: executions on one context are serialised. */
+DMLOPS_API dmlops_status dmlops_operator_execute(dmlops_operator *op,
+                                      uint32_t input_count, const dmlops_binding *inputs,
+                                      uint32_t output_count, const dmlops_binding *outputs);
+
+typedef enum dmlops_path {
+    DMLOPS_PATH_NONE = 0,
+    DMLOPS_PATH_CPU,          /* the CPU backend */
+    DMLOPS_PATH_KERNEL,       /* compute dispatches */
+    DMLOPS_PATH_COPY_REGIONS, /* vkCmdCopyBuffer regions */
+    DMLOPS_PATH_MIXED         /* different executions took different paths */
+} dmlops_path;
+
+typedef struct dmlops_operator_info {
+    DML_OPERATOR_TYPE type;
+    uint32_t input_count, output_count;
+    dmlops_path planned_path;   /* what operator_create chose */
+    dmlops_path last_path;      /* what the last execution or recording used */
+    uint32_t dispatch_count;    /* compute dispatches per execution on the kernel path */
+    uint32_t copy_region_count; /* regions per execution on the copy path */
+    uint64_t bytes_read;        /* bytes an execution must read and write, counting each */
+    uint64_t bytes_written;     /*   element once: the basis of effective bandwidth */
+} dmlops_operator_info;
+
+/* Thread-safe. */
+DMLOPS_API dmlops_status dmlops_operator_get_info(const dmlops_operator *op, dmlops_operator_info *info);
+
+/* Short name of a path, a data type ("FLOAT32"), an operator type ("SLICE1") or a
+ * feature level ("6_4"); "?" when unknown. Thread-safe. */
+DMLOPS_API const char *dmlops_path_name(dmlops_path path);
+DMLOPS_API const char *dmlops_data_type_name(DML_TENSOR_DATA_TYPE type);
+DMLOPS_API const char *dmlops_operator_type_name(DML_OPERATOR_TYPE type);
+DMLOPS_API const char *dmlops_feature_level_name(DML_FEATURE_LEVEL level);
+/* Element size in bytes of a data type; 0 when unknown. Thread-safe. */
+DMLOPS_API uint32_t dmlops_data_type_size(DML_TENSOR_DATA_TYPE type);
+
+/* ---- Command lists ----------------------------------------------------------------- */
+
+/* A command list records operators (and plain buffer copies) and runs them with one
+ * submission. Between two recorded operations the list inserts a barrier only when the
+ * later one reads or writes bytes that an earlier one since the last barrier wrote, or
+ * writes bytes an earlier one read. Buffers and operators used by a list must live until
+ * it is reset or destroyed. A command list is used by one thread at a time. */
+DMLOPS_API dmlops_status dmlops_command_list_create(dmlops_context *ctx, dmlops_command_list **out);
+
+/* Validates the bindings as dmlops_operator_execute does, then records. */
+DMLOPS_API dmlops_status dmlops_command_list_record(dmlops_command_list *list, dmlops_operator *op,
+                                         uint32_t input_count, const dmlops_binding *inputs,
+                                         uint32_t output_count, const dmlops_binding *outputs);
+
+/* Records a copy of size bytes (vkCmdCopyBuffer on Vulkan). The ranges must lie inside
+ * the buffers and must not overlap when src == dst. */
+DMLOPS_API dmlops_status dmlops_command_list_record_copy(dmlops_command_list *list,
+                                              dmlops_buffer *dst, uint64_t dst_offset,
+                                              dmlops_buffer *src, uint64_t src_offset,
+                                              uint64_t size);
+
+/* Submits everything recorded and waits for completion. A list may be executed many
+ * times. Executions on one context are serialised. */
+DMLOPS_API dmlops_status dmlops_command_list_execute(dmlops_command_list *list);
+
+/* Forgets everything recorded; the memory is kept for the next recording. */
+DMLOPS_API dmlops_status dmlops_command_list_reset(dmlops_command_list *list);
+
+/* Number of operations recorded, and barriers inserted between them. */
+DMLOPS_API dmlops_status dmlops_command_list_get_counts(const dmlops_command_list *list,
+                                             uint32_t *operation_count, uint32_t *barrier_count);
+
+typedef struct dmlops_execution_stats {
+    double gpu_seconds;  /* device time between the first and last command, from timestamp
+                            queries; negative when the device has none (CPU backend too) */
+    double wall_seconds; /* host time from submission to completion */
+} dmlops_execution_stats;
+
+/* Timing of the list's last execution. */
+DMLOPS_API dmlops_status dmlops_command_list_get_stats(const dmlops_command_list *list,
+                                            dmlops_execution_stats *stats);
+
+DMLOPS_API void dmlops_command_list_destroy(dmlops_command_list *list);
+
+/* ======================================================================================
+ * 3. Vulkan interop: declared when the Vulkan headers were included before this one
+ *    (#include <vulkan/vulkan.h> or <volk.h>, then "dmlops.h").
+ * ==================================================================================== */
+#if defined(VK_VERSION_1_0)
+
+typedef struct dmlops_vulkan_context_desc {
+    VkInstance instance;              /* the application's, created with apiVersion >= 1.1 */
+    VkPhysicalDevice physical_device;
+    VkDevice device;                  /* the application's; no feature needs to be enabled */
+    uint32_t queue_family_index;      /* a family with VK_QUEUE_COMPUTE_BIT */
+    VkQueue queue;                    /* used by execute, buffer read/write and command
+                                         lists; those calls lock the context while they use
+                                         it, but the application must not use the queue
+                                         concurrently (VkQueue is externally synchronised) */
+    PFN_vkGetInstanceProcAddr get_instance_proc_addr; /* NULL: from the system loader */
+    uint32_t api_version;             /* the instance's apiVersion; 0 means 1.1 */
+    DML_FEATURE_LEVEL feature_level;  /* 0: the highest */
+    uint32_t flags;                   /* DMLOPS_CONTEXT_FLAG_KERNELS_ONLY / PREFER_COPY */
+    const char *pipeline_cache_path;  /* NULL: $DMLOPS_PIPELINE_CACHE, else none */
+} dmlops_vulkan_context_desc;
+
+/* Builds a context on the application's instance, device and queue. The application
+ * keeps ownership of them and destroys them after dmlops_context_destroy. */
+DMLOPS_API dmlops_status dmlops_context_create_vulkan(const dmlops_vulkan_context_desc *desc, dmlops_context **out);
+
+/* Wraps bytes [offset, offset + size) of the application's VkBuffer. usage must be the
+ * buffer's creation usage and include VK_BUFFER_USAGE_STORAGE_BUFFER_BIT; with both
+ * TRANSFER_SRC and TRANSFER_DST the copy-region path may be used as well. The VkBuffer
+ * must stay alive and bound to memory while the wrapper is in use. dmlops_buffer_read and
+ * dmlops_buffer_write work on wrapped buffers (through staging when needed). */
+DMLOPS_API dmlops_status dmlops_buffer_wrap_vulkan(dmlops_context *ctx, VkBuffer buffer, VkDeviceSize offset,
+                                        VkDeviceSize size, VkBufferUsageFlags usage,
+                                        dmlops_buffer **out);
+
+/* The VkBuffer and byte offset behind a dmlops_buffer. */
+DMLOPS_API dmlops_status dmlops_buffer_get_vulkan(const dmlops_buffer *buf, VkBuffer *buffer, VkDeviceSize *offset);
+
+/* A binding table holds the descriptor sets of one operator's recording, like
+ * IDMLBindingTable. It must stay alive, and must not be re-bound, until every command
+ * buffer that recorded it has completed. Used by one thread at a time. */
+DMLOPS_API dmlops_status dmlops_binding_table_create(dmlops_operator *op, dmlops_binding_table **out);
+DMLOPS_API dmlops_status dmlops_binding_table_bind(dmlops_binding_table *table,
+                                        uint32_t input_count, const dmlops_binding *inputs,
+                                        uint32_t output_count, const dmlops_binding *outputs);
+DMLOPS_API void dmlops_binding_table_destroy(dmlops_binding_table *table);
+
+/* Records the table's operator with its bindings into the application's command buffer,
+ * as IDMLCommandRecorder::RecordDispatch does: it binds its own compute pipeline,
+ * descriptor set 0 and push constants (so rebind yours afterwards), and inserts NO
+ * barrier. The caller orders the operator against other work with its own barriers:
+ * kernels access buffers as VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT with
+ * SHADER_READ / SHADER_WRITE, copy regions as VK_PIPELINE_STAGE_TRANSFER_BIT with
+ * TRANSFER_READ / TRANSFER_WRITE (dmlops_operator_info.planned_path says which). Buffers
+ * must be in a state where those accesses are legal. */
+DMLOPS_API dmlops_status dmlops_operator_record_vulkan(dmlops_binding_table *table, VkCommandBuffer cmd);
+
+#endif /* VK_VERSION_1_0 */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DMLOPS_H */

@@ -1,0 +1,59 @@
+/* Buffer front end: argument and range checks, then the backend. */
+#include <stdlib.h>
+
+#include "checked.h"
+#include "internal.h"
+
+dmlops_status dmlops_buffer_create(dmlops_context *ctx, uint64_t size_in_bytes, dmlops_buffer **out)
+{
+    DM_CHECK_ARG(ctx, "dmlops_buffer_create");
+    DM_CHECK_ARG(out, "dmlops_buffer_create");
+    *out = NULL;
+    if (size_in_bytes == 0)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_buffer_create: size_in_bytes = 0: a buffer holds at least 1 byte");
+    dmlops_buffer *buf = calloc(1, sizeof *buf);
+    if (!buf) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_buffer_create: out of host memory");
+    buf->ctx = ctx;
+    buf->size = size_in_bytes;
+    dmlops_status st = ctx->vt->buffer_create(buf);
+    if (st != DMLOPS_SUCCESS) {
+        free(buf);
+        return st;
+    }
+    *out = buf;
+    return DMLOPS_SUCCESS;
+}
+
+static dmlops_status dm_check_range(const char *fn, const dmlops_buffer *buf, uint64_t offset, const void *p,
+                                    uint64_t size)
+{
+    uint64_t end;
+    if (!buf) return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: buffer is NULL", fn);
+    if (!p && size) return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: host pointer is NULL", fn);
+    if (!dm_add_u64(offset, size, &end) || end > buf->size)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: range [%llu, %llu + %llu) exceeds the buffer size %llu", fn,
+                       (unsigned long long)offset, (unsigned long long)offset, (unsigned long long)size,
+                       (unsigned long long)buf->size);
+    return DMLOPS_SUCCESS;
+}
+
+dmlops_status dmlops_buffer_write(dmlops_buffer *buf, uint64_t offset, const void *src, uint64_t size)
+{
+    DM_TRY(dm_check_range("dmlops_buffer_write", buf, offset, src, size));
+    return size ? buf->ctx->vt->buffer_write(buf, offset, src, size) : DMLOPS_SUCCESS;
+}
+
+dmlops_status dmlops_buffer_read(dmlops_buffer *buf, uint64_t offset, void *dst, uint64_t size)
+{
+    DM_TRY(dm_check_range("dmlops_buffer_read", buf, offset, dst, size));
+    return size ? buf->ctx->vt->buffer_read(buf, offset, dst, size) : DMLOPS_SUCCESS;
+}
+
+uint64_t dmlops_buffer_size(const dmlops_buffer *buf) { return buf ? buf->size : 0; }
+
+void dmlops_buffer_destroy(dmlops_buffer *buf)
+{
+    if (!buf) return;
+    buf->ctx->vt->buffer_destroy(buf);
+    free(buf);
+}

@@ -1,0 +1,28 @@
+/* Overflow-checked 64-bit arithmetic for sizes and offsets taken from untrusted
+ * descriptors. Each returns false instead of wrapping. */
+#ifndef DM_CHECKED_H
+#define DM_CHECKED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+static inline bool dm_add_u64(uint64_t a, uint64_t b, uint64_t *r) { return !__builtin_add_overflow(a, b, r); }
+static inline bool dm_mul_u64(uint64_t a, uint64_t b, uint64_t *r) { return !__builtin_mul_overflow(a, b, r); }
+static inline bool dm_add_i64(int64_t a, int64_t b, int64_t *r) { return !__builtin_add_overflow(a, b, r); }
+static inline bool dm_mul_i64(int64_t a, int64_t b, int64_t *r) { return !__builtin_mul_overflow(a, b, r); }
+
+/* Rounds up to a multiple of m (a power of two); false on overflow. */
+static inline bool dm_align_up_u64(uint64_t v, uint64_t m, uint64_t *r)
+{
+    uint64_t t;
+    if (!dm_add_u64(v, m - 1, &t)) return false;
+    *r = t & ~(m - 1);
+    return true;
+}
+
+static inline uint64_t dm_align_down_u64(uint64_t v, uint64_t m) { return v - v % m; }
+static inline bool dm_is_pow2_u64(uint64_t v) { return v && !(v & (v - 1)); }
+static inline uint64_t dm_min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static inline uint64_t dm_max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+#endif

@@ -1,0 +1,174 @@
+/* Command list front end: recording with hazard tracking, so that a barrier separates
+ * two operations only when the later one touches bytes the earlier one wrote (or writes
+ * bytes it read). Backends turn barrier_before into a real barrier. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "checked.h"
+#include "internal.h"
+
+dmlops_status dmlops_command_list_create(dmlops_context *ctx, dmlops_command_list **out)
+{
+    DM_CHECK_ARG(ctx, "dmlops_command_list_create");
+    DM_CHECK_ARG(out, "dmlops_command_list_create");
+    *out = NULL;
+    dmlops_command_list *list = calloc(1, sizeof *list);
+    if (!list) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_command_list_create: out of host memory");
+    list->ctx = ctx;
+    list->stats.gpu_seconds = -1;
+    dmlops_status st = ctx->vt->list_create(list);
+    if (st != DMLOPS_SUCCESS) {
+        free(list);
+        return st;
+    }
+    *out = list;
+    return DMLOPS_SUCCESS;
+}
+
+static bool dm_grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap) return true;
+    uint32_t n = *cap ? *cap * 2 : 16;
+    while (n < need) n *= 2;
+    void *q = realloc(*p, (size_t)n * elem);
+    if (!q) return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+
+static bool dm_hits(const dm_range *set, uint32_t n, dm_range r)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (dm_ranges_overlap(set[i], r)) return true;
+    return false;
+}
+
+/* True when an entry reading rd[] and writing wr[] must wait for earlier entries. */
+static bool dm_hazard(const dmlops_command_list *l, const dm_range *rd, uint32_t nrd, const dm_range *wr,
+                      uint32_t nwr)
+{
+    for (uint32_t i = 0; i < nrd; i++)
+        if (dm_hits(l->writes, l->nwrites, rd[i])) return true;
+    for (uint32_t i = 0; i < nwr; i++)
+        if (dm_hits(l->writes, l->nwrites, wr[i]) || dm_hits(l->reads, l->nreads, wr[i])) return true;
+    return false;
+}
+
+static dmlops_status dm_append(dmlops_command_list *l, dm_list_entry *e, const dm_range *rd, uint32_t nrd,
+                               const dm_range *wr, uint32_t nwr)
+{
+    if (!dm_grow((void **)&l->entries, &l->cap, l->count + 1, sizeof *e) ||
+        !dm_grow((void **)&l->reads, &l->cap_reads, l->nreads + nrd, sizeof(dm_range)) ||
+        !dm_grow((void **)&l->writes, &l->cap_writes, l->nwrites + nwr, sizeof(dm_range)))
+        return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_command_list_record: out of host memory");
+    e->barrier_before = dm_hazard(l, rd, nrd, wr, nwr);
+    dm_list_entry *slot = &l->entries[l->count];
+    *slot = *e;
+    DM_TRY(l->ctx->vt->list_record(l, slot)); /* nothing below has happened yet */
+    if (e->barrier_before) {
+        l->nreads = l->nwrites = 0;
+        l->barrier_count++;
+    }
+    memcpy(l->reads + l->nreads, rd, nrd * sizeof *rd);
+    memcpy(l->writes + l->nwrites, wr, nwr * sizeof *wr);
+    l->nreads += nrd;
+    l->nwrites += nwr;
+    l->count++;
+    return DMLOPS_SUCCESS;
+}
+
+dmlops_status dmlops_command_list_record(dmlops_command_list *list, dmlops_operator *op, uint32_t input_count,
+                                         const dmlops_binding *inputs, uint32_t output_count,
+                                         const dmlops_binding *outputs)
+{
+    DM_CHECK_ARG(list, "dmlops_command_list_record");
+    DM_CHECK_ARG(op, "dmlops_command_list_record");
+    if (op->ctx != list->ctx)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_command_list_record: the operator belongs to another context");
+    dm_list_entry e = {.op = op, .nbind = op->op.input_count + op->op.output_count};
+    DM_TRY(dm_check_bindings(op, input_count, inputs, output_count, outputs, e.bind));
+    dm_range rd[DM_MAX_BINDINGS], wr[DM_MAX_BINDINGS];
+    uint32_t nrd = 0, nwr = 0;
+    for (uint32_t i = 0; i < e.nbind; i++) {
+        dm_range r = dm_binding_range(op, i, &e.bind[i]);
+        if (i < op->op.input_count) rd[nrd++] = r;
+        else wr[nwr++] = r;
+    }
+    return dm_append(list, &e, rd, nrd, wr, nwr);
+}
+
+dmlops_status dmlops_command_list_record_copy(dmlops_command_list *list, dmlops_buffer *dst, uint64_t dst_offset,
+                                              dmlops_buffer *src, uint64_t src_offset, uint64_t size)
+{
+    const char *fn = "dmlops_command_list_record_copy";
+    uint64_t dend, send;
+    DM_CHECK_ARG(list, "dmlops_command_list_record_copy");
+    DM_CHECK_ARG(dst, "dmlops_command_list_record_copy");
+    DM_CHECK_ARG(src, "dmlops_command_list_record_copy");
+    if (dst->ctx != list->ctx || src->ctx != list->ctx)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: a buffer belongs to another context", fn);
+    if (size == 0) return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: size = 0", fn);
+    if (!dm_add_u64(dst_offset, size, &dend) || dend > dst->size)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: destination range [%llu, +%llu) exceeds its buffer size %llu",
+                       fn, (unsigned long long)dst_offset, (unsigned long long)size, (unsigned long long)dst->size);
+    if (!dm_add_u64(src_offset, size, &send) || send > src->size)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: source range [%llu, +%llu) exceeds its buffer size %llu", fn,
+                       (unsigned long long)src_offset, (unsigned long long)size, (unsigned long long)src->size);
+    dm_range rd = {src->resource, src->resource_offset + src_offset, src->resource_offset + send};
+    dm_range wr = {dst->resource, dst->resource_offset + dst_offset, dst->resource_offset + dend};
+    if (dm_ranges_overlap(rd, wr))
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: source and destination ranges overlap", fn);
+    dm_list_entry e = {.copy_dst = dst, .copy_src = src, .copy_dst_offset = dst_offset,
+                       .copy_src_offset = src_offset, .copy_size = size};
+    return dm_append(list, &e, &rd, 1, &wr, 1);
+}
+
+dmlops_status dmlops_command_list_execute(dmlops_command_list *list)
+{
+    DM_CHECK_ARG(list, "dmlops_command_list_execute");
+    pthread_mutex_lock(&list->ctx->lock);
+    double t0 = dm_now();
+    dmlops_status st = list->ctx->vt->list_execute(list);
+    list->stats.wall_seconds = dm_now() - t0;
+    pthread_mutex_unlock(&list->ctx->lock);
+    return st;
+}
+
+dmlops_status dmlops_command_list_reset(dmlops_command_list *list)
+{
+    DM_CHECK_ARG(list, "dmlops_command_list_reset");
+    list->ctx->vt->list_reset(list);
+    list->count = 0;
+    list->barrier_count = 0;
+    list->nreads = list->nwrites = 0;
+    return DMLOPS_SUCCESS;
+}
+
+dmlops_status dmlops_command_list_get_counts(const dmlops_command_list *list, uint32_t *operation_count,
+                                             uint32_t *barrier_count)
+{
+    DM_CHECK_ARG(list, "dmlops_command_list_get_counts");
+    if (operation_count) *operation_count = list->count;
+    if (barrier_count) *barrier_count = list->barrier_count;
+    return DMLOPS_SUCCESS;
+}
+
+dmlops_status dmlops_command_list_get_stats(const dmlops_command_list *list, dmlops_execution_stats *stats)
+{
+    DM_CHECK_ARG(list, "dmlops_command_list_get_stats");
+    DM_CHECK_ARG(stats, "dmlops_command_list_get_stats");
+    *stats = list->stats;
+    return DMLOPS_SUCCESS;
+}
+
+void dmlops_command_list_destroy(dmlops_command_list *list)
+{
+    if (!list) return;
+    list->ctx->vt->list_reset(list);
+    list->ctx->vt->list_destroy(list);
+    free(list->entries);
+    free(list->reads);
+    free(list->writes);
+    free(list);
+}

@@ -1,0 +1,113 @@
+/* Context creation: defaults, environment overrides, and the AUTO fallback to the CPU. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "internal.h"
+
+double dm_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static dmlops_status dm_backend_from_env(dmlops_backend *backend)
+{
+    const char *env = getenv("DMLOPS_BACKEND");
+    if (!env || !*env) return DMLOPS_SUCCESS;
+    if (!strcasecmp(env, "auto")) *backend = DMLOPS_BACKEND_AUTO;
+    else if (!strcasecmp(env, "vulkan")) *backend = DMLOPS_BACKEND_VULKAN;
+    else if (!strcasecmp(env, "cpu")) *backend = DMLOPS_BACKEND_CPU;
+    else
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "DMLOPS_BACKEND = \"%s\" is not auto, vulkan or cpu", env);
+    return DMLOPS_SUCCESS;
+}
+
+dmlops_status dmlops_context_create(const dmlops_context_desc *desc, dmlops_context **out)
+{
+    static const dmlops_context_desc defaults = {0};
+    DM_CHECK_ARG(out, "dmlops_context_create");
+    *out = NULL;
+    if (!desc) desc = &defaults;
+
+    dmlops_backend backend = DMLOPS_BACKEND_AUTO;
+    if (desc->backend != DMLOPS_BACKEND_AUTO) backend = desc->backend;
+    else DM_TRY(dm_backend_from_env(&backend));
+    if (backend > DMLOPS_BACKEND_CPU)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_context_desc.backend = %d is not a dmlops_backend",
+                       (int)backend);
+    const char *env_device = getenv("DMLOPS_DEVICE");
+    dm_vk_params params = {
+        .device = desc->device ? desc->device : (env_device && *env_device ? env_device : NULL),
+        .pipeline_cache_path = desc->pipeline_cache_path ? desc->pipeline_cache_path : getenv("DMLOPS_PIPELINE_CACHE"),
+        .max_binding_range = desc->max_binding_range,
+        .max_workgroup_count = desc->max_workgroup_count,
+    };
+    DML_FEATURE_LEVEL level;
+    DM_TRY(dm_feature_level_normalize(desc->feature_level, &level));
+    const uint32_t known = DMLOPS_CONTEXT_FLAG_DEBUG | DMLOPS_CONTEXT_FLAG_KERNELS_ONLY |
+                           DMLOPS_CONTEXT_FLAG_PREFER_COPY | DMLOPS_CONTEXT_FLAG_QUIET;
+    if (desc->flags & ~known)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_context_desc.flags = 0x%x has unknown bits", desc->flags);
+
+    dmlops_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_context_create: out of host memory");
+    ctx->level = level;
+    ctx->flags = desc->flags;
+    pthread_mutex_init(&ctx->lock, NULL);
+
+    dmlops_status st = DMLOPS_SUCCESS;
+    if (backend != DMLOPS_BACKEND_CPU) {
+        st = dm_vk_context_init(ctx, &params);
+        if (st != DMLOPS_SUCCESS && backend == DMLOPS_BACKEND_AUTO && !params.device) {
+            snprintf(ctx->note, sizeof ctx->note, "Vulkan unavailable (%s): using the CPU backend",
+                     dmlops_last_error_message());
+            st = DMLOPS_SUCCESS;
+            backend = DMLOPS_BACKEND_CPU;
+        } else {
+            backend = DMLOPS_BACKEND_VULKAN;
+        }
+    }
+    if (st == DMLOPS_SUCCESS && backend == DMLOPS_BACKEND_CPU) st = dm_cpu_context_init(ctx);
+    if (st != DMLOPS_SUCCESS) {
+        pthread_mutex_destroy(&ctx->lock);
+        free(ctx);
+        return st;
+    }
+    ctx->backend = backend;
+    *out = ctx;
+    return DMLOPS_SUCCESS;
+}
+
+void dmlops_context_destroy(dmlops_context *ctx)
+{
+    if (!ctx) return;
+    ctx->vt->context_destroy(ctx);
+    pthread_mutex_destroy(&ctx->lock);
+    free(ctx);
+}
+
+dmlops_status dmlops_context_get_info(dmlops_context *ctx, dmlops_context_info *info)
+{
+    DM_CHECK_ARG(ctx, "dmlops_context_get_info");
+    DM_CHECK_ARG(info, "dmlops_context_get_info");
+    memset(info, 0, sizeof *info);
+    info->backend = ctx->backend;
+    info->feature_level = ctx->level;
+    for (uint32_t t = DML_TENSOR_DATA_TYPE_FLOAT32; t <= DML_TENSOR_DATA_TYPE_INT64; t++)
+        info->supported_data_types |= 1u << t;
+    memcpy(info->note, ctx->note, sizeof info->note);
+    pthread_mutex_lock(&ctx->lock);
+    ctx->vt->context_info(ctx, info);
+    pthread_mutex_unlock(&ctx->lock);
+    return DMLOPS_SUCCESS;
+}
+
+dmlops_status dmlops_enumerate_devices(dmlops_device_info *infos, uint32_t *count)
+{
+    DM_CHECK_ARG(count, "dmlops_enumerate_devices");
+    return dm_vk_enumerate(infos, count);
+}

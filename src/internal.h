@@ -1,0 +1,107 @@
+/* The runtime objects behind the public handles, and the table of functions each
+ * backend (cpu/, vk/) provides. The front-end files (context.c, buffer.c, operator.c,
+ * command_list.c) check arguments and bindings; backends only do the work. */
+#ifndef DM_INTERNAL_H
+#define DM_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "op.h"
+#include "status.h"
+
+typedef struct dm_list_entry {
+    dmlops_operator *op;                /* NULL for a plain copy */
+    dmlops_binding bind[DM_MAX_BINDINGS];
+    uint32_t nbind;
+    bool barrier_before;                /* a hazard with earlier entries */
+    dmlops_buffer *copy_dst, *copy_src; /* copy entries */
+    uint64_t copy_dst_offset, copy_src_offset, copy_size;
+    void *impl;                         /* backend data, e.g. a binding table */
+} dm_list_entry;
+
+typedef struct dm_backend_vtbl {
+    void (*context_destroy)(dmlops_context *ctx);
+    void (*context_info)(dmlops_context *ctx, dmlops_context_info *info);
+    dmlops_status (*buffer_create)(dmlops_buffer *buf);
+    void (*buffer_destroy)(dmlops_buffer *buf);
+    dmlops_status (*buffer_write)(dmlops_buffer *buf, uint64_t offset, const void *src, uint64_t size);
+    dmlops_status (*buffer_read)(dmlops_buffer *buf, uint64_t offset, void *dst, uint64_t size);
+    dmlops_status (*operator_create)(dmlops_operator *op);
+    void (*operator_destroy)(dmlops_operator *op);
+    dmlops_status (*operator_execute)(dmlops_operator *op, const dmlops_binding *bind);
+    dmlops_status (*list_create)(dmlops_command_list *list);
+    void (*list_destroy)(dmlops_command_list *list);
+    dmlops_status (*list_record)(dmlops_command_list *list, dm_list_entry *entry);
+    dmlops_status (*list_execute)(dmlops_command_list *list);
+    void (*list_reset)(dmlops_command_list *list);
+} dm_backend_vtbl;
+
+struct dmlops_context {
+    const dm_backend_vtbl *vt;
+    dmlops_backend backend;
+    DML_FEATURE_LEVEL level;
+    uint32_t flags;
+    char note[512];
+    pthread_mutex_t lock; /* serialises submissions and staging */
+    void *impl;
+};
+
+struct dmlops_buffer {
+    dmlops_context *ctx;
+    uint64_t size;
+    /* Identity of the memory behind the buffer, so that two wrappers of one VkBuffer
+     * are seen to overlap: bytes [resource_offset, +size) of resource. */
+    uintptr_t resource;
+    uint64_t resource_offset;
+    void *impl;
+};
+
+struct dmlops_operator {
+    dmlops_context *ctx;
+    dm_op op;
+    dmlops_operator_info info;
+    void *impl;
+};
+
+typedef struct dm_range {
+    uintptr_t resource;
+    uint64_t lo, hi;
+} dm_range;
+
+struct dmlops_command_list {
+    dmlops_context *ctx;
+    dm_list_entry *entries;
+    uint32_t count, cap;
+    uint32_t barrier_count;
+    dm_range *reads, *writes; /* touched since the last barrier */
+    uint32_t nreads, nwrites, cap_reads, cap_writes;
+    dmlops_execution_stats stats;
+    void *impl;
+};
+
+/* Checks bindings against operators.md section 2 and the operator's tensors. */
+dmlops_status dm_check_bindings(const dmlops_operator *op, uint32_t input_count, const dmlops_binding *inputs,
+                                uint32_t output_count, const dmlops_binding *outputs, dmlops_binding *bound);
+
+/* Range of a binding as the operator touches it: [offset, offset + TotalTensorSizeInBytes). */
+dm_range dm_binding_range(const dmlops_operator *op, uint32_t i, const dmlops_binding *b);
+bool dm_ranges_overlap(dm_range a, dm_range b);
+
+/* Backends. */
+extern const dm_backend_vtbl dm_cpu_vtbl;
+dmlops_status dm_cpu_context_init(dmlops_context *ctx);
+
+typedef struct dm_vk_params {
+    const char *device;
+    const char *pipeline_cache_path;
+    uint64_t max_binding_range;
+    uint32_t max_workgroup_count;
+} dm_vk_params;
+dmlops_status dm_vk_context_init(dmlops_context *ctx, const dm_vk_params *params);
+dmlops_status dm_vk_enumerate(dmlops_device_info *infos, uint32_t *count);
+
+/* Monotonic seconds. */
+double dm_now(void);
+
+#endif

@@ -1,0 +1,87 @@
+/* DML_SLICE1: rules and reference semantics (operators.md section 5).
+ * out[c] = in[start + WindowStrides * c] per dimension, where start is the window offset,
+ * moved to the window's end when the stride is negative. */
+#include <stdlib.h>
+
+#include "op.h"
+#include "status.h"
+
+enum { IN = 0, OUT = 1 };
+
+static uint64_t dm_abs_i32(int32_t v) { return v < 0 ? (uint64_t)(-(int64_t)v) : (uint64_t)v; }
+
+dmlops_status dm_slice_parse(const DML_SLICE1_OPERATOR_DESC *d, DML_FEATURE_LEVEL level, dm_op *op)
+{
+    static const dm_type_column columns[] = {DM_COLUMN_DATA, DM_COLUMN_DATA};
+    const DML_TENSOR_DESC *descs[] = {d->InputTensor, d->OutputTensor};
+    const dmlops_status bad = DMLOPS_ERROR_INVALID_ARGUMENT;
+    op->type = DML_OPERATOR_SLICE1;
+    op->name = "SLICE1";
+    op->input_count = 1;
+    op->output_count = 1;
+    op->role[IN] = "InputTensor";
+    op->role[OUT] = "OutputTensor";
+    DM_TRY(dm_parse_tensors(op, descs));
+    const dm_tensor *in = &op->t[IN], *out = &op->t[OUT];
+    if (d->DimensionCount != in->rank)
+        return dm_fail(bad, "SLICE1: DimensionCount = %u differs from InputTensor.DimensionCount = %u",
+                       d->DimensionCount, in->rank);
+    DM_TRY(dm_rule_same_rank(op, IN, OUT));
+    DM_TRY(dm_rule_same_type(op, IN, OUT));
+    if (!d->InputWindowOffsets) return dm_fail(bad, "SLICE1: InputWindowOffsets is NULL");
+    if (!d->InputWindowSizes) return dm_fail(bad, "SLICE1: InputWindowSizes is NULL");
+    if (!d->InputWindowStrides) return dm_fail(bad, "SLICE1: InputWindowStrides is NULL");
+    for (uint32_t i = 0; i < in->rank; i++) {
+        uint64_t off = d->InputWindowOffsets[i], size = d->InputWindowSizes[i];
+        int32_t stride = d->InputWindowStrides[i];
+        op->win_offsets[i] = (uint32_t)off;
+        op->win_sizes[i] = (uint32_t)size;
+        op->win_strides[i] = stride;
+        if (size == 0) return dm_fail(bad, "SLICE1: InputWindowSizes[%u] = 0 is invalid: a window is never empty", i);
+        if (stride == 0) return dm_fail(bad, "SLICE1: InputWindowStrides[%u] = 0 is invalid: strides are non-zero", i);
+        if (off + size > in->sizes[i]) /* 64-bit: two 32-bit values cannot wrap */
+            return dm_fail(bad,
+                           "SLICE1: InputWindowOffsets[%u] + InputWindowSizes[%u] = %llu exceeds InputTensor.Sizes[%u] = %u",
+                           i, i, (unsigned long long)(off + size), i, in->sizes[i]);
+        uint64_t max_copied = 1 + (size - 1) / dm_abs_i32(stride);
+        if (out->sizes[i] > max_copied)
+            return dm_fail(bad,
+                           "SLICE1: OutputTensor.Sizes[%u] = %u exceeds 1 + (InputWindowSizes[%u] - 1) / "
+                           "|InputWindowStrides[%u]| = 1 + (%llu - 1) / %llu = %llu",
+                           i, out->sizes[i], i, i, (unsigned long long)size,
+                           (unsigned long long)dm_abs_i32(stride), (unsigned long long)max_copied);
+    }
+    return dm_check_feature_level(op, level, columns);
+}
+
+/* Element offset of the output origin in the input, and the input step per output step. */
+void dm_slice_input_map(const dm_op *op, int64_t *origin, int64_t *steps)
+{
+    const dm_tensor *in = &op->t[IN];
+    *origin = 0;
+    for (uint32_t i = 0; i < in->rank; i++) {
+        int64_t start = op->win_offsets[i];
+        if (op->win_strides[i] < 0) start += op->win_sizes[i] - 1;
+        *origin += start * (int64_t)in->strides[i];
+        steps[i] = (int64_t)in->strides[i] * op->win_strides[i];
+    }
+}
+
+void dm_slice_run_cpu(const dm_op *op, uint8_t *const *base)
+{
+    const dm_tensor *in = &op->t[IN], *out = &op->t[OUT];
+    const uint32_t es = in->esize, last = in->rank - 1;
+    int64_t origin, steps[DM_MAX_RANK];
+    dm_walk w = {.nstreams = 2, .rank = last};
+    dm_slice_input_map(op, &origin, steps);
+    w.offset[IN] = origin;
+    for (uint32_t d = 0; d < last; d++) {
+        w.sizes[d] = out->sizes[d];
+        w.strides[IN][d] = steps[d];
+        w.strides[OUT][d] = (int64_t)out->strides[d];
+    }
+    do {
+        dm_copy_run(base[OUT] + w.offset[OUT] * es, (int64_t)out->strides[last], base[IN] + w.offset[IN] * es,
+                    steps[last], out->sizes[last], es);
+    } while (dm_walk_next(&w));
+}

@@ -1,0 +1,148 @@
+/* Operator front end: validation at the context's level, binding checks, execution. */
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "checked.h"
+#include "internal.h"
+
+/* Distinct elements a tensor can hold: broadcast (stride 0) dimensions add none. */
+static uint64_t dm_footprint(const dm_tensor *t)
+{
+    uint64_t n = 1;
+    for (uint32_t d = 0; d < t->rank; d++)
+        if (t->strides[d]) n *= t->sizes[d];
+    return n;
+}
+
+/* Bytes an execution must read and write at the least: the basis of bandwidth figures. */
+static void dm_op_traffic(const dm_op *o, uint64_t *read, uint64_t *written)
+{
+    const dm_tensor *out = &o->t[o->input_count];
+    *written = out->count * out->esize;
+    switch (o->type) {
+    case DML_OPERATOR_SLICE1: *read = out->count * out->esize; break;
+    case DML_OPERATOR_ONE_HOT: *read = dm_footprint(&o->t[0]) * o->t[0].esize + 2ull * out->esize; break;
+    default: *read = out->count * out->esize + dm_footprint(&o->t[1]) * o->t[1].esize; break;
+    }
+}
+
+dmlops_status dmlops_operator_create(dmlops_context *ctx, const DML_OPERATOR_DESC *desc, dmlops_operator **out)
+{
+    DM_CHECK_ARG(ctx, "dmlops_operator_create");
+    DM_CHECK_ARG(out, "dmlops_operator_create");
+    *out = NULL;
+    dmlops_operator *op = calloc(1, sizeof *op);
+    if (!op) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_operator_create: out of host memory");
+    dmlops_status st = dm_op_parse(desc, ctx->level, &op->op);
+    if (st == DMLOPS_SUCCESS) {
+        op->ctx = ctx;
+        op->info.type = op->op.type;
+        op->info.input_count = op->op.input_count;
+        op->info.output_count = op->op.output_count;
+        dm_op_traffic(&op->op, &op->info.bytes_read, &op->info.bytes_written);
+        st = ctx->vt->operator_create(op);
+    }
+    if (st != DMLOPS_SUCCESS) {
+        free(op);
+        return st;
+    }
+    *out = op;
+    return DMLOPS_SUCCESS;
+}
+
+void dmlops_operator_destroy(dmlops_operator *op)
+{
+    if (!op) return;
+    op->ctx->vt->operator_destroy(op);
+    free(op);
+}
+
+dmlops_status dmlops_operator_get_info(const dmlops_operator *op, dmlops_operator_info *info)
+{
+    DM_CHECK_ARG(op, "dmlops_operator_get_info");
+    DM_CHECK_ARG(info, "dmlops_operator_get_info");
+    *info = op->info;
+    return DMLOPS_SUCCESS;
+}
+
+dm_range dm_binding_range(const dmlops_operator *op, uint32_t i, const dmlops_binding *b)
+{
+    dm_range r = {b->buffer->resource, b->buffer->resource_offset + b->offset, 0};
+    r.hi = r.lo + op->op.t[i].total_bytes; /* checked against the buffer size already */
+    return r;
+}
+
+bool dm_ranges_overlap(dm_range a, dm_range b) { return a.resource == b.resource && a.lo < b.hi && b.lo < a.hi; }
+
+static const char *dm_binding_name(const dm_op *op, uint32_t i, char *buf, size_t cap)
+{
+    bool in = i < op->input_count;
+    snprintf(buf, cap, "%s[%u] (%s)", in ? "inputs" : "outputs", in ? i : i - op->input_count, op->role[i]);
+    return buf;
+}
+
+dmlops_status dm_check_bindings(const dmlops_operator *op, uint32_t input_count, const dmlops_binding *inputs,
+                                uint32_t output_count, const dmlops_binding *outputs, dmlops_binding *bound)
+{
+    const dm_op *o = &op->op;
+    const dmlops_status bad = DMLOPS_ERROR_INVALID_ARGUMENT;
+    char name[96], other[96];
+    if (input_count != o->input_count)
+        return dm_fail(bad, "%s: input_count = %u, expected %u", o->name, input_count, o->input_count);
+    if (output_count != o->output_count)
+        return dm_fail(bad, "%s: output_count = %u, expected %u", o->name, output_count, o->output_count);
+    if (!inputs) return dm_fail(bad, "%s: inputs is NULL", o->name);
+    if (!outputs) return dm_fail(bad, "%s: outputs is NULL", o->name);
+    const uint32_t n = o->input_count + o->output_count;
+    for (uint32_t i = 0; i < n; i++) {
+        const dmlops_binding *b = i < o->input_count ? &inputs[i] : &outputs[i - o->input_count];
+        const dm_tensor *t = &o->t[i];
+        uint64_t align = t->base_alignment > 16 ? t->base_alignment : 16, end;
+        dm_binding_name(o, i, name, sizeof name);
+        if (!b->buffer) return dm_fail(bad, "%s: binding %s has a NULL buffer", o->name, name);
+        if (b->buffer->ctx != op->ctx)
+            return dm_fail(bad, "%s: binding %s uses a buffer of another context", o->name, name);
+        if (b->offset % align)
+            return dm_fail(bad, "%s: binding %s offset = %llu is not a multiple of %llu%s", o->name, name,
+                           (unsigned long long)b->offset, (unsigned long long)align,
+                           align > 16 ? " (GuaranteedBaseOffsetAlignment)" : "");
+        if (b->size < t->total_bytes)
+            return dm_fail(bad, "%s: binding %s size = %llu is below %s.TotalTensorSizeInBytes = %llu", o->name, name,
+                           (unsigned long long)b->size, o->role[i], (unsigned long long)t->total_bytes);
+        if (!dm_add_u64(b->offset, b->size, &end) || end > b->buffer->size)
+            return dm_fail(bad, "%s: binding %s range [%llu, %llu + %llu) exceeds the buffer size %llu", o->name, name,
+                           (unsigned long long)b->offset, (unsigned long long)b->offset,
+                           (unsigned long long)b->size, (unsigned long long)b->buffer->size);
+        bound[i] = *b;
+    }
+    /* None of the operators runs in place: no output may overlap any other binding. */
+    for (uint32_t i = o->input_count; i < n; i++) {
+        dm_range ri = dm_binding_range(op, i, &bound[i]);
+        for (uint32_t j = 0; j < n; j++) {
+            if (j == i) continue;
+            dm_range rj = dm_binding_range(op, j, &bound[j]);
+            if (dm_ranges_overlap(ri, rj))
+                return dm_fail(bad,
+                               "%s: binding %s bytes [%llu, %llu) overlap binding %s bytes [%llu, %llu) of the "
+                               "same memory: the operator does not run in place",
+                               o->name, dm_binding_name(o, i, name, sizeof name), (unsigned long long)bound[i].offset,
+                               (unsigned long long)(bound[i].offset + o->t[i].total_bytes),
+                               dm_binding_name(o, j, other, sizeof other), (unsigned long long)bound[j].offset,
+                               (unsigned long long)(bound[j].offset + o->t[j].total_bytes));
+        }
+    }
+    return DMLOPS_SUCCESS;
+}
+
+dmlops_status dmlops_operator_execute(dmlops_operator *op, uint32_t input_count, const dmlops_binding *inputs,
+                                      uint32_t output_count, const dmlops_binding *outputs)
+{
+    dmlops_binding bound[DM_MAX_BINDINGS];
+    DM_CHECK_ARG(op, "dmlops_operator_execute");
+    DM_TRY(dm_check_bindings(op, input_count, inputs, output_count, outputs, bound));
+    pthread_mutex_lock(&op->ctx->lock);
+    dmlops_status st = op->ctx->vt->operator_execute(op, bound);
+    pthread_mutex_unlock(&op->ctx->lock);
+    return st;
+}

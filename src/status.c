@@ -1,0 +1,55 @@
+#include "status.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { DM_MESSAGE_CAPACITY = 1024 };
+
+static _Thread_local char dm_message[DM_MESSAGE_CAPACITY];
+
+dmlops_status dm_fail(dmlops_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(dm_message, sizeof dm_message, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+dmlops_status dm_fail_prefix(dmlops_status status, const char *fmt, ...)
+{
+    char prefix[256], old[DM_MESSAGE_CAPACITY];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    memcpy(old, dm_message, sizeof old);
+    size_t n = strlen(prefix);
+    if (n > sizeof dm_message - 3) n = sizeof dm_message - 3;
+    memcpy(dm_message, prefix, n);
+    memcpy(dm_message + n, ": ", 2);
+    size_t room = sizeof dm_message - n - 3, len = strlen(old);
+    memcpy(dm_message + n + 2, old, len < room ? len : room);
+    dm_message[n + 2 + (len < room ? len : room)] = 0;
+    return status;
+}
+
+const char *dmlops_last_error_message(void) { return dm_message; }
+
+const char *dmlops_status_string(dmlops_status status)
+{
+    switch (status) {
+    case DMLOPS_SUCCESS: return "DMLOPS_SUCCESS";
+    case DMLOPS_ERROR_INVALID_ARGUMENT: return "DMLOPS_ERROR_INVALID_ARGUMENT";
+    case DMLOPS_ERROR_UNSUPPORTED: return "DMLOPS_ERROR_UNSUPPORTED";
+    case DMLOPS_ERROR_OUT_OF_HOST_MEMORY: return "DMLOPS_ERROR_OUT_OF_HOST_MEMORY";
+    case DMLOPS_ERROR_OUT_OF_DEVICE_MEMORY: return "DMLOPS_ERROR_OUT_OF_DEVICE_MEMORY";
+    case DMLOPS_ERROR_NO_DEVICE: return "DMLOPS_ERROR_NO_DEVICE";
+    case DMLOPS_ERROR_DEVICE_LOST: return "DMLOPS_ERROR_DEVICE_LOST";
+    case DMLOPS_ERROR_BACKEND: return "DMLOPS_ERROR_BACKEND";
+    }
+    return "unknown status";
+}
+
+const char *dmlops_version_string(void) { return "1.0.0"; }

@@ -1,0 +1,31 @@
+/* Statuses that carry a message: every failure path calls dm_fail(), which stores the
+ * text in a thread-local buffer read by dmlops_last_error_message(). */
+#ifndef DM_STATUS_H
+#define DM_STATUS_H
+
+#include "dmlops.h"
+
+#if defined(__GNUC__)
+#define DM_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define DM_PRINTF(a, b)
+#endif
+
+/* Sets the thread's message and returns status, so callers can `return dm_fail(...)`. */
+dmlops_status dm_fail(dmlops_status status, const char *fmt, ...) DM_PRINTF(2, 3);
+
+/* Prepends "prefix: " to the thread's current message and returns status. */
+dmlops_status dm_fail_prefix(dmlops_status status, const char *fmt, ...) DM_PRINTF(2, 3);
+
+#define DM_TRY(expr)                                                                      \
+    do {                                                                                  \
+        dmlops_status dm_try_status_ = (expr);                                            \
+        if (dm_try_status_ != DMLOPS_SUCCESS) return dm_try_status_;                      \
+    } while (0)
+
+#define DM_CHECK_ARG(ptr, fn)                                                             \
+    do {                                                                                  \
+        if (!(ptr)) return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, fn ": " #ptr " is NULL"); \
+    } while (0)
+
+#endif

@@ -1,0 +1,207 @@
+#include "tensor.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "checked.h"
+#include "status.h"
+
+uint32_t dmlops_data_type_size(DML_TENSOR_DATA_TYPE type)
+{
+    switch (type) {
+    case DML_TENSOR_DATA_TYPE_UINT8:
+    case DML_TENSOR_DATA_TYPE_INT8: return 1;
+    case DML_TENSOR_DATA_TYPE_FLOAT16:
+    case DML_TENSOR_DATA_TYPE_UINT16:
+    case DML_TENSOR_DATA_TYPE_INT16: return 2;
+    case DML_TENSOR_DATA_TYPE_FLOAT32:
+    case DML_TENSOR_DATA_TYPE_UINT32:
+    case DML_TENSOR_DATA_TYPE_INT32: return 4;
+    case DML_TENSOR_DATA_TYPE_FLOAT64:
+    case DML_TENSOR_DATA_TYPE_UINT64:
+    case DML_TENSOR_DATA_TYPE_INT64: return 8;
+    default: return 0;
+    }
+}
+
+bool dm_calc_min_bytes(uint32_t esize, uint32_t rank, const uint32_t *sizes,
+                       const uint64_t *strides, uint64_t *bytes, uint64_t *span)
+{
+    uint64_t last = 0, n;
+    for (uint32_t i = 0; i < rank; i++) {
+        uint64_t step;
+        if (sizes[i] == 0) return false;
+        if (!dm_mul_u64((uint64_t)sizes[i] - 1, strides[i], &step) || !dm_add_u64(last, step, &last))
+            return false;
+    }
+    if (!dm_add_u64(last, 1, &n) || !dm_mul_u64(n, esize, &n) || !dm_align_up_u64(n, 4, bytes))
+        return false;
+    *span = last + 1;
+    return true;
+}
+
+uint64_t dmlops_calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE type, uint32_t dimension_count,
+                                        const uint32_t *sizes, const uint32_t *strides)
+{
+    uint32_t esize = dmlops_data_type_size(type);
+    uint64_t st[DM_MAX_RANK], bytes, span, packed = 1;
+    if (!esize || !sizes || dimension_count == 0 || dimension_count > DM_MAX_RANK) return 0;
+    for (uint32_t i = dimension_count; i-- > 0;) {
+        st[i] = strides ? strides[i] : packed;
+        if (!strides && !dm_mul_u64(packed, sizes[i], &packed)) return 0;
+    }
+    return dm_calc_min_bytes(esize, dimension_count, sizes, st, &bytes, &span) ? bytes : 0;
+}
+
+typedef struct dm_dim {
+    uint64_t stride, extent; /* extent = (size - 1) * stride */
+    uint32_t size;
+} dm_dim;
+
+static int dm_dim_cmp(const void *a, const void *b)
+{
+    const dm_dim *x = a, *y = b;
+    return x->stride < y->stride ? -1 : x->stride > y->stride;
+}
+
+static int dm_u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Exhaustive check for layouts the nesting test cannot prove; bounded so that
+ * validation stays cheap. */
+enum { DM_EXACT_OVERLAP_LIMIT = 1 << 22 };
+
+bool dm_layout_is_one_to_one(uint32_t rank, const uint32_t *sizes, const uint64_t *strides)
+{
+    dm_dim dims[DM_MAX_RANK];
+    uint32_t n = 0;
+    uint64_t count = 1;
+    for (uint32_t i = 0; i < rank; i++) {
+        if (sizes[i] <= 1) continue;
+        if (strides[i] == 0) return false;
+        dims[n].stride = strides[i];
+        dims[n].size = sizes[i];
+        /* Cannot overflow: the caller already computed the span of this layout. */
+        dims[n].extent = (uint64_t)(sizes[i] - 1) * strides[i];
+        count *= sizes[i];
+        n++;
+    }
+    qsort(dims, n, sizeof dims[0], dm_dim_cmp);
+    /* Nested layouts (each stride past the whole extent of the smaller ones) are the
+     * common case: packed, padded, permuted. */
+    uint64_t reach = 0;
+    bool nested = true;
+    for (uint32_t i = 0; i < n && nested; i++) {
+        if (dims[i].stride <= reach) nested = false;
+        reach += dims[i].extent;
+    }
+    if (nested) return true;
+    if (count > DM_EXACT_OVERLAP_LIMIT) return false;
+    uint64_t *offs = malloc(count * sizeof *offs);
+    if (!offs) return false;
+    uint32_t coord[DM_MAX_RANK] = {0};
+    uint64_t off = 0;
+    for (uint64_t k = 0; k < count; k++) {
+        offs[k] = off;
+        for (uint32_t d = 0; d < n; d++) {
+            if (++coord[d] < dims[d].size) { off += dims[d].stride; break; }
+            coord[d] = 0;
+            off -= dims[d].extent;
+        }
+    }
+    qsort(offs, count, sizeof *offs, dm_u64_cmp);
+    bool unique = true;
+    for (uint64_t k = 1; k < count && unique; k++) unique = offs[k] != offs[k - 1];
+    free(offs);
+    return unique;
+}
+
+dmlops_status dm_tensor_parse(const DML_TENSOR_DESC *desc, const char *op, const char *role,
+                              bool is_output, dm_tensor *t)
+{
+    const dmlops_status bad = DMLOPS_ERROR_INVALID_ARGUMENT;
+    memset(t, 0, sizeof *t);
+    if (!desc) return dm_fail(bad, "%s: %s is NULL", op, role);
+    if (desc->Type != DML_TENSOR_TYPE_BUFFER)
+        return dm_fail(bad, "%s: %s.Type = %d is invalid: must be DML_TENSOR_TYPE_BUFFER (1)", op, role,
+                       (int)desc->Type);
+    const DML_BUFFER_TENSOR_DESC *b = desc->Desc;
+    if (!b) return dm_fail(bad, "%s: %s.Desc is NULL", op, role);
+
+    t->type = b->DataType;
+    t->esize = dmlops_data_type_size(b->DataType);
+    if (!t->esize)
+        return dm_fail(bad, "%s: %s.DataType = %d is not a data type these operators accept", op, role,
+                       (int)b->DataType);
+    if ((uint32_t)b->Flags & ~(uint32_t)DML_TENSOR_FLAG_OWNED_BY_DML)
+        return dm_fail(bad, "%s: %s.Flags = 0x%x has unknown bits", op, role, (unsigned)b->Flags);
+    if (b->Flags & DML_TENSOR_FLAG_OWNED_BY_DML)
+        return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
+                       "%s: %s.Flags has DML_TENSOR_FLAG_OWNED_BY_DML: these operators have no weights to own",
+                       op, role);
+    if (b->DimensionCount < 1 || b->DimensionCount > DM_MAX_RANK)
+        return dm_fail(bad, "%s: %s.DimensionCount = %u is invalid: must be 1 to 8", op, role, b->DimensionCount);
+    if (!b->Sizes) return dm_fail(bad, "%s: %s.Sizes is NULL", op, role);
+    t->rank = b->DimensionCount;
+    t->packed = b->Strides == NULL;
+    t->count = 1;
+    for (uint32_t i = 0; i < t->rank; i++) {
+        t->sizes[i] = b->Sizes[i];
+        if (b->Sizes[i] == 0)
+            return dm_fail(bad, "%s: %s.Sizes[%u] = 0 is invalid: every size must be at least 1", op, role, i);
+        t->count *= b->Sizes[i]; /* < 2^32 * 2^32 after the check below on each step */
+        if (t->count > UINT32_MAX)
+            return dm_fail(bad, "%s: %s has more than 2^32 - 1 elements (Sizes[0..%u] multiply to %llu)", op,
+                           role, i, (unsigned long long)t->count);
+    }
+    uint64_t packed = 1;
+    for (uint32_t i = t->rank; i-- > 0;) {
+        t->strides[i] = b->Strides ? b->Strides[i] : packed;
+        packed *= t->sizes[i];
+    }
+    if (!dm_calc_min_bytes(t->esize, t->rank, t->sizes, t->strides, &t->min_bytes, &t->span))
+        return dm_fail(bad, "%s: %s: the minimum buffer size (DMLCalcBufferTensorSize) overflows 64 bits", op,
+                       role);
+    t->total_bytes = b->TotalTensorSizeInBytes;
+    if (t->total_bytes < t->min_bytes)
+        return dm_fail(bad, "%s: %s.TotalTensorSizeInBytes = %llu is below the minimum %llu for these Sizes%s",
+                       op, role, (unsigned long long)t->total_bytes, (unsigned long long)t->min_bytes,
+                       b->Strides ? " and Strides" : "");
+    if (t->total_bytes % 4)
+        return dm_fail(bad, "%s: %s.TotalTensorSizeInBytes = %llu is not a multiple of 4", op, role,
+                       (unsigned long long)t->total_bytes);
+    t->base_alignment = b->GuaranteedBaseOffsetAlignment;
+    if (t->base_alignment && (!dm_is_pow2_u64(t->base_alignment) || t->base_alignment < t->esize))
+        return dm_fail(bad,
+                       "%s: %s.GuaranteedBaseOffsetAlignment = %u is invalid: must be 0 or a power of two >= "
+                       "the element size %u",
+                       op, role, t->base_alignment, t->esize);
+    if (is_output) {
+        for (uint32_t i = 0; i < t->rank; i++)
+            if (t->strides[i] == 0 && t->sizes[i] > 1)
+                return dm_fail(bad,
+                               "%s: %s.Strides[%u] = 0 with Sizes[%u] = %u: output elements would share an "
+                               "address",
+                               op, role, i, i, t->sizes[i]);
+        if (!dm_layout_is_one_to_one(t->rank, t->sizes, t->strides))
+            return dm_fail(bad, "%s: %s.Strides make two output elements share an address", op, role);
+    }
+    return DMLOPS_SUCCESS;
+}
+
+bool dm_walk_next(dm_walk *w)
+{
+    for (uint32_t d = w->rank; d-- > 0;) {
+        if (++w->coord[d] < w->sizes[d]) {
+            for (uint32_t s = 0; s < w->nstreams; s++) w->offset[s] += w->strides[s][d];
+            return true;
+        }
+        w->coord[d] = 0;
+        for (uint32_t s = 0; s < w->nstreams; s++)
+            w->offset[s] -= w->strides[s][d] * (int64_t)(w->sizes[d] - 1);
+    }
+    return false;
+}

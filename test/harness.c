@@ -1,0 +1,163 @@
+#include "harness.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+
+typedef struct dmt_test {
+    const char *name;
+    dmt_plain_fn plain;
+    dmt_ctx_fn with_ctx;
+} dmt_test;
+
+static dmt_test dmt_tests[512];
+static int dmt_count;
+static int dmt_current_failures;
+static const char *dmt_current_backend = "none";
+
+void dmt_register(const char *name, dmt_plain_fn plain, dmt_ctx_fn with_ctx)
+{
+    if (dmt_count < (int)(sizeof dmt_tests / sizeof dmt_tests[0]))
+        dmt_tests[dmt_count++] = (dmt_test){name, plain, with_ctx};
+}
+
+bool dmt_fail(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    if (dmt_current_failures++ < 10) {
+        fprintf(stdout, "    %s:%d: ", file, line);
+        va_start(ap, fmt);
+        vfprintf(stdout, fmt, ap);
+        va_end(ap);
+        fputc('\n', stdout);
+    }
+    return false;
+}
+
+bool dmt_check_status(dmlops_status got, dmlops_status expected, const char *substr, const char *expr,
+                      const char *file, int line)
+{
+    const char *msg = dmlops_last_error_message();
+    if (got != expected)
+        return dmt_fail(file, line, "%s returned %s, expected %s (message: %s)", expr, dmlops_status_string(got),
+                        dmlops_status_string(expected), got ? msg : "");
+    if (substr && !strstr(msg, substr))
+        return dmt_fail(file, line, "%s: message \"%s\" lacks \"%s\"", expr, msg, substr);
+    return true;
+}
+
+const char *dmt_backend_name(void) { return dmt_current_backend; }
+bool dmt_is_vulkan(void) { return !strcmp(dmt_current_backend, "vulkan"); }
+
+void dmt_tensor_init(dmt_tensor *t, DML_TENSOR_DATA_TYPE type, uint32_t rank, const uint32_t *sizes,
+                     const uint32_t *strides, uint64_t total)
+{
+    memset(t, 0, sizeof *t);
+    memcpy(t->sizes, sizes, rank * sizeof *sizes);
+    if (strides) memcpy(t->strides, strides, rank * sizeof *strides);
+    t->buf.DataType = type;
+    t->buf.DimensionCount = rank;
+    t->buf.Sizes = t->sizes;
+    t->buf.Strides = strides ? t->strides : NULL;
+    t->buf.TotalTensorSizeInBytes = total ? total : dmlops_calc_buffer_tensor_size(type, rank, sizes, strides);
+    t->desc.Type = DML_TENSOR_TYPE_BUFFER;
+    t->desc.Desc = &t->buf;
+}
+
+dmlops_buffer *dmt_buffer(dmlops_context *ctx, uint64_t size, const void *data)
+{
+    dmlops_buffer *b = NULL;
+    if (!CHECK_OK(dmlops_buffer_create(ctx, size, &b))) return NULL;
+    if (data) CHECK_OK(dmlops_buffer_write(b, 0, data, size));
+    return b;
+}
+
+uint64_t dmt_next(dmt_rng *r)
+{
+    r->s ^= r->s >> 12;
+    r->s ^= r->s << 25;
+    r->s ^= r->s >> 27;
+    return r->s * 0x2545F4914F6CDD1DULL;
+}
+
+uint32_t dmt_below(dmt_rng *r, uint32_t n) { return n ? (uint32_t)(dmt_next(r) % n) : 0; }
+
+static int dmt_passed, dmt_failed;
+
+static void dmt_report(const char *name, const char *backend, double seconds)
+{
+    if (dmt_current_failures) {
+        dmt_failed++;
+        printf("FAIL %s%s%s%s (%d failures)\n", name, backend ? "[" : "", backend ? backend : "", backend ? "]" : "",
+               dmt_current_failures);
+    } else {
+        dmt_passed++;
+        printf("ok   %s%s%s%s (%.2fs)\n", name, backend ? "[" : "", backend ? backend : "", backend ? "]" : "",
+               seconds);
+    }
+    fflush(stdout);
+}
+
+#include <time.h>
+static double dmt_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Filters: DMT_FILTER=substring of test names; DMLOPS_TEST_BACKENDS=cpu,vulkan. */
+int main(int argc, char **argv)
+{
+    const char *filter = argc > 1 ? argv[1] : getenv("DMT_FILTER");
+    const char *want = getenv("DMLOPS_TEST_BACKENDS");
+    const char *names[2] = {"cpu", "vulkan"};
+    dmlops_context *ctxs[2] = {NULL, NULL};
+    bool need_ctx = false;
+    for (int i = 0; i < dmt_count; i++) need_ctx |= dmt_tests[i].with_ctx != NULL;
+    for (int b = 0; b < 2 && need_ctx; b++) {
+        if (want && !strstr(want, names[b])) continue;
+        dmlops_context_desc d = {.backend = b ? DMLOPS_BACKEND_VULKAN : DMLOPS_BACKEND_CPU,
+                                 .flags = b ? DMLOPS_CONTEXT_FLAG_DEBUG : 0};
+        dmlops_status st = dmlops_context_create(&d, &ctxs[b]);
+        if (st != DMLOPS_SUCCESS) {
+            printf("note: no %s context (%s: %s)\n", names[b], dmlops_status_string(st), dmlops_last_error_message());
+            if (b == 1 && getenv("DMLOPS_TEST_REQUIRE_VULKAN")) {
+                printf("FAIL vulkan context required\n");
+                dmt_failed++;
+            }
+            ctxs[b] = NULL;
+        }
+    }
+    for (int i = 0; i < dmt_count; i++) {
+        const dmt_test *t = &dmt_tests[i];
+        if (filter && !strstr(t->name, filter)) continue;
+        if (t->plain) {
+            dmt_current_failures = 0;
+            dmt_current_backend = "none";
+            double t0 = dmt_now();
+            t->plain();
+            dmt_report(t->name, NULL, dmt_now() - t0);
+            continue;
+        }
+        for (int b = 0; b < 2; b++) {
+            if (!ctxs[b]) continue;
+            dmt_current_failures = 0;
+            dmt_current_backend = names[b];
+            double t0 = dmt_now();
+            t->with_ctx(ctxs[b]);
+            dmt_report(t->name, names[b], dmt_now() - t0);
+        }
+    }
+    if (ctxs[1]) {
+        /* The validation layer must have stayed silent through the whole run. */
+        dmlops_context_info info;
+        dmt_current_failures = 0;
+        dmt_current_backend = "vulkan";
+        if (CHECK_OK(dmlops_context_get_info(ctxs[1], &info)))
+            CHECK(info.debug_message_count == 0, "validation layer reported %u messages", info.debug_message_count);
+        dmt_report("validation_layer_silent", "vulkan", 0);
+    }
+    for (int b = 0; b < 2; b++) dmlops_context_destroy(ctxs[b]);
+    printf("%d passed, %d failed\n", dmt_passed, dmt_failed);
+    return dmt_failed ? 1 : 0;
+}

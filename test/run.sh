@@ -1,0 +1,25 @@
+#!/bin/sh
+# Runs test binaries, shows their output, and ends with the total "N passed, N failed".
+# VALGRIND=1 runs each under valgrind (errors fail the binary).
+passed=0; failed=0
+for t in "$@"; do
+    echo "== $t"
+    out=$(mktemp)
+    if [ -n "$VALGRIND" ]; then
+        valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$t" >"$out" 2>&1
+    else
+        "$t" >"$out" 2>&1
+    fi
+    rc=$?
+    cat "$out"
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out" | tail -n 1)
+    rm -f "$out"
+    if [ -z "$line" ]; then
+        echo "FAIL $t exited $rc without a summary"; failed=$((failed + 1)); continue
+    fi
+    p=${line%% passed*}; f=${line#*, }; f=${f%% failed*}
+    passed=$((passed + p)); failed=$((failed + f))
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then echo "FAIL $t exited $rc"; failed=$((failed + 1)); fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
