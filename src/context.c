@@ -53,11 +53,8 @@ dmlops_status dmlops_context_create(const dmlops_context_desc *desc, dmlops_cont
     if (desc->flags & ~known)
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_context_desc.flags = 0x%x has unknown bits", desc->flags);
 
-    dmlops_context *ctx = calloc(1, sizeof *ctx);
-    if (!ctx) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_context_create: out of host memory");
-    ctx->level = level;
-    ctx->flags = desc->flags;
-    pthread_mutex_init(&ctx->lock, NULL);
+    dmlops_context *ctx = NULL;
+    DM_TRY(dm_context_alloc(level, desc->flags, &ctx));
 
     dmlops_status st = DMLOPS_SUCCESS;
     if (backend != DMLOPS_BACKEND_CPU) {
@@ -73,8 +70,7 @@ dmlops_status dmlops_context_create(const dmlops_context_desc *desc, dmlops_cont
     }
     if (st == DMLOPS_SUCCESS && backend == DMLOPS_BACKEND_CPU) st = dm_cpu_context_init(ctx);
     if (st != DMLOPS_SUCCESS) {
-        pthread_mutex_destroy(&ctx->lock);
-        free(ctx);
+        dm_context_free(ctx);
         return st;
     }
     ctx->backend = backend;
@@ -82,12 +78,28 @@ dmlops_status dmlops_context_create(const dmlops_context_desc *desc, dmlops_cont
     return DMLOPS_SUCCESS;
 }
 
+dmlops_status dm_context_alloc(DML_FEATURE_LEVEL level, uint32_t flags, dmlops_context **out)
+{
+    dmlops_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_context_create: out of host memory");
+    ctx->level = level;
+    ctx->flags = flags;
+    pthread_mutex_init(&ctx->lock, NULL);
+    *out = ctx;
+    return DMLOPS_SUCCESS;
+}
+
+void dm_context_free(dmlops_context *ctx)
+{
+    pthread_mutex_destroy(&ctx->lock);
+    free(ctx);
+}
+
 void dmlops_context_destroy(dmlops_context *ctx)
 {
     if (!ctx) return;
     ctx->vt->context_destroy(ctx);
-    pthread_mutex_destroy(&ctx->lock);
-    free(ctx);
+    dm_context_free(ctx);
 }
 
 dmlops_status dmlops_context_get_info(dmlops_context *ctx, dmlops_context_info *info)

@@ -109,6 +109,12 @@ dmlops_status dm_check_feature_level(const dm_op *op, DML_FEATURE_LEVEL level, c
                            op->name, op->role[i], dmlops_data_type_name(op->t[i].type), list);
         }
     }
+    /* Valid at some level, so what follows is UNSUPPORTED rather than INVALID. */
+    for (uint32_t i = 0; i < op->input_count + op->output_count; i++)
+        if (op->t[i].owned_by_dml)
+            return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
+                           "%s: %s.Flags has DML_TENSOR_FLAG_OWNED_BY_DML: these operators have no weights to own",
+                           op->name, op->role[i]);
     if (!row)
         return dm_fail(DMLOPS_ERROR_UNSUPPORTED, "%s: the operator does not exist at feature level %s (from %s)",
                        op->name, dmlops_feature_level_name(level),

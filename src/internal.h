@@ -88,6 +88,10 @@ dmlops_status dm_check_bindings(const dmlops_operator *op, uint32_t input_count,
 dm_range dm_binding_range(const dmlops_operator *op, uint32_t i, const dmlops_binding *b);
 bool dm_ranges_overlap(dm_range a, dm_range b);
 
+/* A context shell without a backend, and its release. */
+dmlops_status dm_context_alloc(DML_FEATURE_LEVEL level, uint32_t flags, dmlops_context **out);
+void dm_context_free(dmlops_context *ctx);
+
 /* Backends. */
 extern const dm_backend_vtbl dm_cpu_vtbl;
 dmlops_status dm_cpu_context_init(dmlops_context *ctx);

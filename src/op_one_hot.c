@@ -1,6 +1,6 @@
 /* DML_ONE_HOT: rules and reference semantics (operators.md section 6). Along Axis of the
  * output each sequence is OffValue except at the position its index names. */
-#include "op.h"
+#include "gather.h"
 #include "status.h"
 
 enum { IDX = 0, VAL = 1, OUT = 2 };
@@ -63,4 +63,28 @@ void dm_one_hot_run_cpu(const dm_op *op, uint8_t *const *base)
             dm_copy_run(dst + (int64_t)j * di * es, 1, pos == k ? on_v : off_v, 1, 1, es);
         }
     } while (dm_walk_next(&w));
+}
+
+/* The source slot is OffValue (element 0 of Values), aux2 is OnValue, aux the indices;
+ * only the indices move with the coordinate. */
+void dm_one_hot_lower(const dm_op *op, dm_gather *g)
+{
+    const dm_tensor *idx = &op->t[IDX], *out = &op->t[OUT];
+    g->kernel = DM_KERNEL_ONE_HOT;
+    g->esize = out->esize;
+    g->rank = out->rank;
+    g->axis = (int32_t)op->axis;
+    g->n = out->sizes[op->axis];
+    g->aux_type = dm_aux_type(idx->type);
+    g->aux_esize = idx->esize;
+    g->aux2_offset = dm_one_hot_on_offset(op);
+    g->binding[DM_SLOT_DST] = OUT;
+    g->binding[DM_SLOT_SRC] = VAL;
+    g->binding[DM_SLOT_AUX] = IDX;
+    g->binding[DM_SLOT_AUX2] = VAL;
+    for (uint32_t d = 0; d < out->rank; d++) {
+        g->size[d] = out->sizes[d];
+        g->stride[DM_SLOT_DST][d] = (int64_t)out->strides[d];
+        g->stride[DM_SLOT_AUX][d] = d == op->axis ? 0 : (int64_t)idx->strides[d];
+    }
 }

@@ -1,7 +1,7 @@
 /* DML_REVERSE_SUBSEQUENCES: rules and reference semantics (operators.md section 4).
  * out[..i..] = in[..L-1-i..] for i < L, else in[..i..], with L read from
  * SequenceLengths at the same coordinate (Axis coordinate 0) and clamped to the axis. */
-#include "op.h"
+#include "gather.h"
 #include "status.h"
 
 enum { IN = 0, LEN = 1, OUT = 2 };
@@ -83,4 +83,31 @@ void dm_reverse_run_cpu(const dm_op *op, uint8_t *const *base)
             dm_copy_run(dst + (int64_t)j * di * es, 1, row + ((int64_t)src_i * sa + (int64_t)j * si) * es, 1, 1, es);
         }
     } while (dm_walk_next(&w));
+}
+
+/* Rows leave the axis out of the source offset: the kernel adds the reversed (or not)
+ * axis coordinate times axis_src_stride. A length-1 axis is the identity, lowered as a
+ * plain copy so that it can use copy regions. */
+void dm_reverse_lower(const dm_op *op, dm_gather *g)
+{
+    const dm_tensor *in = &op->t[IN], *len = &op->t[LEN], *out = &op->t[OUT];
+    const uint32_t ax = op->axis;
+    bool identity = in->sizes[ax] == 1;
+    g->kernel = identity ? DM_KERNEL_SLICE : DM_KERNEL_REVERSE;
+    g->esize = in->esize;
+    g->rank = in->rank;
+    g->axis = identity ? -1 : (int32_t)ax;
+    g->n = in->sizes[ax];
+    g->axis_src_stride = (int64_t)in->strides[ax];
+    g->aux_type = dm_aux_type(len->type);
+    g->aux_esize = len->esize;
+    g->binding[DM_SLOT_DST] = OUT;
+    g->binding[DM_SLOT_SRC] = IN;
+    if (!identity) g->binding[DM_SLOT_AUX] = LEN;
+    for (uint32_t d = 0; d < in->rank; d++) {
+        g->size[d] = in->sizes[d];
+        g->stride[DM_SLOT_DST][d] = (int64_t)out->strides[d];
+        g->stride[DM_SLOT_SRC][d] = d == ax && !identity ? 0 : (int64_t)in->strides[d];
+        g->stride[DM_SLOT_AUX][d] = d == ax || identity ? 0 : (int64_t)len->strides[d];
+    }
 }

@@ -3,7 +3,7 @@
  * moved to the window's end when the stride is negative. */
 #include <stdlib.h>
 
-#include "op.h"
+#include "gather.h"
 #include "status.h"
 
 enum { IN = 0, OUT = 1 };
@@ -84,4 +84,21 @@ void dm_slice_run_cpu(const dm_op *op, uint8_t *const *base)
         dm_copy_run(base[OUT] + w.offset[OUT] * es, (int64_t)out->strides[last], base[IN] + w.offset[IN] * es,
                     steps[last], out->sizes[last], es);
     } while (dm_walk_next(&w));
+}
+
+/* SLICE1 is an affine gather: the source element moves by steps[d] per output step. */
+void dm_slice_lower(const dm_op *op, dm_gather *g)
+{
+    const dm_tensor *out = &op->t[OUT];
+    g->kernel = DM_KERNEL_SLICE;
+    g->esize = out->esize;
+    g->rank = out->rank;
+    g->axis = -1;
+    g->binding[DM_SLOT_DST] = OUT;
+    g->binding[DM_SLOT_SRC] = IN;
+    dm_slice_input_map(op, &g->src_base, g->stride[DM_SLOT_SRC]);
+    for (uint32_t d = 0; d < out->rank; d++) {
+        g->size[d] = out->sizes[d];
+        g->stride[DM_SLOT_DST][d] = (int64_t)out->strides[d];
+    }
 }

@@ -70,38 +70,24 @@ static int dm_u64_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Exhaustive check for layouts the nesting test cannot prove; bounded so that
- * validation stays cheap. */
-enum { DM_EXACT_OVERLAP_LIMIT = 1 << 22 };
-
-bool dm_layout_is_one_to_one(uint32_t rank, const uint32_t *sizes, const uint64_t *strides)
+static uint64_t dm_gcd(uint64_t a, uint64_t b)
 {
-    dm_dim dims[DM_MAX_RANK];
-    uint32_t n = 0;
-    uint64_t count = 1;
-    for (uint32_t i = 0; i < rank; i++) {
-        if (sizes[i] <= 1) continue;
-        if (strides[i] == 0) return false;
-        dims[n].stride = strides[i];
-        dims[n].size = sizes[i];
-        /* Cannot overflow: the caller already computed the span of this layout. */
-        dims[n].extent = (uint64_t)(sizes[i] - 1) * strides[i];
-        count *= sizes[i];
-        n++;
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
     }
-    qsort(dims, n, sizeof dims[0], dm_dim_cmp);
-    /* Nested layouts (each stride past the whole extent of the smaller ones) are the
-     * common case: packed, padded, permuted. */
-    uint64_t reach = 0;
-    bool nested = true;
-    for (uint32_t i = 0; i < n && nested; i++) {
-        if (dims[i].stride <= reach) nested = false;
-        reach += dims[i].extent;
-    }
-    if (nested) return true;
-    if (count > DM_EXACT_OVERLAP_LIMIT) return false;
+    return a;
+}
+
+/* Bounds of the exact checks below, so that validation stays cheap. */
+enum { DM_EXACT_COUNT_LIMIT = 1 << 22, DM_EXACT_REACH_LIMIT = 1 << 25 };
+
+/* Exhaustive: every offset, sorted. */
+static dm_layout dm_unique_by_sorting(const dm_dim *dims, uint32_t n, uint64_t count)
+{
     uint64_t *offs = malloc(count * sizeof *offs);
-    if (!offs) return false;
+    if (!offs) return DM_LAYOUT_UNPROVEN;
     uint32_t coord[DM_MAX_RANK] = {0};
     uint64_t off = 0;
     for (uint64_t k = 0; k < count; k++) {
@@ -113,10 +99,78 @@ bool dm_layout_is_one_to_one(uint32_t rank, const uint32_t *sizes, const uint64_
         }
     }
     qsort(offs, count, sizeof *offs, dm_u64_cmp);
-    bool unique = true;
-    for (uint64_t k = 1; k < count && unique; k++) unique = offs[k] != offs[k - 1];
+    dm_layout r = DM_LAYOUT_ONE_TO_ONE;
+    for (uint64_t k = 1; k < count && r == DM_LAYOUT_ONE_TO_ONE; k++)
+        if (offs[k] == offs[k - 1]) r = DM_LAYOUT_OVERLAPPING;
     free(offs);
-    return unique;
+    return r;
+}
+
+/* Two coordinates collide iff some non-zero d with |d_i| < size_i has sum(d_i * s_i) = 0.
+ * ways[v] counts (capped at 2) the d vectors over the dimensions so far that sum to v;
+ * the layout is one-to-one iff only d = 0 reaches 0. Capping keeps min(2, true count). */
+static dm_layout dm_unique_by_counting(const dm_dim *dims, uint32_t n, uint64_t reach)
+{
+    uint64_t width = 2 * reach + 1;
+    uint8_t *ways = calloc(width, 1), *next = calloc(width, 1);
+    dm_layout r = DM_LAYOUT_UNPROVEN;
+    if (ways && next) {
+        ways[reach] = 1;
+        for (uint32_t d = 0; d < n; d++) {
+            uint64_t s = dims[d].stride, half = (uint64_t)(dims[d].size - 1);
+            for (uint64_t res = 0; res < s && res < width; res++) {
+                /* Sliding sum over the 2 * half + 1 neighbours in this residue class. */
+                uint64_t len = (width - res + s - 1) / s, sum = 0;
+                for (uint64_t m = 0; m < len + half; m++) {
+                    if (m < len) sum += ways[res + m * s];
+                    if (m >= 2 * half + 1 && m - (2 * half + 1) < len) sum -= ways[res + (m - 2 * half - 1) * s];
+                    if (m >= half && m - half < len) next[res + (m - half) * s] = (uint8_t)(sum > 2 ? 2 : sum);
+                }
+            }
+            uint8_t *t = ways;
+            ways = next;
+            next = t;
+        }
+        r = ways[reach] >= 2 ? DM_LAYOUT_OVERLAPPING : DM_LAYOUT_ONE_TO_ONE;
+    }
+    free(ways);
+    free(next);
+    return r;
+}
+
+dm_layout dm_layout_check(uint32_t rank, const uint32_t *sizes, const uint64_t *strides)
+{
+    dm_dim dims[DM_MAX_RANK];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < rank; i++) {
+        if (sizes[i] <= 1) continue;
+        if (strides[i] == 0) return DM_LAYOUT_OVERLAPPING;
+        dims[n].stride = strides[i];
+        dims[n].size = sizes[i];
+        /* Cannot overflow: the caller already computed the span of this layout. */
+        dims[n].extent = (uint64_t)(sizes[i] - 1) * strides[i];
+        n++;
+    }
+    qsort(dims, n, sizeof dims[0], dm_dim_cmp);
+    /* A dimension whose stride passes the whole reach of the smaller ones never collides
+     * with them: nested layouts (packed, padded, permuted) end here, and such dimensions
+     * drop out of the exact checks. */
+    uint64_t reach = 0;
+    for (uint32_t i = 0; i < n; i++) reach += dims[i].extent;
+    while (n && dims[n - 1].stride > reach - dims[n - 1].extent) reach -= dims[--n].extent;
+    if (n == 0) return DM_LAYOUT_ONE_TO_ONE;
+    uint64_t g = 0, count = 1;
+    for (uint32_t i = 0; i < n; i++) g = dm_gcd(g, dims[i].stride);
+    reach = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        dims[i].stride /= g;
+        dims[i].extent /= g;
+        reach += dims[i].extent;
+        count *= dims[i].size; /* <= the tensor's element count, < 2^32 */
+    }
+    if (count <= DM_EXACT_COUNT_LIMIT) return dm_unique_by_sorting(dims, n, count);
+    if (reach <= DM_EXACT_REACH_LIMIT) return dm_unique_by_counting(dims, n, reach);
+    return DM_LAYOUT_UNPROVEN;
 }
 
 dmlops_status dm_tensor_parse(const DML_TENSOR_DESC *desc, const char *op, const char *role,
@@ -138,10 +192,7 @@ dmlops_status dm_tensor_parse(const DML_TENSOR_DESC *desc, const char *op, const
                        (int)b->DataType);
     if ((uint32_t)b->Flags & ~(uint32_t)DML_TENSOR_FLAG_OWNED_BY_DML)
         return dm_fail(bad, "%s: %s.Flags = 0x%x has unknown bits", op, role, (unsigned)b->Flags);
-    if (b->Flags & DML_TENSOR_FLAG_OWNED_BY_DML)
-        return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
-                       "%s: %s.Flags has DML_TENSOR_FLAG_OWNED_BY_DML: these operators have no weights to own",
-                       op, role);
+    t->owned_by_dml = (b->Flags & DML_TENSOR_FLAG_OWNED_BY_DML) != 0; /* refused after the rules */
     if (b->DimensionCount < 1 || b->DimensionCount > DM_MAX_RANK)
         return dm_fail(bad, "%s: %s.DimensionCount = %u is invalid: must be 1 to 8", op, role, b->DimensionCount);
     if (!b->Sizes) return dm_fail(bad, "%s: %s.Sizes is NULL", op, role);
@@ -163,8 +214,8 @@ dmlops_status dm_tensor_parse(const DML_TENSOR_DESC *desc, const char *op, const
         packed *= t->sizes[i];
     }
     if (!dm_calc_min_bytes(t->esize, t->rank, t->sizes, t->strides, &t->min_bytes, &t->span))
-        return dm_fail(bad, "%s: %s: the minimum buffer size (DMLCalcBufferTensorSize) overflows 64 bits", op,
-                       role);
+        return dm_fail(bad, "%s: %s: the minimum buffer size (DMLCalcBufferTensorSize) for these Sizes%s overflows 64 bits",
+                       op, role, b->Strides ? " and Strides" : "");
     t->total_bytes = b->TotalTensorSizeInBytes;
     if (t->total_bytes < t->min_bytes)
         return dm_fail(bad, "%s: %s.TotalTensorSizeInBytes = %llu is below the minimum %llu for these Sizes%s",
@@ -186,8 +237,14 @@ dmlops_status dm_tensor_parse(const DML_TENSOR_DESC *desc, const char *op, const
                                "%s: %s.Strides[%u] = 0 with Sizes[%u] = %u: output elements would share an "
                                "address",
                                op, role, i, i, t->sizes[i]);
-        if (!dm_layout_is_one_to_one(t->rank, t->sizes, t->strides))
+        dm_layout layout = dm_layout_check(t->rank, t->sizes, t->strides);
+        if (layout == DM_LAYOUT_OVERLAPPING)
             return dm_fail(bad, "%s: %s.Strides make two output elements share an address", op, role);
+        if (layout == DM_LAYOUT_UNPROVEN)
+            return dm_fail(bad,
+                           "%s: %s.Strides interleave dimensions in a way too large to prove that no two output "
+                           "elements share an address",
+                           op, role);
     }
     return DMLOPS_SUCCESS;
 }

@@ -24,6 +24,7 @@ typedef struct dm_tensor {
     uint64_t min_bytes;      /* DMLCalcBufferTensorSize */
     uint64_t total_bytes;    /* TotalTensorSizeInBytes */
     uint32_t base_alignment; /* GuaranteedBaseOffsetAlignment */
+    bool owned_by_dml;       /* DML_TENSOR_FLAG_OWNED_BY_DML: unsupported, refused last */
 } dm_tensor;
 
 /* Parses and checks one tensor desc against the rules of operators.md section 1 that do
@@ -36,8 +37,10 @@ dmlops_status dm_tensor_parse(const DML_TENSOR_DESC *desc, const char *op, const
 bool dm_calc_min_bytes(uint32_t esize, uint32_t rank, const uint32_t *sizes,
                        const uint64_t *strides, uint64_t *bytes, uint64_t *span);
 
-/* True when every element of the strided box has its own address. */
-bool dm_layout_is_one_to_one(uint32_t rank, const uint32_t *sizes, const uint64_t *strides);
+/* Whether every element of a strided box has its own address. Exact, except that
+ * interleavings too large to check in bounded time and memory are UNPROVEN. */
+typedef enum dm_layout { DM_LAYOUT_ONE_TO_ONE, DM_LAYOUT_OVERLAPPING, DM_LAYOUT_UNPROVEN } dm_layout;
+dm_layout dm_layout_check(uint32_t rank, const uint32_t *sizes, const uint64_t *strides);
 
 /* Walks every coordinate of a box of up to DM_MAX_RANK dimensions while keeping up to
  * DM_WALK_STREAMS element offsets (one per tensor) in step. Offsets are signed so that

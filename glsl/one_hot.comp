@@ -1,0 +1,36 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// DML_ONE_HOT: along the axis, out[i] = OnValue where i is the sequence's index, else
+// OffValue. Binding Aux holds the indices, Src the OffValue, Aux2 the OnValue.
+#include "gather_common.glsl"
+
+// The index normalised into [0, n), or NO_AXIS (never a valid index since n < 2^32)
+// when it is out of range: signed values count from the end, 64-bit values outside
+// 32 bits are out of range, never truncated.
+uint read_index(uint a, uint n)
+{
+    uint type = p[P_AUX_TYPE];
+    uint lo = aux_word(a), hi = aux_high(a, type);
+    bool negative = (type == AUX_I32 && int(lo) < 0) || (type == AUX_I64 && int(hi) < 0);
+    if (negative) {
+        // Magnitude of a negative value: |v| = 2^32 - lo when hi is all ones (64-bit) or
+        // for 32-bit values; anything below -2^32 is out of range.
+        if (type == AUX_I64 && hi != 0xffffffffu) return NO_AXIS;
+        if (lo == 0u) return NO_AXIS;                 // exactly -2^32
+        uint mag = 0u - lo;
+        return mag <= n ? n - mag : NO_AXIS;
+    }
+    if (hi != 0u) return NO_AXIS;
+    return lo < n ? lo : NO_AXIS;
+}
+
+bool fetch(uint sb, uint ab, uint row_axis, uint j, out uvec2 v)
+{
+    uint last = p[P_RANK] - 1u;
+    uint k = read_index(ab + j * p[P_AUX_STRIDE + last], p[P_N]);
+    uint i = p[P_AXIS] == last ? p[P_AXIS_ORIGIN] + j : row_axis;
+    v = i == k ? load_aux2(pc.rem_aux2) : load_src(pc.rem_src);
+    return true;
+}
+
+#include "gather_main.glsl"

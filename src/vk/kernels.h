@@ -1,0 +1,16 @@
+#ifndef DM_KERNELS_H
+#define DM_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../gather.h"
+
+typedef struct dm_spirv {
+    const uint32_t *code;
+    size_t size; /* bytes */
+} dm_spirv;
+
+extern const dm_spirv dm_kernels[DM_KERNEL_COUNT];
+
+#endif

@@ -1,0 +1,241 @@
+/* Submission: synchronous execution, command lists with timestamps, and the backend
+ * table. Every command buffer of ours starts with a barrier that orders it after the
+ * work of earlier submissions, and ends with one that makes its writes visible to the
+ * host. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vk_internal.h"
+
+dmlops_status dm_vk_begin(dm_vk_ctx *vk, VkCommandBuffer cmd, const char *what)
+{
+    if (vk->lost) return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost; the context is unusable", what);
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    DM_VK_CALL(vk, what, BeginCommandBuffer, (cmd, &bi));
+    dm_vk_cmd_barrier(vk, cmd, false);
+    return DMLOPS_SUCCESS;
+}
+
+dmlops_status dm_vk_submit_wait(dm_vk_ctx *vk, VkCommandBuffer cmd, const char *what)
+{
+    DM_VK_CALL(vk, what, EndCommandBuffer, (cmd));
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
+    DM_VK_CALL(vk, what, QueueSubmit, (vk->queue, 1, &si, vk->fence));
+    VkResult r = vk->vkd.WaitForFences(vk->device, 1, &vk->fence, VK_TRUE, UINT64_MAX);
+    vk->vkd.ResetFences(vk->device, 1, &vk->fence);
+    if (r != VK_SUCCESS) return dm_vk_fail(vk, r, "vkWaitForFences", what);
+    return DMLOPS_SUCCESS;
+}
+
+/* ---- operators ------------------------------------------------------------------- */
+
+static dmlops_status dm_vk_operator_create(dmlops_operator *op)
+{
+    dm_vk_ctx *vk = dm_vk(op->ctx);
+    if (vk->lost) return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost", op->op.name);
+    dm_vk_op *plan = calloc(1, sizeof *plan);
+    if (!plan) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating an operator");
+    dmlops_status st = dm_vk_plan(vk, &op->op, plan);
+    if (st != DMLOPS_SUCCESS) {
+        free(plan);
+        return dm_fail_prefix(st, "%s", op->op.name);
+    }
+    op->impl = plan;
+    op->info.planned_path = plan->use_copy ? DMLOPS_PATH_COPY_REGIONS : DMLOPS_PATH_KERNEL;
+    op->info.dispatch_count = plan->dispatches;
+    op->info.copy_region_count = plan->nregions;
+    return DMLOPS_SUCCESS;
+}
+
+static void dm_vk_operator_destroy(dmlops_operator *op)
+{
+    dm_vk_op *plan = op->impl;
+    dm_vk_table_destroy(plan->table);
+    dm_vk_plan_free(dm_vk(op->ctx), plan);
+    free(plan);
+}
+
+static void dm_note_path(dmlops_operator *op, dmlops_path path)
+{
+    op->info.last_path = op->info.last_path == DMLOPS_PATH_NONE || op->info.last_path == path ? path : DMLOPS_PATH_MIXED;
+}
+
+/* Called with the context lock held. The operator's own table is created on first use
+ * and reused, so executions after the first allocate nothing. */
+static dmlops_status dm_vk_operator_execute(dmlops_operator *op, const dmlops_binding *bind)
+{
+    dm_vk_ctx *vk = dm_vk(op->ctx);
+    dm_vk_op *plan = op->impl;
+    if (vk->lost) return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost; the context is unusable", op->op.name);
+    if (!plan->table) DM_TRY(dm_vk_table_create(op, plan->npieces, &plan->table));
+    DM_TRY(dm_vk_table_bind(plan->table, op, bind));
+    DM_TRY(dm_vk_begin(vk, vk->cmd, op->op.name));
+    dm_vk_record(plan->table, vk->cmd);
+    dm_vk_cmd_barrier(vk, vk->cmd, true);
+    DM_TRY(dm_vk_submit_wait(vk, vk->cmd, op->op.name));
+    dm_note_path(op, plan->table->path);
+    return DMLOPS_SUCCESS;
+}
+
+/* ---- command lists --------------------------------------------------------------- */
+
+typedef struct dm_vk_list {
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+    VkQueryPool queries;
+    bool dirty;
+    dmlops_binding_table **spare; /* tables kept from before the last reset */
+    uint32_t nspare, cap_spare;
+} dm_vk_list;
+
+static dmlops_status dm_vk_list_create(dmlops_command_list *list)
+{
+    dm_vk_ctx *vk = dm_vk(list->ctx);
+    dm_vk_list *l = calloc(1, sizeof *l);
+    if (!l) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a command list");
+    list->impl = l;
+    VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                   .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                   .queueFamilyIndex = vk->queue_family};
+    VkResult r = vk->vkd.CreateCommandPool(vk->device, &pci, NULL, &l->pool);
+    if (r == VK_SUCCESS) {
+        VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                           .commandPool = l->pool,
+                                           .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                           .commandBufferCount = 1};
+        r = vk->vkd.AllocateCommandBuffers(vk->device, &cai, &l->cmd);
+    }
+    if (r == VK_SUCCESS && vk->timestamp_bits) {
+        VkQueryPoolCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                     .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                                     .queryCount = 2};
+        r = vk->vkd.CreateQueryPool(vk->device, &qci, NULL, &l->queries);
+    }
+    if (r != VK_SUCCESS) {
+        if (l->pool) vk->vkd.DestroyCommandPool(vk->device, l->pool, NULL);
+        free(l);
+        list->impl = NULL;
+        return dm_vk_fail(vk, r, "vkCreateCommandPool", "creating a command list");
+    }
+    return DMLOPS_SUCCESS;
+}
+
+static void dm_vk_list_reset(dmlops_command_list *list)
+{
+    dm_vk_list *l = list->impl;
+    for (uint32_t i = 0; i < list->count; i++) {
+        dmlops_binding_table *t = list->entries[i].impl;
+        if (!t) continue;
+        if (l->nspare == l->cap_spare) {
+            uint32_t n = l->cap_spare ? l->cap_spare * 2 : 8;
+            dmlops_binding_table **q = realloc(l->spare, n * sizeof *q);
+            if (!q) {
+                dm_vk_table_destroy(t);
+                continue;
+            }
+            l->spare = q;
+            l->cap_spare = n;
+        }
+        t->op = NULL;
+        l->spare[l->nspare++] = t;
+        list->entries[i].impl = NULL;
+    }
+    l->dirty = true;
+}
+
+static void dm_vk_list_destroy(dmlops_command_list *list)
+{
+    dm_vk_ctx *vk = dm_vk(list->ctx);
+    dm_vk_list *l = list->impl;
+    for (uint32_t i = 0; i < l->nspare; i++) dm_vk_table_destroy(l->spare[i]);
+    free(l->spare);
+    if (l->queries) vk->vkd.DestroyQueryPool(vk->device, l->queries, NULL);
+    vk->vkd.DestroyCommandPool(vk->device, l->pool, NULL);
+    free(l);
+}
+
+static dmlops_status dm_vk_list_record(dmlops_command_list *list, dm_list_entry *e)
+{
+    dm_vk_list *l = list->impl;
+    l->dirty = true;
+    if (!e->op) return DMLOPS_SUCCESS;
+    dm_vk_op *plan = e->op->impl;
+    dmlops_binding_table *t = NULL;
+    for (uint32_t i = 0; i < l->nspare && !t; i++) {
+        dmlops_binding_table *c = l->spare[i];
+        if (c->capacity >= plan->npieces && c->region_capacity >= plan->nregions) {
+            t = c;
+            l->spare[i] = l->spare[--l->nspare];
+        }
+    }
+    if (!t) DM_TRY(dm_vk_table_create(e->op, plan->npieces, &t));
+    dmlops_status st = dm_vk_table_bind(t, e->op, e->bind);
+    if (st != DMLOPS_SUCCESS) {
+        dm_vk_table_destroy(t);
+        return st;
+    }
+    e->impl = t;
+    return DMLOPS_SUCCESS;
+}
+
+/* Called with the context lock held. */
+static dmlops_status dm_vk_list_execute(dmlops_command_list *list)
+{
+    dm_vk_ctx *vk = dm_vk(list->ctx);
+    dm_vk_list *l = list->impl;
+    if (l->dirty) {
+        DM_TRY(dm_vk_begin(vk, l->cmd, "dmlops_command_list_execute"));
+        if (l->queries) {
+            vk->vkd.CmdResetQueryPool(l->cmd, l->queries, 0, 2);
+            vk->vkd.CmdWriteTimestamp(l->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, l->queries, 0);
+        }
+        for (uint32_t i = 0; i < list->count; i++) {
+            const dm_list_entry *e = &list->entries[i];
+            if (e->barrier_before) dm_vk_cmd_barrier(vk, l->cmd, false);
+            if (e->op) {
+                dm_vk_record(e->impl, l->cmd);
+                dm_note_path(e->op, ((dmlops_binding_table *)e->impl)->path);
+            } else {
+                const dm_vk_buffer *s = dm_vkbuf(e->copy_src), *d = dm_vkbuf(e->copy_dst);
+                VkBufferCopy r = {s->offset + e->copy_src_offset, d->offset + e->copy_dst_offset, e->copy_size};
+                vk->vkd.CmdCopyBuffer(l->cmd, s->mem.buffer, d->mem.buffer, 1, &r);
+            }
+        }
+        if (l->queries) vk->vkd.CmdWriteTimestamp(l->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, l->queries, 1);
+        dm_vk_cmd_barrier(vk, l->cmd, true);
+        VkResult r = vk->vkd.EndCommandBuffer(l->cmd);
+        if (r != VK_SUCCESS) return dm_vk_fail(vk, r, "vkEndCommandBuffer", "dmlops_command_list_execute");
+        l->dirty = false;
+    }
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &l->cmd};
+    DM_VK_CALL(vk, "dmlops_command_list_execute", QueueSubmit, (vk->queue, 1, &si, vk->fence));
+    VkResult r = vk->vkd.WaitForFences(vk->device, 1, &vk->fence, VK_TRUE, UINT64_MAX);
+    vk->vkd.ResetFences(vk->device, 1, &vk->fence);
+    if (r != VK_SUCCESS) return dm_vk_fail(vk, r, "vkWaitForFences", "dmlops_command_list_execute");
+    list->stats.gpu_seconds = -1;
+    uint64_t ts[2];
+    if (l->queries && vk->vkd.GetQueryPoolResults(vk->device, l->queries, 0, 2, sizeof ts, ts, sizeof ts[0],
+                                                  VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) == VK_SUCCESS) {
+        uint64_t mask = vk->timestamp_bits >= 64 ? ~0ull : (1ull << vk->timestamp_bits) - 1;
+        list->stats.gpu_seconds = (double)((ts[1] - ts[0]) & mask) * vk->info.timestamp_period * 1e-9;
+    }
+    return DMLOPS_SUCCESS;
+}
+
+const dm_backend_vtbl dm_vk_vtbl = {
+    .context_destroy = dm_vk_context_destroy,
+    .context_info = dm_vk_context_info,
+    .buffer_create = dm_vk_buffer_create,
+    .buffer_destroy = dm_vk_buffer_destroy,
+    .buffer_write = dm_vk_buffer_write,
+    .buffer_read = dm_vk_buffer_read,
+    .operator_create = dm_vk_operator_create,
+    .operator_destroy = dm_vk_operator_destroy,
+    .operator_execute = dm_vk_operator_execute,
+    .list_create = dm_vk_list_create,
+    .list_destroy = dm_vk_list_destroy,
+    .list_record = dm_vk_list_record,
+    .list_execute = dm_vk_list_execute,
+    .list_reset = dm_vk_list_reset,
+};

@@ -1,0 +1,190 @@
+/* Vulkan backend internals. Function pointers live in per-context tables loaded from
+ * the instance and device (no global vk* symbols), so several contexts, an application's
+ * own volk, or -lvulkan never interfere. */
+#ifndef DM_VK_INTERNAL_H
+#define DM_VK_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <volk.h>
+
+#include "../gather.h"
+#include "../internal.h"
+#include "vk_abi.h"
+
+#define DM_VK_INSTANCE_FUNCS(X)                                                           \
+    X(DestroyInstance) X(EnumeratePhysicalDevices) X(GetPhysicalDeviceProperties)         \
+    X(GetPhysicalDeviceProperties2) X(GetPhysicalDeviceFeatures2)                         \
+    X(GetPhysicalDeviceQueueFamilyProperties) X(GetPhysicalDeviceMemoryProperties)        \
+    X(CreateDevice) X(GetDeviceProcAddr) X(EnumerateDeviceExtensionProperties)
+
+#define DM_VK_DEVICE_FUNCS(X)                                                             \
+    X(DestroyDevice) X(GetDeviceQueue) X(CreateBuffer) X(DestroyBuffer)                   \
+    X(GetBufferMemoryRequirements) X(AllocateMemory) X(FreeMemory) X(BindBufferMemory)    \
+    X(MapMemory) X(UnmapMemory) X(InvalidateMappedMemoryRanges) X(CreateShaderModule)     \
+    X(DestroyShaderModule) X(CreatePipelineCache) X(DestroyPipelineCache)                 \
+    X(GetPipelineCacheData) X(CreateComputePipelines) X(DestroyPipeline)                  \
+    X(CreatePipelineLayout) X(DestroyPipelineLayout) X(CreateDescriptorSetLayout)         \
+    X(DestroyDescriptorSetLayout) X(CreateDescriptorPool) X(DestroyDescriptorPool)        \
+    X(AllocateDescriptorSets) X(UpdateDescriptorSets) X(CreateCommandPool)                \
+    X(DestroyCommandPool) X(AllocateCommandBuffers) X(FreeCommandBuffers)                 \
+    X(BeginCommandBuffer) X(EndCommandBuffer) X(ResetCommandBuffer) X(CmdBindPipeline)    \
+    X(CmdBindDescriptorSets) X(CmdPushConstants) X(CmdDispatch) X(CmdCopyBuffer)          \
+    X(CmdFillBuffer) X(CmdPipelineBarrier) X(CmdWriteTimestamp) X(CmdResetQueryPool)      \
+    X(CreateQueryPool) X(DestroyQueryPool) X(GetQueryPoolResults) X(CreateFence)          \
+    X(DestroyFence) X(ResetFences) X(WaitForFences) X(QueueSubmit) X(DeviceWaitIdle)
+
+#define DM_VK_DECLARE(name) PFN_vk##name name;
+typedef struct dm_vk_itable {
+    DM_VK_INSTANCE_FUNCS(DM_VK_DECLARE)
+    PFN_vkCreateDebugUtilsMessengerEXT CreateDebugUtilsMessengerEXT;
+    PFN_vkDestroyDebugUtilsMessengerEXT DestroyDebugUtilsMessengerEXT;
+} dm_vk_itable;
+typedef struct dm_vk_dtable {
+    DM_VK_DEVICE_FUNCS(DM_VK_DECLARE)
+} dm_vk_dtable;
+#undef DM_VK_DECLARE
+
+typedef struct dm_vk_memory {
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    void *map;           /* persistent mapping, or NULL */
+    bool coherent;
+    uint64_t size;
+} dm_vk_memory;
+
+typedef struct dm_vk_ctx {
+    dm_vk_itable vki;
+    dm_vk_dtable vkd;
+    VkInstance instance;
+    VkPhysicalDevice phys;
+    VkDevice device;
+    VkQueue queue;
+    uint32_t queue_family;
+    bool owns_instance, owns_device;
+    VkDebugUtilsMessengerEXT messenger;
+    atomic_uint debug_count;
+    bool quiet;
+    dmlops_device_info info;
+    VkPhysicalDeviceMemoryProperties memprops;
+    uint64_t max_range;        /* binding window limit, bytes */
+    uint32_t max_groups[2];    /* workgroup grid limit, x and y */
+    uint64_t align;            /* binding offsets are aligned down to this */
+    uint64_t max_alloc;        /* largest single buffer */
+    bool uma;
+    uint32_t timestamp_bits;
+    uint64_t copy_min_bytes;   /* shortest run worth a copy region */
+    uint32_t flags;
+    VkDescriptorSetLayout set_layout;
+    VkPipelineLayout pipe_layout;
+    VkPipelineCache cache;
+    char *cache_path;
+    VkShaderModule modules[DM_KERNEL_COUNT];
+    VkPipeline pipelines[DM_KERNEL_COUNT][4]; /* by log2(esize) */
+    uint32_t pipeline_count;
+    VkCommandPool pool;        /* for cmd, under the context lock */
+    VkCommandBuffer cmd;
+    VkFence fence;
+    dm_vk_memory staging;
+    dm_vk_memory dummy;        /* bound to unused slots */
+    bool lost;
+    pthread_mutex_t *lock;     /* the dmlops_context's: serialises queue and staging */
+} dm_vk_ctx;
+
+typedef struct dm_vk_buffer {
+    dm_vk_memory mem;
+    uint64_t offset;           /* of the dmlops_buffer inside mem.buffer (wrapped buffers) */
+    bool wrapped;
+    bool transfer;             /* usable by vkCmdCopyBuffer */
+} dm_vk_buffer;
+
+typedef struct dm_vk_span {
+    uint64_t lo, hi;           /* bytes from the tensor's binding offset; hi == 0: unused */
+} dm_vk_span;
+
+typedef struct dm_vk_piece {
+    dm_vk_span span[DM_SLOT_COUNT];
+    uint64_t units;
+} dm_vk_piece;
+
+typedef struct dm_vk_op {
+    dm_gather g;
+    dm_vk_piece *pieces;
+    uint32_t npieces;
+    uint32_t dispatches;       /* vkCmdDispatch calls per execution */
+    dm_vk_memory params;       /* DM_P_WORDS per piece */
+    VkPipeline pipeline;
+    VkBufferCopy *regions;     /* copy path, offsets relative to the bindings */
+    uint32_t nregions;
+    bool use_copy;
+    dmlops_binding_table *table; /* for dmlops_operator_execute */
+} dm_vk_op;
+
+struct dmlops_binding_table {
+    dmlops_operator *op;
+    dm_vk_ctx *vk;
+    VkDescriptorPool pool;
+    VkDescriptorSet *sets;
+    dm_vk_push *push;          /* per piece */
+    uint32_t capacity;         /* sets */
+    VkBufferCopy *regions;     /* absolute, copy path */
+    uint32_t region_capacity;
+    VkBuffer copy_src, copy_dst;
+    dmlops_path path;
+    bool bound;
+};
+
+/* vk_error.c */
+const char *dm_vk_result_name(VkResult r);
+dmlops_status dm_vk_fail(dm_vk_ctx *vk, VkResult r, const char *call, const char *what);
+#define DM_VK_CALL(vk, what, call, args)                                                  \
+    do {                                                                                  \
+        VkResult dm_vk_r_ = (vk)->vkd.call args;                                          \
+        if (dm_vk_r_ != VK_SUCCESS) return dm_vk_fail((vk), dm_vk_r_, "vk" #call, (what)); \
+    } while (0)
+
+/* vk_instance.c */
+dmlops_status dm_vk_loader(PFN_vkGetInstanceProcAddr *gipa);
+dmlops_status dm_vk_create_instance(bool debug, dm_vk_ctx *vk);
+void dm_vk_fill_device_info(const dm_vk_itable *vki, VkPhysicalDevice phys, uint32_t index, dmlops_device_info *info);
+dmlops_status dm_vk_choose_device(dm_vk_ctx *vk, const char *request);
+void dm_vk_load_instance_table(PFN_vkGetInstanceProcAddr gipa, VkInstance instance, dm_vk_itable *t);
+
+/* vk_device.c */
+extern const dm_backend_vtbl dm_vk_vtbl;
+void dm_vk_context_destroy(dmlops_context *ctx);
+void dm_vk_context_info(dmlops_context *ctx, dmlops_context_info *info);
+dmlops_status dm_vk_setup_device(dmlops_context *ctx, dm_vk_ctx *vk, const dm_vk_params *params);
+static inline dm_vk_ctx *dm_vk(const dmlops_context *ctx) { return ctx->impl; }
+static inline dm_vk_buffer *dm_vkbuf(const dmlops_buffer *b) { return b->impl; }
+
+/* vk_memory.c */
+dmlops_status dm_vk_alloc(dm_vk_ctx *vk, uint64_t size, bool host_visible, const char *what, dm_vk_memory *m);
+void dm_vk_free(dm_vk_ctx *vk, dm_vk_memory *m);
+dmlops_status dm_vk_buffer_create(dmlops_buffer *buf);
+void dm_vk_buffer_destroy(dmlops_buffer *buf);
+dmlops_status dm_vk_buffer_write(dmlops_buffer *buf, uint64_t offset, const void *src, uint64_t size);
+dmlops_status dm_vk_buffer_read(dmlops_buffer *buf, uint64_t offset, void *dst, uint64_t size);
+dmlops_status dm_vk_upload(dm_vk_ctx *vk, dm_vk_memory *m, uint64_t offset, const void *src, uint64_t size);
+
+/* vk_pipeline.c */
+dmlops_status dm_vk_pipelines_init(dm_vk_ctx *vk);
+void dm_vk_pipelines_destroy(dm_vk_ctx *vk);
+dmlops_status dm_vk_pipeline(dm_vk_ctx *vk, dm_kernel kernel, uint32_t esize, VkPipeline *out);
+
+/* vk_plan.c */
+dmlops_status dm_vk_plan(dm_vk_ctx *vk, const dm_op *op, dm_vk_op *plan);
+void dm_vk_plan_free(dm_vk_ctx *vk, dm_vk_op *plan);
+
+/* vk_record.c */
+dmlops_status dm_vk_table_create(dmlops_operator *op, uint32_t capacity, dmlops_binding_table **out);
+void dm_vk_table_destroy(dmlops_binding_table *t);
+dmlops_status dm_vk_table_bind(dmlops_binding_table *t, dmlops_operator *op, const dmlops_binding *bind);
+void dm_vk_record(dmlops_binding_table *t, VkCommandBuffer cmd);
+void dm_vk_cmd_barrier(dm_vk_ctx *vk, VkCommandBuffer cmd, bool to_host);
+
+/* vk_submit.c */
+dmlops_status dm_vk_submit_wait(dm_vk_ctx *vk, VkCommandBuffer cmd, const char *what);
+dmlops_status dm_vk_begin(dm_vk_ctx *vk, VkCommandBuffer cmd, const char *what);
+
+#endif

@@ -1,0 +1,162 @@
+/* Vulkan interop: contexts on the application's instance, device and queue; buffers
+ * wrapping its VkBuffers; and recording into its command buffers through binding
+ * tables, like IDMLBindingTable and IDMLCommandRecorder::RecordDispatch. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vk_internal.h"
+
+dmlops_status dmlops_context_create_vulkan(const dmlops_vulkan_context_desc *desc, dmlops_context **out)
+{
+    const char *fn = "dmlops_context_create_vulkan";
+    DM_CHECK_ARG(desc, "dmlops_context_create_vulkan");
+    DM_CHECK_ARG(out, "dmlops_context_create_vulkan");
+    *out = NULL;
+    if (!desc->instance || !desc->physical_device || !desc->device || !desc->queue)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: instance, physical_device, device and queue are all required", fn);
+    if (desc->api_version && desc->api_version < VK_API_VERSION_1_1)
+        return dm_fail(DMLOPS_ERROR_UNSUPPORTED, "%s: api_version %u.%u is below the Vulkan 1.1 libdmlops needs", fn,
+                       VK_API_VERSION_MAJOR(desc->api_version), VK_API_VERSION_MINOR(desc->api_version));
+    const uint32_t known = DMLOPS_CONTEXT_FLAG_KERNELS_ONLY | DMLOPS_CONTEXT_FLAG_PREFER_COPY | DMLOPS_CONTEXT_FLAG_QUIET;
+    if (desc->flags & ~known)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: flags = 0x%x has bits that do not apply to interop contexts",
+                       fn, desc->flags);
+    DML_FEATURE_LEVEL level;
+    DM_TRY(dm_feature_level_normalize(desc->feature_level, &level));
+    PFN_vkGetInstanceProcAddr gipa = desc->get_instance_proc_addr;
+    if (!gipa) DM_TRY(dm_vk_loader(&gipa));
+
+    dmlops_context *ctx = NULL;
+    DM_TRY(dm_context_alloc(level, desc->flags, &ctx));
+    dm_vk_ctx *vk = calloc(1, sizeof *vk);
+    if (!vk) {
+        dm_context_free(ctx);
+        return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
+    }
+    vk->lock = &ctx->lock;
+    vk->instance = desc->instance;
+    vk->phys = desc->physical_device;
+    vk->device = desc->device;
+    vk->queue = desc->queue;
+    vk->queue_family = desc->queue_family_index;
+    dm_vk_load_instance_table(gipa, vk->instance, &vk->vki);
+    dmlops_status st = DMLOPS_SUCCESS;
+    if (!vk->vki.GetPhysicalDeviceProperties2 || !vk->vki.GetDeviceProcAddr) {
+        st = dm_fail(DMLOPS_ERROR_UNSUPPORTED, "%s: the instance lacks Vulkan 1.1 entry points", fn);
+    } else {
+        /* Index of the device within its instance, for dmlops_context_info. */
+        uint32_t n = 0, index = UINT32_MAX;
+        VkPhysicalDevice *all = NULL;
+        if (vk->vki.EnumeratePhysicalDevices(vk->instance, &n, NULL) == VK_SUCCESS && n &&
+            (all = calloc(n, sizeof *all)) && vk->vki.EnumeratePhysicalDevices(vk->instance, &n, all) == VK_SUCCESS)
+            for (uint32_t i = 0; i < n; i++)
+                if (all[i] == vk->phys) index = i;
+        free(all);
+        dm_vk_fill_device_info(&vk->vki, vk->phys, index, &vk->info);
+        if (vk->info.api_version < VK_API_VERSION_1_1)
+            st = dm_fail(DMLOPS_ERROR_UNSUPPORTED, "%s: %s supports Vulkan %u.%u; libdmlops needs 1.1", fn, vk->info.name,
+                         VK_API_VERSION_MAJOR(vk->info.api_version), VK_API_VERSION_MINOR(vk->info.api_version));
+    }
+    dm_vk_params params = {.pipeline_cache_path = desc->pipeline_cache_path ? desc->pipeline_cache_path
+                                                                             : getenv("DMLOPS_PIPELINE_CACHE")};
+    if (st == DMLOPS_SUCCESS) st = dm_vk_setup_device(ctx, vk, &params);
+    if (st != DMLOPS_SUCCESS) {
+        ctx->impl = vk;
+        if (vk->vkd.DeviceWaitIdle) {
+            dm_vk_context_destroy(ctx); /* owns neither device nor instance: frees ours only */
+        } else {
+            free(vk);
+        }
+        dm_context_free(ctx);
+        return st;
+    }
+    ctx->impl = vk;
+    ctx->backend = DMLOPS_BACKEND_VULKAN;
+    *out = ctx;
+    return DMLOPS_SUCCESS;
+}
+
+dmlops_status dmlops_buffer_wrap_vulkan(dmlops_context *ctx, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize size,
+                                        VkBufferUsageFlags usage, dmlops_buffer **out)
+{
+    const char *fn = "dmlops_buffer_wrap_vulkan";
+    DM_CHECK_ARG(ctx, "dmlops_buffer_wrap_vulkan");
+    DM_CHECK_ARG(out, "dmlops_buffer_wrap_vulkan");
+    *out = NULL;
+    if (ctx->backend != DMLOPS_BACKEND_VULKAN)
+        return dm_fail(DMLOPS_ERROR_UNSUPPORTED, "%s: the context runs on the CPU backend", fn);
+    if (!buffer) return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: buffer is VK_NULL_HANDLE", fn);
+    if (!size || offset % 16)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: offset = %llu must be a multiple of 16 and size = %llu non-zero",
+                       fn, (unsigned long long)offset, (unsigned long long)size);
+    if (!(usage & VK_BUFFER_USAGE_STORAGE_BUFFER_BIT))
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: usage 0x%x lacks VK_BUFFER_USAGE_STORAGE_BUFFER_BIT", fn,
+                       (unsigned)usage);
+    dmlops_buffer *buf = calloc(1, sizeof *buf);
+    dm_vk_buffer *b = calloc(1, sizeof *b);
+    if (!buf || !b) {
+        free(buf);
+        free(b);
+        return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
+    }
+    const VkBufferUsageFlags both = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    b->mem.buffer = buffer;
+    b->offset = offset;
+    b->wrapped = true;
+    b->transfer = (usage & both) == both;
+    buf->ctx = ctx;
+    buf->size = size;
+    buf->impl = b;
+    buf->resource = (uintptr_t)buffer;
+    buf->resource_offset = offset;
+    *out = buf;
+    return DMLOPS_SUCCESS;
+}
+
+dmlops_status dmlops_buffer_get_vulkan(const dmlops_buffer *buf, VkBuffer *buffer, VkDeviceSize *offset)
+{
+    DM_CHECK_ARG(buf, "dmlops_buffer_get_vulkan");
+    DM_CHECK_ARG(buffer, "dmlops_buffer_get_vulkan");
+    if (buf->ctx->backend != DMLOPS_BACKEND_VULKAN)
+        return dm_fail(DMLOPS_ERROR_UNSUPPORTED, "dmlops_buffer_get_vulkan: the buffer lives on the CPU backend");
+    *buffer = dm_vkbuf(buf)->mem.buffer;
+    if (offset) *offset = dm_vkbuf(buf)->offset;
+    return DMLOPS_SUCCESS;
+}
+
+dmlops_status dmlops_binding_table_create(dmlops_operator *op, dmlops_binding_table **out)
+{
+    DM_CHECK_ARG(op, "dmlops_binding_table_create");
+    DM_CHECK_ARG(out, "dmlops_binding_table_create");
+    *out = NULL;
+    if (op->ctx->backend != DMLOPS_BACKEND_VULKAN)
+        return dm_fail(DMLOPS_ERROR_UNSUPPORTED, "dmlops_binding_table_create: the operator runs on the CPU backend");
+    dmlops_binding_table *t;
+    DM_TRY(dm_vk_table_create(op, 0, &t));
+    t->op = op;
+    *out = t;
+    return DMLOPS_SUCCESS;
+}
+
+dmlops_status dmlops_binding_table_bind(dmlops_binding_table *table, uint32_t input_count, const dmlops_binding *inputs,
+                                        uint32_t output_count, const dmlops_binding *outputs)
+{
+    dmlops_binding bound[DM_MAX_BINDINGS];
+    DM_CHECK_ARG(table, "dmlops_binding_table_bind");
+    DM_TRY(dm_check_bindings(table->op, input_count, inputs, output_count, outputs, bound));
+    return dm_vk_table_bind(table, table->op, bound);
+}
+
+void dmlops_binding_table_destroy(dmlops_binding_table *table) { dm_vk_table_destroy(table); }
+
+dmlops_status dmlops_operator_record_vulkan(dmlops_binding_table *table, VkCommandBuffer cmd)
+{
+    DM_CHECK_ARG(table, "dmlops_operator_record_vulkan");
+    DM_CHECK_ARG(cmd, "dmlops_operator_record_vulkan");
+    if (!table->bound)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_operator_record_vulkan: the binding table has no bindings yet "
+                       "(call dmlops_binding_table_bind)");
+    dm_vk_record(table, cmd);
+    table->op->info.last_path = table->path;
+    return DMLOPS_SUCCESS;
+}

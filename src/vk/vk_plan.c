@@ -1,0 +1,274 @@
+/* Planning an operator for the device: collapse it into a gather, then split the output
+ * box into pieces whose bindings each fit one storage-buffer window (and whose work fits
+ * 32-bit unit indices), or turn it into vkCmdCopyBuffer regions when it is a set of
+ * long contiguous runs. Every size here derives from a validated descriptor whose
+ * tensors are below 2^62 bytes, so 64-bit signed sums cannot overflow. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../checked.h"
+#include "vk_internal.h"
+
+enum { DM_MAX_PIECES = 1 << 16, DM_MAX_REGIONS = 1 << 18 };
+#define DM_MAX_UNITS (1ull << 31)
+
+typedef struct dm_box {
+    uint32_t lo[DM_MAX_RANK], hi[DM_MAX_RANK];
+    uint32_t wlo, whi; /* REVERSE: source axis coordinates this piece may read */
+} dm_box;
+
+static uint32_t dm_slot_esize(const dm_gather *g, int slot)
+{
+    return slot == DM_SLOT_AUX ? g->aux_esize : g->esize;
+}
+
+/* Element span [lo, hi] (inclusive) of a slot over a box. */
+static void dm_span_elems(const dm_gather *g, const dm_box *b, int slot, int64_t *lo, int64_t *hi)
+{
+    int64_t mn = 0, mx = 0;
+    if (slot == DM_SLOT_SRC && g->kernel == DM_KERNEL_SLICE) mn = mx = g->src_base;
+    if (slot == DM_SLOT_SRC && g->kernel == DM_KERNEL_REVERSE) {
+        mn += (int64_t)b->wlo * g->axis_src_stride;
+        mx += (int64_t)(b->whi - 1) * g->axis_src_stride;
+    }
+    if (slot == DM_SLOT_AUX2) mn = mx = (int64_t)g->aux2_offset;
+    for (uint32_t d = 0; d < g->rank; d++) {
+        int64_t s = g->stride[slot][d], a = (int64_t)b->lo[d] * s, z = (int64_t)(b->hi[d] - 1) * s;
+        mn += a < z ? a : z;
+        mx += a < z ? z : a;
+    }
+    *lo = mn;
+    *hi = mx;
+}
+
+static void dm_span_bytes(const dm_gather *g, const dm_box *b, int slot, dm_vk_span *out)
+{
+    int64_t lo, hi;
+    uint32_t es = dm_slot_esize(g, slot);
+    dm_span_elems(g, b, slot, &lo, &hi);
+    out->lo = (uint64_t)lo * es;
+    out->hi = (uint64_t)(hi + 1) * es;
+}
+
+static uint64_t dm_units(const dm_gather *g, const dm_box *b, uint32_t *per_row, uint32_t *mode)
+{
+    uint32_t last = g->rank - 1, m = b->hi[last] - b->lo[last];
+    uint64_t rows = 1;
+    for (uint32_t d = 0; d < last; d++) rows *= b->hi[d] - b->lo[d];
+    bool word = g->esize < 4 && g->stride[DM_SLOT_DST][last] == 1;
+    *mode = word ? DM_MODE_WORD : DM_MODE_ELEMENT;
+    /* A row of m * esize bytes starting anywhere spans at most this many words. */
+    *per_row = word ? (uint32_t)(((uint64_t)m * g->esize + 2) / 4 + 1) : m;
+    return rows * *per_row; /* < 2^32 * 2^31 */
+}
+
+/* The dimension (or, returning rank, the REVERSE source window) whose halving shrinks
+ * the slot's span most; -1 when nothing can be split. */
+static int dm_pick_split(const dm_gather *g, const dm_box *b, int slot)
+{
+    int best = -1;
+    uint64_t best_w = 0;
+    for (uint32_t d = 0; d < g->rank; d++) {
+        uint32_t ext = b->hi[d] - b->lo[d];
+        int64_t s = slot < 0 ? 1 : g->stride[slot][d]; /* slot < 0: split the longest */
+        uint64_t w = ext > 1 ? (uint64_t)(ext - 1) * (uint64_t)(s < 0 ? -s : s) : 0;
+        if (w > best_w) {
+            best_w = w;
+            best = (int)d;
+        }
+    }
+    if (slot == DM_SLOT_SRC && g->kernel == DM_KERNEL_REVERSE && b->whi - b->wlo > 1 &&
+        (uint64_t)(b->whi - b->wlo - 1) * (uint64_t)g->axis_src_stride > best_w)
+        best = (int)g->rank;
+    return best;
+}
+
+static dmlops_status dm_push_piece(dm_vk_op *plan, uint32_t *cap, const dm_vk_piece *p)
+{
+    if (plan->npieces == DM_MAX_PIECES)
+        return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
+                       "the tensors' layout needs more than %d binding windows on this device", DM_MAX_PIECES);
+    if (plan->npieces == *cap) {
+        uint32_t n = *cap ? *cap * 2 : 4;
+        dm_vk_piece *q = realloc(plan->pieces, n * sizeof *q);
+        if (!q) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory planning an operator");
+        plan->pieces = q;
+        *cap = n;
+    }
+    plan->pieces[plan->npieces++] = *p;
+    return DMLOPS_SUCCESS;
+}
+
+static void dm_fill_params(const dm_gather *g, const dm_box *b, const dm_vk_piece *p, uint32_t *w)
+{
+    uint32_t per_row, mode;
+    memset(w, 0, DM_P_WORDS * sizeof *w);
+    (void)dm_units(g, b, &per_row, &mode);
+    uint32_t last = g->rank - 1;
+    w[DM_P_RANK] = g->rank;
+    w[DM_P_UNITS] = (uint32_t)p->units;
+    w[DM_P_MODE] = mode;
+    w[DM_P_PER_ROW] = per_row;
+    w[DM_P_AXIS] = g->axis < 0 ? DM_NO_AXIS : (uint32_t)g->axis;
+    w[DM_P_AXIS_ORIGIN] = g->axis < 0 ? 0 : b->lo[g->axis];
+    w[DM_P_N] = g->n;
+    w[DM_P_WIN_LO] = g->kernel == DM_KERNEL_REVERSE ? b->wlo : 0;
+    w[DM_P_WIN_HI] = g->kernel == DM_KERNEL_REVERSE ? b->whi : UINT32_MAX;
+    w[DM_P_AUX_TYPE] = g->aux_type;
+    w[DM_P_M] = b->hi[last] - b->lo[last];
+    w[DM_P_AXIS_SRC_STRIDE] = (uint32_t)((uint64_t)g->axis_src_stride * g->esize);
+    /* Offsets of the piece origin inside each window; they may wrap (see the shader). */
+    int64_t origin[DM_SLOT_COUNT] = {0, g->kernel == DM_KERNEL_SLICE ? g->src_base : 0, 0, 0};
+    for (uint32_t d = 0; d < g->rank; d++) {
+        w[DM_P_SIZE + d] = b->hi[d] - b->lo[d];
+        w[DM_P_DST_STRIDE + d] = (uint32_t)((uint64_t)g->stride[DM_SLOT_DST][d] * g->esize);
+        w[DM_P_SRC_STRIDE + d] = (uint32_t)((uint64_t)g->stride[DM_SLOT_SRC][d] * g->esize);
+        w[DM_P_AUX_STRIDE + d] = (uint32_t)((uint64_t)g->stride[DM_SLOT_AUX][d] * g->aux_esize);
+        for (int s = 0; s < DM_SLOT_AUX2; s++) origin[s] += (int64_t)b->lo[d] * g->stride[s][d];
+    }
+    w[DM_P_DST_BASE] = (uint32_t)((uint64_t)origin[DM_SLOT_DST] * g->esize - p->span[DM_SLOT_DST].lo);
+    if (g->kernel != DM_KERNEL_ONE_HOT)
+        w[DM_P_SRC_BASE] = (uint32_t)((uint64_t)origin[DM_SLOT_SRC] * g->esize - p->span[DM_SLOT_SRC].lo);
+    if (g->binding[DM_SLOT_AUX] >= 0)
+        w[DM_P_AUX_BASE] = (uint32_t)((uint64_t)origin[DM_SLOT_AUX] * g->aux_esize - p->span[DM_SLOT_AUX].lo);
+}
+
+static dmlops_status dm_plan_pieces(dm_vk_ctx *vk, dm_vk_op *plan, uint32_t **params)
+{
+    const dm_gather *g = &plan->g;
+    /* Room for the aligned-down start and the word rounding of every window. */
+    const uint64_t limit = (vk->max_range - vk->align - 4) & ~3ull;
+    dm_box *stack = malloc(64 * DM_MAX_RANK * sizeof *stack);
+    uint32_t top = 0, cap = 0, pcap = 0;
+    if (!stack) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory planning an operator");
+    dm_box *b = &stack[top++];
+    for (uint32_t d = 0; d < g->rank; d++) {
+        b->lo[d] = 0;
+        b->hi[d] = g->size[d];
+    }
+    b->wlo = 0;
+    b->whi = g->kernel == DM_KERNEL_REVERSE ? g->n : 1;
+    dmlops_status st = DMLOPS_SUCCESS;
+    *params = NULL;
+    while (top && st == DMLOPS_SUCCESS) {
+        dm_box box = stack[--top];
+        dm_vk_piece p;
+        uint32_t per_row, mode;
+        memset(&p, 0, sizeof p);
+        p.units = dm_units(g, &box, &per_row, &mode);
+        int split = p.units >= DM_MAX_UNITS ? dm_pick_split(g, &box, -1) : -1;
+        for (int s = 0; s < DM_SLOT_COUNT && split < 0 && p.units < DM_MAX_UNITS; s++) {
+            if (g->binding[s] < 0) continue;
+            dm_span_bytes(g, &box, s, &p.span[s]);
+            if (p.span[s].hi - p.span[s].lo > limit) {
+                split = dm_pick_split(g, &box, s);
+                if (split < 0) {
+                    st = dm_fail(DMLOPS_ERROR_UNSUPPORTED, "one element does not fit a %llu-byte binding window",
+                                 (unsigned long long)vk->max_range);
+                    break;
+                }
+            }
+        }
+        if (st != DMLOPS_SUCCESS) break;
+        if (split < 0) {
+            st = dm_push_piece(plan, &pcap, &p);
+            if (st != DMLOPS_SUCCESS) break;
+            if (plan->npieces > cap) {
+                cap = cap ? cap * 2 : 4;
+                uint32_t *q = realloc(*params, (size_t)cap * DM_P_WORDS * sizeof *q);
+                if (!q) {
+                    st = dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory planning an operator");
+                    break;
+                }
+                *params = q;
+            }
+            dm_fill_params(g, &box, &p, *params + (size_t)(plan->npieces - 1) * DM_P_WORDS);
+            continue;
+        }
+        /* Halve and push both sides; depth stays within 64 halvings per dimension. */
+        dm_box a = box, z = box;
+        if (split == (int)g->rank) {
+            a.whi = z.wlo = box.wlo + (box.whi - box.wlo) / 2;
+        } else {
+            a.hi[split] = z.lo[split] = box.lo[split] + (box.hi[split] - box.lo[split]) / 2;
+        }
+        stack[top++] = z;
+        stack[top++] = a;
+    }
+    free(stack);
+    return st;
+}
+
+static uint32_t dm_dispatches(const dm_vk_ctx *vk, uint64_t units)
+{
+    uint64_t groups = (units + DM_VK_WORKGROUP - 1) / DM_VK_WORKGROUP;
+    uint64_t per = (uint64_t)vk->max_groups[0] * vk->max_groups[1];
+    return (uint32_t)((groups + per - 1) / per);
+}
+
+/* SLICE-shaped gathers whose innermost dimension is contiguous on both sides are runs of
+ * bytes: one copy region per row. */
+static dmlops_status dm_plan_regions(dm_vk_ctx *vk, dm_vk_op *plan)
+{
+    const dm_gather *g = &plan->g;
+    uint32_t last = g->rank - 1;
+    if (g->kernel != DM_KERNEL_SLICE || g->stride[DM_SLOT_SRC][last] != 1 || g->stride[DM_SLOT_DST][last] != 1 ||
+        (vk->flags & DMLOPS_CONTEXT_FLAG_KERNELS_ONLY))
+        return DMLOPS_SUCCESS;
+    uint64_t run = (uint64_t)g->size[last] * g->esize, rows = 1;
+    for (uint32_t d = 0; d < last; d++) rows *= g->size[d];
+    if (rows > DM_MAX_REGIONS || (run < vk->copy_min_bytes && !(vk->flags & DMLOPS_CONTEXT_FLAG_PREFER_COPY)))
+        return DMLOPS_SUCCESS;
+    plan->regions = malloc(rows * sizeof *plan->regions);
+    if (!plan->regions) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory planning copy regions");
+    dm_walk w = {.rank = last, .nstreams = 2};
+    w.offset[0] = g->src_base;
+    for (uint32_t d = 0; d < last; d++) {
+        w.sizes[d] = g->size[d];
+        w.strides[0][d] = g->stride[DM_SLOT_SRC][d];
+        w.strides[1][d] = g->stride[DM_SLOT_DST][d];
+    }
+    uint32_t n = 0;
+    do {
+        plan->regions[n++] = (VkBufferCopy){(uint64_t)w.offset[0] * g->esize, (uint64_t)w.offset[1] * g->esize, run};
+    } while (dm_walk_next(&w));
+    plan->nregions = n;
+    plan->use_copy = true;
+    return DMLOPS_SUCCESS;
+}
+
+dmlops_status dm_vk_plan(dm_vk_ctx *vk, const dm_op *op, dm_vk_op *plan)
+{
+    for (uint32_t i = 0; i < op->input_count + op->output_count; i++)
+        if (op->t[i].total_bytes > (1ull << 62))
+            return dm_fail(DMLOPS_ERROR_UNSUPPORTED, "%s: %s.TotalTensorSizeInBytes = %llu is beyond any device",
+                           op->name, op->role[i], (unsigned long long)op->t[i].total_bytes);
+    dm_op_lower(op, &plan->g);
+    uint32_t *params = NULL;
+    dmlops_status st = dm_plan_pieces(vk, plan, &params);
+    if (st == DMLOPS_SUCCESS) st = dm_plan_regions(vk, plan);
+    if (st == DMLOPS_SUCCESS) {
+        for (uint32_t i = 0; i < plan->npieces; i++) plan->dispatches += dm_dispatches(vk, plan->pieces[i].units);
+        uint64_t bytes = (uint64_t)plan->npieces * DM_P_WORDS * 4;
+        st = dm_vk_alloc(vk, bytes, false, "allocating operator parameters", &plan->params);
+        if (st == DMLOPS_SUCCESS) {
+            pthread_mutex_lock(vk->lock);
+            st = dm_vk_upload(vk, &plan->params, 0, params, bytes);
+            if (st == DMLOPS_SUCCESS) st = dm_vk_pipeline(vk, plan->g.kernel, plan->g.esize, &plan->pipeline);
+            pthread_mutex_unlock(vk->lock);
+        }
+    }
+    free(params);
+    if (st != DMLOPS_SUCCESS) dm_vk_plan_free(vk, plan);
+    return st;
+}
+
+void dm_vk_plan_free(dm_vk_ctx *vk, dm_vk_op *plan)
+{
+    dm_vk_free(vk, &plan->params);
+    free(plan->pieces);
+    free(plan->regions);
+    plan->pieces = NULL;
+    plan->regions = NULL;
+    plan->npieces = plan->nregions = 0;
+}
