@@ -15,18 +15,24 @@ DM_CFLAGS := -std=c11 -D_GNU_SOURCE -fvisibility=hidden -fPIC -Iinclude -Isrc -I
 LIBS      := -lm -ldl -lpthread
 
 LIB_SRC  := $(wildcard src/*.c src/cpu/*.c src/vk/*.c)
+CLI_SRC  := $(wildcard src/cli/*.c)
+CLI_OBJ  := $(CLI_SRC:%.c=$(B)/obj/%.o)
+CLI      := $(B)/bin/dmlops
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
 GLSL     := $(wildcard glsl/*.comp)
 SPV_H    := $(GLSL:glsl/%.comp=$(B)/spv/%.h)
 LIB      := $(B)/libdmlops.a
 
 TEST_SRC  := $(wildcard test/test_*.c)
+TEST_SH   := $(wildcard test/test_*.sh)
 TEST_BIN  := $(TEST_SRC:test/%.c=$(B)/test/%)
 TEST_HARNESS := $(B)/obj/test/harness.o
 
-.PHONY: all lib deps deps-check test test-asan test-big test-valgrind demo bench install uninstall clean lint help
-all: lib
+
+.PHONY: all lib cli deps deps-check test test-asan test-big test-valgrind demo bench install uninstall clean lint help
+all: lib cli
 lib: $(LIB)
+cli: $(CLI)
 
 help:
 	@echo "make            build $(LIB)"
@@ -41,11 +47,11 @@ help:
 	@echo "make lint       clang-tidy and cppcheck"
 
 deps:
-	@tools/deps.sh
+	@.ci/deps.sh
 
 # Runs the installer only when something is missing, so a warm machine pays nothing.
 deps-check:
-	@tools/deps.sh --check >/dev/null 2>&1 || tools/deps.sh
+	@.ci/deps.sh --check >/dev/null 2>&1 || .ci/deps.sh
 
 # ---- kernels: GLSL -> SPIR-V (validated) -> C arrays embedded in the library ---------
 $(B)/spv/%.h: glsl/%.comp $(wildcard glsl/*.glsl) | deps-check
@@ -72,6 +78,17 @@ $(LIB): $(LIB_OBJ) $(B)/obj/volk.o
 
 -include $(LIB_OBJ:.o=.d)
 
+# ---- the dmlops command-line tool (public API only) ---------------------------------
+$(B)/obj/src/cli/%.o: src/cli/%.c | deps-check
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -Iinclude -Isrc/cli $(WARN) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(CLI): $(CLI_OBJ) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) -lcjson $(LIBS)
+
+-include $(CLI_OBJ:.o=.d)
+
 # ---- tests ------------------------------------------------------------------------------
 $(B)/obj/test/%.o: test/%.c | deps-check
 	@mkdir -p $(@D)
@@ -83,8 +100,8 @@ $(B)/test/%: $(B)/obj/test/%.o $(TEST_HARNESS) $(LIB)
 
 -include $(wildcard $(B)/obj/test/*.d)
 
-test: deps-check $(TEST_BIN)
-	@B=$(B) CC="$(CC)" sh test/run.sh $(TEST_BIN)
+test: deps-check $(TEST_BIN) $(CLI)
+	@B=$(B) CC="$(CC)" sh test/run.sh $(TEST_BIN) $(TEST_SH)
 
 test-asan:
 	$(MAKE) B=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
@@ -108,16 +125,22 @@ $(B)/examples/%: examples/%.c $(LIB)
 demo: deps-check $(B)/examples/quickstart
 	$(B)/examples/quickstart
 
+# ---- benchmarks: docs/bench/<device>.{csv,svg} and the table in docs/performance.md ----
+bench: deps-check $(CLI)
+	$(CLI) bench --report docs
+
 # ---- install ----------------------------------------------------------------------------
-install: $(LIB)
+install: $(LIB) $(CLI)
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 include/dmlops.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
-	sed -e 's|@PREFIX@|$(PREFIX)|' tools/dmlops.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dmlops.pc
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
+	sed -e 's|@PREFIX@|$(PREFIX)|' src/dmlops.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dmlops.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/dmlops.h $(DESTDIR)$(PREFIX)/lib/libdmlops.a \
-	      $(DESTDIR)$(PREFIX)/lib/pkgconfig/dmlops.pc
+	      $(DESTDIR)$(PREFIX)/lib/pkgconfig/dmlops.pc $(DESTDIR)$(PREFIX)/bin/dmlops
 
 lint: $(SPV_H)
 	clang-tidy --quiet $(LIB_SRC) -- $(DM_CFLAGS)
