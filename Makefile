@@ -25,6 +25,8 @@ LIB      := $(B)/libdmlops.a
 
 TEST_SRC  := $(wildcard test/test_*.c)
 TEST_SH   := $(wildcard test/test_*.sh)
+# The interop test twice: against -lvulkan, and with the application's own volk.
+INTEROP_BIN := $(B)/test/interop_vulkan $(B)/test/interop_volk
 TEST_BIN  := $(TEST_SRC:test/%.c=$(B)/test/%)
 TEST_HARNESS := $(B)/obj/test/harness.o
 
@@ -100,8 +102,18 @@ $(B)/test/%: $(B)/obj/test/%.o $(TEST_HARNESS) $(LIB)
 
 -include $(wildcard $(B)/obj/test/*.d)
 
-test: deps-check $(TEST_BIN) $(CLI)
-	@B=$(B) CC="$(CC)" sh test/run.sh $(TEST_BIN) $(TEST_SH)
+$(B)/test/interop_vulkan: test/interop.c $(TEST_HARNESS) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -Iinclude -Itest $(WARN) -Wno-missing-prototypes $(CFLAGS) $(LDFLAGS) -o $@ $< \
+	    $(TEST_HARNESS) $(LIB) -lvulkan $(LIBS)
+
+$(B)/test/interop_volk: test/interop.c /usr/include/volk.c $(TEST_HARNESS) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -DINTEROP_VOLK -Iinclude -Itest $(WARN) -Wno-missing-prototypes $(CFLAGS) $(LDFLAGS) \
+	    -o $@ $< $(TEST_HARNESS) -x c /usr/include/volk.c -w -x none $(LIB) $(LIBS)
+
+test: deps-check $(TEST_BIN) $(INTEROP_BIN) $(CLI)
+	@B=$(B) CC="$(CC)" sh test/run.sh $(TEST_BIN) $(INTEROP_BIN) $(TEST_SH)
 
 test-asan:
 	$(MAKE) B=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \

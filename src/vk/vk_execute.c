@@ -7,11 +7,11 @@
 
 #include "vk_internal.h"
 
-dmlops_status dm_vk_begin(dm_vk_ctx *vk, VkCommandBuffer cmd, const char *what)
+dmlops_status dm_vk_begin(dm_vk_ctx *vk, VkCommandBuffer cmd, bool once, const char *what)
 {
     if (vk->lost) return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost; the context is unusable", what);
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+                                   .flags = once ? VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT : 0};
     DM_VK_CALL(vk, what, BeginCommandBuffer, (cmd, &bi));
     dm_vk_cmd_barrier(vk, cmd, false);
     return DMLOPS_SUCCESS;
@@ -70,7 +70,7 @@ static dmlops_status dm_vk_operator_execute(dmlops_operator *op, const dmlops_bi
     if (vk->lost) return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost; the context is unusable", op->op.name);
     if (!plan->table) DM_TRY(dm_vk_table_create(op, plan->npieces, &plan->table));
     DM_TRY(dm_vk_table_bind(plan->table, op, bind));
-    DM_TRY(dm_vk_begin(vk, vk->cmd, op->op.name));
+    DM_TRY(dm_vk_begin(vk, vk->cmd, true, op->op.name));
     dm_vk_record(plan->table, vk->cmd);
     dm_vk_cmd_barrier(vk, vk->cmd, true);
     DM_TRY(dm_vk_submit_wait(vk, vk->cmd, op->op.name));
@@ -185,7 +185,7 @@ static dmlops_status dm_vk_list_execute(dmlops_command_list *list)
     dm_vk_ctx *vk = dm_vk(list->ctx);
     dm_vk_list *l = list->impl;
     if (l->dirty) {
-        DM_TRY(dm_vk_begin(vk, l->cmd, "dmlops_command_list_execute"));
+        DM_TRY(dm_vk_begin(vk, l->cmd, false, "dmlops_command_list_execute")); /* resubmitted */
         if (l->queries) {
             vk->vkd.CmdResetQueryPool(l->cmd, l->queries, 0, 2);
             vk->vkd.CmdWriteTimestamp(l->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, l->queries, 0);

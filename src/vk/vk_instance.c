@@ -132,6 +132,9 @@ dmlops_status dm_vk_create_instance(bool debug, dm_vk_ctx *vk)
                                .enabledExtensionCount = nexts,
                                .ppEnabledExtensionNames = ext_names};
     VkResult r = create(&ci, NULL, &vk->instance);
+    if (r == VK_ERROR_INCOMPATIBLE_DRIVER)
+        return dm_fail(DMLOPS_ERROR_NO_DEVICE, "no Vulkan device found: the loader found no usable driver "
+                                               "(vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER)");
     if (r != VK_SUCCESS) {
         dmlops_status st = dm_vk_fail(NULL, r, "vkCreateInstance", "creating the Vulkan instance");
         return st == DMLOPS_ERROR_BACKEND ? dm_fail_prefix(DMLOPS_ERROR_NO_DEVICE, "no usable Vulkan") : st;

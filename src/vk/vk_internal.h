@@ -185,6 +185,6 @@ void dm_vk_cmd_barrier(dm_vk_ctx *vk, VkCommandBuffer cmd, bool to_host);
 
 /* vk_submit.c */
 dmlops_status dm_vk_submit_wait(dm_vk_ctx *vk, VkCommandBuffer cmd, const char *what);
-dmlops_status dm_vk_begin(dm_vk_ctx *vk, VkCommandBuffer cmd, const char *what);
+dmlops_status dm_vk_begin(dm_vk_ctx *vk, VkCommandBuffer cmd, bool once, const char *what);
 
 #endif

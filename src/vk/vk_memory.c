@@ -89,7 +89,7 @@ static dmlops_status dm_vk_staged(dm_vk_ctx *vk, VkBuffer buffer, uint64_t offse
     for (uint64_t done = 0; done < size;) {
         uint64_t n = dm_min_u64(size - done, vk->staging.size);
         if (to_device) memcpy(vk->staging.map, (uint8_t *)host + done, (size_t)n);
-        DM_TRY(dm_vk_begin(vk, vk->cmd, what));
+        DM_TRY(dm_vk_begin(vk, vk->cmd, true, what));
         VkBufferCopy region = {to_device ? 0 : offset + done, to_device ? offset + done : 0, n};
         vk->vkd.CmdCopyBuffer(vk->cmd, to_device ? vk->staging.buffer : buffer, to_device ? buffer : vk->staging.buffer,
                               1, &region);
@@ -121,7 +121,7 @@ dmlops_status dm_vk_buffer_create(dmlops_buffer *buf)
         memset(b->mem.map, 0, (size_t)buf->size);
     } else if (st == DMLOPS_SUCCESS) {
         pthread_mutex_lock(vk->lock);
-        st = dm_vk_begin(vk, vk->cmd, "dmlops_buffer_create");
+        st = dm_vk_begin(vk, vk->cmd, true, "dmlops_buffer_create");
         if (st == DMLOPS_SUCCESS) {
             vk->vkd.CmdFillBuffer(vk->cmd, b->mem.buffer, 0, VK_WHOLE_SIZE, 0);
             dm_vk_cmd_barrier(vk, vk->cmd, false);

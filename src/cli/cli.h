@@ -1,0 +1,50 @@
+/* Shared pieces of the dmlops tool: exit statuses, option parsing, context creation and
+ * small formatting helpers. The tool uses the public API only. */
+#ifndef DMLOPS_CLI_H
+#define DMLOPS_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dmlops.h"
+
+/* Exit statuses: 2 is for anything the user can fix in the command line or the model. */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+int cmd_info(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+/* Matches argv[*i] against "--name VALUE" or "--name=VALUE". Returns 1 and sets *value (and
+ * advances *i past a separate value), 0 when argv[*i] is another option, -1 when the value
+ * is missing (message printed). */
+int cli_opt(int argc, char **argv, int *i, const char *name, const char **value);
+
+/* Handles --backend, --device and --feature-level into desc. Same return values as
+ * cli_opt; -1 also for a bad value. */
+int cli_context_opt(int argc, char **argv, int *i, dmlops_context_desc *desc);
+
+bool cli_parse_u64(const char *s, uint64_t *out);
+bool cli_parse_feature_level(const char *s, DML_FEATURE_LEVEL *out);
+
+/* Creates the context, printing the library's message on failure. Returns an exit status. */
+int cli_context_create(const dmlops_context_desc *desc, dmlops_context **ctx);
+/* The exit status for a failing library call: 2 for a rule the user broke, 1 otherwise. */
+int cli_status_exit(dmlops_status st);
+
+/* "llvmpipe (LLVM 15.0.6, 256 bits)" or "CPU backend". */
+const char *cli_context_device_name(const dmlops_context_info *info);
+/* Driver version decoded the way its vendor encodes it. */
+void cli_driver_version(const dmlops_device_info *dev, char *buf, size_t len);
+void cli_api_version(uint32_t v, char *buf, size_t len);
+
+/* "4 KiB", "1.5 MiB". */
+const char *cli_bytes(uint64_t bytes, char buf[32]);
+double cli_now(void);
+/* Median of v[0..n), which it sorts. 0 for n == 0. */
+double cli_median(double *v, size_t n);
+/* True when progress should be shown (stderr is a terminal). */
+bool cli_progress_enabled(void);
+
+#endif

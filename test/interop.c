@@ -1,0 +1,282 @@
+/* Vulkan interop, built twice: against -lvulkan (INTEROP_VOLK undefined) and with the
+ * application's own copy of volk (INTEROP_VOLK), so that both link and run beside
+ * libdmlops.a, whose private volk must not clash. The application owns the instance,
+ * device, queue, buffers and command buffer; libdmlops records into them. */
+#ifdef INTEROP_VOLK
+#include <volk.h>
+#else
+#include <vulkan/vulkan.h>
+#endif
+
+#include <stdlib.h>
+
+#include "harness.h"
+
+typedef struct app {
+    VkInstance instance;
+    VkPhysicalDevice phys;
+    VkDevice device;
+    VkQueue queue;
+    uint32_t family;
+    VkPhysicalDeviceMemoryProperties mem;
+    VkDebugUtilsMessengerEXT messenger;
+} app;
+
+typedef struct app_buffer {
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    void *map;
+} app_buffer;
+
+static unsigned app_messages; /* validation-layer warnings and errors */
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL app_debug(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                               VkDebugUtilsMessageTypeFlagsEXT types,
+                                               const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
+{
+    (void)types;
+    (void)user;
+    if (severity & (VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)) {
+        app_messages++;
+        printf("    validation: %s\n", data->pMessage);
+    }
+    return VK_FALSE;
+}
+
+static bool app_init(app *a)
+{
+    memset(a, 0, sizeof *a);
+#ifdef INTEROP_VOLK
+    if (volkInitialize() != VK_SUCCESS) return false;
+#endif
+    VkApplicationInfo ai = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .apiVersion = VK_API_VERSION_1_1};
+    /* The application runs with the validation layer, so what libdmlops records into its
+     * command buffer is checked too. */
+    const char *layer = "VK_LAYER_KHRONOS_validation", *ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    VkLayerProperties layers[64];
+    uint32_t nl = 64;
+    bool validate = false;
+    if (vkEnumerateInstanceLayerProperties(&nl, layers) >= 0)
+        for (uint32_t i = 0; i < nl; i++) validate |= !strcmp(layers[i].layerName, layer);
+    VkDebugUtilsMessengerCreateInfoEXT dbg = {
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+        .pfnUserCallback = app_debug};
+    VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pNext = validate ? &dbg : NULL,
+                                .pApplicationInfo = &ai, .enabledLayerCount = validate, .ppEnabledLayerNames = &layer,
+                                .enabledExtensionCount = validate, .ppEnabledExtensionNames = &ext};
+    if (!validate) printf("    note: no validation layer for the application\n");
+    if (vkCreateInstance(&ici, NULL, &a->instance) != VK_SUCCESS) return false;
+    PFN_vkCreateDebugUtilsMessengerEXT create_messenger =
+        (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(a->instance, "vkCreateDebugUtilsMessengerEXT");
+    if (validate && (!create_messenger || create_messenger(a->instance, &dbg, NULL, &a->messenger) != VK_SUCCESS))
+        return false;
+#ifdef INTEROP_VOLK
+    volkLoadInstance(a->instance);
+#endif
+    uint32_t n = 1;
+    VkResult r = vkEnumeratePhysicalDevices(a->instance, &n, &a->phys);
+    if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || n == 0) return false;
+    uint32_t nq = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(a->phys, &nq, NULL);
+    VkQueueFamilyProperties q[16];
+    if (nq > 16) nq = 16;
+    vkGetPhysicalDeviceQueueFamilyProperties(a->phys, &nq, q);
+    a->family = UINT32_MAX;
+    for (uint32_t i = 0; i < nq && a->family == UINT32_MAX; i++)
+        if (q[i].queueFlags & VK_QUEUE_COMPUTE_BIT) a->family = i;
+    float prio = 1;
+    VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                   .queueFamilyIndex = a->family, .queueCount = 1, .pQueuePriorities = &prio};
+    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
+                              .pQueueCreateInfos = &qci};
+    if (vkCreateDevice(a->phys, &dci, NULL, &a->device) != VK_SUCCESS) return false;
+#ifdef INTEROP_VOLK
+    volkLoadDevice(a->device);
+#endif
+    vkGetDeviceQueue(a->device, a->family, 0, &a->queue);
+    vkGetPhysicalDeviceMemoryProperties(a->phys, &a->mem);
+    return true;
+}
+
+static void app_done(app *a)
+{
+    if (a->device) vkDestroyDevice(a->device, NULL);
+    PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger =
+        a->instance ? (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(a->instance, "vkDestroyDebugUtilsMessengerEXT")
+                    : NULL;
+    if (a->messenger && destroy_messenger) destroy_messenger(a->instance, a->messenger, NULL);
+    if (a->instance) vkDestroyInstance(a->instance, NULL);
+}
+
+static bool app_buffer_create(app *a, VkDeviceSize size, VkBufferUsageFlags usage, app_buffer *b)
+{
+    VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size, .usage = usage};
+    if (vkCreateBuffer(a->device, &bci, NULL, &b->buffer) != VK_SUCCESS) return false;
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(a->device, b->buffer, &req);
+    uint32_t type = UINT32_MAX;
+    const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    for (uint32_t i = 0; i < a->mem.memoryTypeCount && type == UINT32_MAX; i++)
+        if ((req.memoryTypeBits & (1u << i)) && (a->mem.memoryTypes[i].propertyFlags & want) == want) type = i;
+    VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size,
+                                .memoryTypeIndex = type};
+    return type != UINT32_MAX && vkAllocateMemory(a->device, &mai, NULL, &b->memory) == VK_SUCCESS &&
+           vkBindBufferMemory(a->device, b->buffer, b->memory, 0) == VK_SUCCESS &&
+           vkMapMemory(a->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->map) == VK_SUCCESS;
+}
+
+static void app_buffer_destroy(app *a, app_buffer *b)
+{
+    vkDestroyBuffer(a->device, b->buffer, NULL);
+    vkFreeMemory(a->device, b->memory, NULL);
+}
+
+/* Reverse rows of a 4 x 8 float tensor with lengths {8, 3, 0, 20}. */
+static const uint32_t sizes[2] = {4, 8}, len_sizes[2] = {4, 1};
+static const uint32_t lengths[4] = {8, 3, 0, 20};
+
+static void expected(const float *x, float *y)
+{
+    for (int r = 0; r < 4; r++) {
+        uint32_t L = lengths[r] > 8 ? 8 : lengths[r];
+        for (uint32_t i = 0; i < 8; i++) y[r * 8 + i] = x[r * 8 + (i < L ? L - 1 - i : i)];
+    }
+}
+
+TEST(interop_records_into_the_application_command_buffer)
+{
+    app a;
+    if (!app_init(&a)) {
+        printf("    note: no Vulkan device for the application\n");
+        app_done(&a);
+        return;
+    }
+    dmlops_vulkan_context_desc d = {.instance = a.instance, .physical_device = a.phys, .device = a.device,
+                                    .queue_family_index = a.family, .queue = a.queue,
+#ifdef INTEROP_VOLK
+                                    .get_instance_proc_addr = vkGetInstanceProcAddr,
+#endif
+                                    .api_version = VK_API_VERSION_1_1};
+    dmlops_context *ctx = NULL;
+    dmlops_operator *op = NULL;
+    dmlops_binding_table *table = NULL;
+    app_buffer in, len, out;
+    const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                     VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    REQUIRE(app_buffer_create(&a, 256, usage, &in) && app_buffer_create(&a, 64, usage, &len) &&
+            app_buffer_create(&a, 512, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, &out));
+    float x[32], want[32], got[32];
+    for (int i = 0; i < 32; i++) x[i] = (float)(i * 3 + 1);
+    memcpy((uint8_t *)in.map + 64, x, sizeof x); /* the tensor sits 64 bytes into the VkBuffer */
+    memcpy(len.map, lengths, sizeof lengths);
+    memset(out.map, 0xee, 512);
+    expected(x, want);
+
+    REQUIRE_OK(dmlops_context_create_vulkan(&d, &ctx));
+    dmlops_context_info info;
+    CHECK_OK(dmlops_context_get_info(ctx, &info));
+    CHECK(info.backend == DMLOPS_BACKEND_VULKAN && info.device.name[0]);
+    dmt_tensor ti, tl, to;
+    dmt_tensor_init(&ti, DML_TENSOR_DATA_TYPE_FLOAT32, 2, sizes, NULL, 0);
+    dmt_tensor_init(&tl, DML_TENSOR_DATA_TYPE_UINT32, 2, len_sizes, NULL, 0);
+    dmt_tensor_init(&to, DML_TENSOR_DATA_TYPE_FLOAT32, 2, sizes, NULL, 0);
+    DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC rd = {&ti.desc, &tl.desc, &to.desc, 1};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_REVERSE_SUBSEQUENCES, &rd};
+    REQUIRE_OK(dmlops_operator_create(ctx, &desc, &op));
+    dmlops_buffer *bin = NULL, *blen = NULL, *bout = NULL;
+    REQUIRE_OK(dmlops_buffer_wrap_vulkan(ctx, in.buffer, 64, 192, usage, &bin));
+    REQUIRE_OK(dmlops_buffer_wrap_vulkan(ctx, len.buffer, 0, 64, usage, &blen));
+    REQUIRE_OK(dmlops_buffer_wrap_vulkan(ctx, out.buffer, 256, 256, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, &bout));
+    VkBuffer vb;
+    VkDeviceSize vo;
+    CHECK_OK(dmlops_buffer_get_vulkan(bin, &vb, &vo));
+    CHECK(vb == in.buffer && vo == 64);
+
+    /* Refusals: no STORAGE usage; misaligned wrap offset; recording before binding. */
+    dmlops_buffer *bad = NULL;
+    CHECK_STATUS(dmlops_buffer_wrap_vulkan(ctx, in.buffer, 0, 64, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, &bad),
+                 DMLOPS_ERROR_INVALID_ARGUMENT, "STORAGE_BUFFER");
+    CHECK_STATUS(dmlops_buffer_wrap_vulkan(ctx, in.buffer, 8, 64, usage, &bad), DMLOPS_ERROR_INVALID_ARGUMENT, "16");
+    REQUIRE_OK(dmlops_binding_table_create(op, &table));
+
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+    VkFence fence;
+    VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, .queueFamilyIndex = a.family};
+    REQUIRE(vkCreateCommandPool(a.device, &pci, NULL, &pool) == VK_SUCCESS);
+    VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = pool,
+                                       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
+    REQUIRE(vkAllocateCommandBuffers(a.device, &cai, &cmd) == VK_SUCCESS);
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    REQUIRE(vkCreateFence(a.device, &fci, NULL, &fence) == VK_SUCCESS);
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    REQUIRE(vkBeginCommandBuffer(cmd, &bi) == VK_SUCCESS);
+    CHECK_STATUS(dmlops_operator_record_vulkan(table, cmd), DMLOPS_ERROR_INVALID_ARGUMENT, "binding_table_bind");
+
+    dmlops_binding inputs[2] = {{bin, 0, 128}, {blen, 0, 16}}, output = {bout, 0, 128};
+    REQUIRE_OK(dmlops_binding_table_bind(table, 2, inputs, 1, &output));
+    /* The application's barrier: its host writes, then our compute reads. */
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_HOST_WRITE_BIT,
+                          .dstAccessMask = VK_ACCESS_SHADER_READ_BIT};
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_HOST_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    REQUIRE_OK(dmlops_operator_record_vulkan(table, cmd));
+    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    REQUIRE(vkEndCommandBuffer(cmd) == VK_SUCCESS);
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
+    REQUIRE(vkQueueSubmit(a.queue, 1, &si, fence) == VK_SUCCESS);
+    REQUIRE(vkWaitForFences(a.device, 1, &fence, VK_TRUE, UINT64_MAX) == VK_SUCCESS);
+    memcpy(got, (uint8_t *)out.map + 256, sizeof got);
+    CHECK(!memcmp(got, want, sizeof got), "recorded reverse wrong: got[0..3] = %g %g %g %g", got[0], got[1], got[2],
+          got[3]);
+    CHECK(((uint8_t *)out.map)[255] == 0xee && ((uint8_t *)out.map)[256 + 128] == 0xee, "bytes around the output written");
+
+    /* The synchronous path on wrapped buffers, through the application's queue; the
+     * output buffer has no TRANSFER usage, so the host reads it from the mapping. */
+    memset((uint8_t *)out.map + 256, 0, 128);
+    CHECK_OK(dmlops_operator_execute(op, 2, inputs, 1, &output));
+    memcpy(got, (uint8_t *)out.map + 256, sizeof got);
+    CHECK(!memcmp(got, want, sizeof got), "executed reverse on wrapped buffers wrong");
+    float back[32];
+    CHECK_OK(dmlops_buffer_read(bin, 0, back, sizeof back)); /* staged through TRANSFER */
+    CHECK(!memcmp(back, x, sizeof x));
+    CHECK_STATUS(dmlops_buffer_read(bout, 0, back, 16), DMLOPS_ERROR_UNSUPPORTED, "TRANSFER");
+    /* Another context's buffer is refused. */
+    dmlops_context *other = NULL;
+    dmlops_context_desc cpu = {.backend = DMLOPS_BACKEND_CPU};
+    if (CHECK_OK(dmlops_context_create(&cpu, &other))) {
+        dmlops_buffer *ob = dmt_buffer(other, 128, NULL);
+        dmlops_binding wrong = {ob, 0, 128};
+        CHECK_STATUS(dmlops_binding_table_bind(table, 2, inputs, 1, &wrong), DMLOPS_ERROR_INVALID_ARGUMENT,
+                     "another context");
+        dmlops_buffer_destroy(ob);
+        dmlops_context_destroy(other);
+    }
+
+    vkDestroyFence(a.device, fence, NULL);
+    vkDestroyCommandPool(a.device, pool, NULL);
+    dmlops_binding_table_destroy(table);
+    dmlops_buffer_destroy(bin);
+    dmlops_buffer_destroy(blen);
+    dmlops_buffer_destroy(bout);
+    dmlops_operator_destroy(op);
+    dmlops_context_destroy(ctx);
+    app_buffer_destroy(&a, &in);
+    app_buffer_destroy(&a, &len);
+    app_buffer_destroy(&a, &out);
+    app_done(&a);
+    CHECK(app_messages == 0, "the validation layer reported %u messages", app_messages);
+}
+
+/* libdmlops's own context works in the same process as the application's loader. */
+TEST(own_context_beside_the_application_loader)
+{
+    dmlops_context *ctx = NULL;
+    REQUIRE_OK(dmlops_context_create(NULL, &ctx));
+    dmlops_context_info info;
+    CHECK_OK(dmlops_context_get_info(ctx, &info));
+    dmlops_context_destroy(ctx);
+}

@@ -1,0 +1,464 @@
+/* Vulkan-specific behaviour: device choice, the splitting of work into binding windows
+ * and dispatch grids, the copy-region path, command lists, the pipeline cache and the
+ * fallback to the CPU. Results are always compared with the CPU backend. */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../examples/seed_examples.h"
+#include "vkt.h"
+
+/* ---- random descriptors small enough to split into many windows ---- */
+
+typedef struct gcase {
+    dmt_tensor t[3];
+    uint32_t nin;
+    DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC rev;
+    DML_SLICE1_OPERATOR_DESC slice;
+    DML_ONE_HOT_OPERATOR_DESC hot;
+    uint32_t off[8], win[8];
+    int32_t step[8];
+    DML_OPERATOR_DESC desc;
+    uint64_t sizes[3];
+    int aux;          /* binding of lengths / indices, -1 if none */
+    uint32_t n;       /* axis length */
+    char text[160];
+} gcase;
+
+static const DML_TENSOR_DATA_TYPE data_types[] = {
+    DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_DATA_TYPE_UINT16,
+    DML_TENSOR_DATA_TYPE_UINT8,   DML_TENSOR_DATA_TYPE_INT32,   DML_TENSOR_DATA_TYPE_INT16,  DML_TENSOR_DATA_TYPE_INT8,
+    DML_TENSOR_DATA_TYPE_FLOAT64, DML_TENSOR_DATA_TYPE_UINT64,  DML_TENSOR_DATA_TYPE_INT64};
+static const DML_TENSOR_DATA_TYPE index_types[] = {DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_DATA_TYPE_INT32,
+                                                   DML_TENSOR_DATA_TYPE_UINT64, DML_TENSOR_DATA_TYPE_INT64};
+
+/* Nested strides in a random dimension order with random padding; broadcast (0) on
+ * inputs when allowed. NULL-equivalent packed strides are written out. */
+static void random_strides(dmt_rng *r, uint32_t rank, const uint32_t *sizes, uint32_t *strides, bool broadcast)
+{
+    uint32_t order[8];
+    for (uint32_t i = 0; i < rank; i++) order[i] = i;
+    for (uint32_t i = rank; i > 1; i--) {
+        uint32_t j = dmt_below(r, i), t = order[i - 1];
+        order[i - 1] = order[j];
+        order[j] = t;
+    }
+    uint32_t step = 1;
+    for (uint32_t k = rank; k-- > 0;) {
+        uint32_t d = order[k];
+        strides[d] = step;
+        step = step * sizes[d] + dmt_below(r, 3);
+        if (broadcast && dmt_below(r, 4) == 0) strides[d] = 0;
+    }
+}
+
+static void gen_case(dmt_rng *r, gcase *c)
+{
+    memset(c, 0, sizeof *c);
+    uint32_t kind = dmt_below(r, 3), rank = 1 + dmt_below(r, 4), sizes[8], st[8], aux_sizes[8];
+    DML_TENSOR_DATA_TYPE dt = data_types[dmt_below(r, 11)], it = index_types[dmt_below(r, 4)];
+    for (uint32_t d = 0; d < rank; d++) sizes[d] = 1 + dmt_below(r, 9);
+    uint32_t axis = dmt_below(r, rank);
+    c->aux = -1;
+    if (kind == 0) { /* REVERSE */
+        memcpy(aux_sizes, sizes, sizeof sizes);
+        aux_sizes[axis] = 1;
+        random_strides(r, rank, sizes, st, true);
+        dmt_tensor_init(&c->t[0], dt, rank, sizes, st, 0);
+        random_strides(r, rank, aux_sizes, st, true);
+        dmt_tensor_init(&c->t[1], it, rank, aux_sizes, st, 0);
+        random_strides(r, rank, sizes, st, false);
+        dmt_tensor_init(&c->t[2], dt, rank, sizes, st, 0);
+        c->rev = (DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC){&c->t[0].desc, &c->t[1].desc, &c->t[2].desc, axis};
+        c->desc = (DML_OPERATOR_DESC){DML_OPERATOR_REVERSE_SUBSEQUENCES, &c->rev};
+        c->nin = 2;
+        c->aux = 1;
+        c->n = sizes[axis];
+    } else if (kind == 1) { /* SLICE1 */
+        uint32_t out[8];
+        for (uint32_t d = 0; d < rank; d++) {
+            c->off[d] = dmt_below(r, sizes[d]);
+            c->win[d] = 1 + dmt_below(r, sizes[d] - c->off[d]);
+            c->step[d] = (int32_t)(1 + dmt_below(r, 3)) * (dmt_below(r, 2) ? -1 : 1);
+            uint32_t max = 1 + (c->win[d] - 1) / (uint32_t)abs(c->step[d]);
+            out[d] = 1 + dmt_below(r, max);
+        }
+        random_strides(r, rank, sizes, st, true);
+        dmt_tensor_init(&c->t[0], dt, rank, sizes, st, 0);
+        random_strides(r, rank, out, st, false);
+        dmt_tensor_init(&c->t[1], dt, rank, out, st, 0);
+        c->slice = (DML_SLICE1_OPERATOR_DESC){&c->t[0].desc, &c->t[1].desc, rank, c->off, c->win, c->step};
+        c->desc = (DML_OPERATOR_DESC){DML_OPERATOR_SLICE1, &c->slice};
+        c->nin = 1;
+    } else { /* ONE_HOT */
+        uint32_t vs[8];
+        memcpy(aux_sizes, sizes, sizeof sizes);
+        aux_sizes[axis] = 1;
+        for (uint32_t d = 0; d < rank; d++) vs[d] = 1;
+        vs[dmt_below(r, rank)] = 2 + dmt_below(r, 2);
+        random_strides(r, rank, aux_sizes, st, true);
+        dmt_tensor_init(&c->t[0], it, rank, aux_sizes, st, 0);
+        random_strides(r, rank, vs, st, false);
+        dmt_tensor_init(&c->t[1], dt, rank, vs, st, 0);
+        random_strides(r, rank, sizes, st, false);
+        dmt_tensor_init(&c->t[2], dt, rank, sizes, st, 0);
+        c->hot = (DML_ONE_HOT_OPERATOR_DESC){&c->t[0].desc, &c->t[1].desc, &c->t[2].desc, axis};
+        c->desc = (DML_OPERATOR_DESC){DML_OPERATOR_ONE_HOT, &c->hot};
+        c->nin = 2;
+        c->aux = 0;
+        c->n = sizes[axis];
+    }
+    for (uint32_t i = 0; i <= c->nin; i++) c->sizes[i] = c->t[i].buf.TotalTensorSizeInBytes;
+    snprintf(c->text, sizeof c->text, "%s rank %u axis %u type %s index %s",
+             dmlops_operator_type_name(c->desc.Type), rank, axis, dmlops_data_type_name(dt),
+             dmlops_data_type_name(it));
+}
+
+/* Lengths and indices near the interesting range [-n-2, n+2] rather than random bytes. */
+static void small_aux(uint8_t *const *data, const uint64_t *sizes, dmt_rng *r, const void *user)
+{
+    const gcase *c = user;
+    if (c->aux < 0) return;
+    uint32_t es = dmlops_data_type_size(c->t[c->aux].buf.DataType);
+    for (uint64_t o = 16; o + es <= sizes[c->aux] + 16; o += es) {
+        int64_t v = (int64_t)dmt_below(r, 2 * c->n + 5) - (int64_t)c->n - 2;
+        memcpy(data[c->aux] + o, &v, es); /* little-endian: the low bytes */
+    }
+}
+
+static void run_random(dmlops_context *vk, uint64_t seed0, int cases, bool expect_split)
+{
+    int split = 0;
+    for (int i = 0; i < cases; i++) {
+        dmt_rng r = {seed0 + (uint64_t)i * 0x9E3779B97F4A7C15ull};
+        gcase c;
+        gen_case(&r, &c);
+        dmlops_operator_info info;
+        if (!vkt_same_as_cpu(vk, &c.desc, c.nin, c.sizes, r.s, &info, small_aux, &c)) {
+            printf("    case %d (seed 0x%016llx): %s\n", i, (unsigned long long)(seed0 + (uint64_t)i * 0x9E3779B97F4A7C15ull),
+                   c.text);
+            return;
+        }
+        split += info.dispatch_count > 1;
+    }
+    if (expect_split) CHECK(split > cases / 4, "only %d of %d cases needed several dispatches", split, cases);
+}
+
+TEST(vulkan_matches_cpu_with_tiny_binding_windows)
+{
+    /* 96-byte windows: most operators split into many pieces, some per element. */
+    dmlops_context *vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 96, 0);
+    if (!vk) return;
+    run_random(vk, 0x1111, 400, true);
+    dmlops_context_destroy(vk);
+}
+
+TEST(vulkan_matches_cpu_with_tiny_dispatch_grids)
+{
+    /* At most 1 x 1 workgroups per dispatch: every piece needs many dispatches. */
+    dmlops_context *vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 0, 1);
+    if (!vk) return;
+    run_random(vk, 0x2222, 300, false);
+    dmlops_context_destroy(vk);
+}
+
+TEST(vulkan_matches_cpu_preferring_copy_regions)
+{
+    dmlops_context *vk = vkt_context(DMLOPS_CONTEXT_FLAG_PREFER_COPY, 0, 0);
+    if (!vk) return;
+    run_random(vk, 0x3333, 300, false);
+    dmlops_context_destroy(vk);
+}
+
+/* ---- paths ---- */
+
+static void slice_rows(gcase *c, DML_TENSOR_DATA_TYPE dt, uint32_t rows, uint32_t cols, uint32_t keep)
+{
+    uint32_t in[2] = {rows, cols}, out[2] = {rows, keep};
+    memset(c, 0, sizeof *c);
+    dmt_tensor_init(&c->t[0], dt, 2, in, NULL, 0);
+    dmt_tensor_init(&c->t[1], dt, 2, out, NULL, 0);
+    c->off[1] = 1;
+    c->win[0] = rows;
+    c->win[1] = keep;
+    c->step[0] = c->step[1] = 1;
+    c->slice = (DML_SLICE1_OPERATOR_DESC){&c->t[0].desc, &c->t[1].desc, 2, c->off, c->win, c->step};
+    c->desc = (DML_OPERATOR_DESC){DML_OPERATOR_SLICE1, &c->slice};
+    c->nin = 1;
+    c->aux = -1;
+    c->sizes[0] = c->t[0].buf.TotalTensorSizeInBytes;
+    c->sizes[1] = c->t[1].buf.TotalTensorSizeInBytes;
+}
+
+TEST(slice_with_long_rows_uses_copy_regions)
+{
+    dmlops_context *vk = vkt_context(0, 0, 0);
+    if (!vk) return;
+    gcase c;
+    dmlops_operator_info info;
+    slice_rows(&c, DML_TENSOR_DATA_TYPE_FLOAT32, 8, 4096, 4000); /* 16000-byte runs */
+    if (vkt_same_as_cpu(vk, &c.desc, 1, c.sizes, 7, &info, NULL, NULL)) {
+        CHECK(info.planned_path == DMLOPS_PATH_COPY_REGIONS, "planned %s", dmlops_path_name(info.planned_path));
+        CHECK(info.last_path == DMLOPS_PATH_COPY_REGIONS, "ran %s", dmlops_path_name(info.last_path));
+        CHECK(info.copy_region_count == 8, "%u regions", info.copy_region_count);
+    }
+    slice_rows(&c, DML_TENSOR_DATA_TYPE_UINT8, 64, 40, 17); /* 17-byte runs: a kernel wins */
+    if (vkt_same_as_cpu(vk, &c.desc, 1, c.sizes, 8, &info, NULL, NULL))
+        CHECK(info.last_path == DMLOPS_PATH_KERNEL, "ran %s", dmlops_path_name(info.last_path));
+    dmlops_context_destroy(vk);
+
+    vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 0, 0);
+    slice_rows(&c, DML_TENSOR_DATA_TYPE_FLOAT32, 8, 4096, 4000);
+    if (vk && vkt_same_as_cpu(vk, &c.desc, 1, c.sizes, 9, &info, NULL, NULL))
+        CHECK(info.last_path == DMLOPS_PATH_KERNEL, "KERNELS_ONLY ran %s", dmlops_path_name(info.last_path));
+    dmlops_context_destroy(vk);
+}
+
+/* ---- device choice ---- */
+
+TEST(named_device_that_does_not_exist_lists_the_available_ones)
+{
+    dmlops_context_desc d = {.backend = DMLOPS_BACKEND_VULKAN, .device = "no-such-gpu-9000"};
+    dmlops_context *ctx = NULL;
+    dmlops_status st = dmlops_context_create(&d, &ctx);
+    if (st == DMLOPS_ERROR_NO_DEVICE && strstr(dmlops_last_error_message(), "no Vulkan loader")) return;
+    CHECK_STATUS(st, DMLOPS_ERROR_NO_DEVICE, "\"no-such-gpu-9000\" not found; available: 0: ");
+    CHECK(ctx == NULL);
+    d.backend = DMLOPS_BACKEND_AUTO; /* a named device is never silently replaced by the CPU */
+    CHECK_STATUS(dmlops_context_create(&d, &ctx), DMLOPS_ERROR_NO_DEVICE, "not found");
+    d.device = "99";
+    CHECK_STATUS(dmlops_context_create(&d, &ctx), DMLOPS_ERROR_NO_DEVICE, "\"99\" not found");
+}
+
+TEST(device_by_index_uuid_and_name)
+{
+    uint32_t n = 0;
+    if (dmlops_enumerate_devices(NULL, &n) != DMLOPS_SUCCESS || n == 0) return;
+    dmlops_device_info *all = calloc(n, sizeof *all);
+    REQUIRE(all);
+    REQUIRE_OK(dmlops_enumerate_devices(all, &n));
+    uint32_t defaults = 0;
+    for (uint32_t i = 0; i < n; i++) defaults += all[i].is_default;
+    CHECK(defaults == 1, "%u default devices", defaults);
+    const char *requests[3];
+    char index[16], name_part[8];
+    snprintf(index, sizeof index, "%u", n - 1);
+    snprintf(name_part, sizeof name_part, "%.5s", all[n - 1].name);
+    requests[0] = index;
+    requests[1] = all[n - 1].uuid_string;
+    requests[2] = name_part;
+    for (int k = 0; k < 3; k++) {
+        dmlops_context_desc d = {.backend = DMLOPS_BACKEND_VULKAN, .device = requests[k]};
+        dmlops_context *ctx = NULL;
+        dmlops_context_info info;
+        if (!CHECK_OK(dmlops_context_create(&d, &ctx))) continue;
+        CHECK_OK(dmlops_context_get_info(ctx, &info));
+        CHECK(info.backend == DMLOPS_BACKEND_VULKAN);
+        CHECK(!strncmp(info.device.name, name_part, strlen(name_part)), "request \"%s\" chose %s", requests[k],
+              info.device.name);
+        CHECK(info.device.max_storage_buffer_range > 0 && info.device.max_compute_work_group_count[0] > 0);
+        dmlops_context_destroy(ctx);
+    }
+    free(all);
+}
+
+TEST(environment_picks_backend_and_device_but_fields_win)
+{
+    dmlops_context *ctx = NULL;
+    dmlops_context_info info;
+    setenv("DMLOPS_BACKEND", "cpu", 1);
+    REQUIRE_OK(dmlops_context_create(NULL, &ctx));
+    CHECK_OK(dmlops_context_get_info(ctx, &info));
+    CHECK(info.backend == DMLOPS_BACKEND_CPU, "DMLOPS_BACKEND=cpu gave backend %d", info.backend);
+    dmlops_context_destroy(ctx);
+    dmlops_context_desc d = {.backend = DMLOPS_BACKEND_VULKAN};
+    dmlops_status st = dmlops_context_create(&d, &ctx); /* the field wins over the environment */
+    if (st == DMLOPS_SUCCESS) {
+        CHECK_OK(dmlops_context_get_info(ctx, &info));
+        CHECK(info.backend == DMLOPS_BACKEND_VULKAN);
+        dmlops_context_destroy(ctx);
+    }
+    setenv("DMLOPS_BACKEND", "gpu-please", 1);
+    CHECK_STATUS(dmlops_context_create(NULL, &ctx), DMLOPS_ERROR_INVALID_ARGUMENT, "DMLOPS_BACKEND");
+    unsetenv("DMLOPS_BACKEND");
+    setenv("DMLOPS_DEVICE", "no-such-gpu-9000", 1);
+    st = dmlops_context_create(NULL, &ctx);
+    if (st != DMLOPS_SUCCESS || (dmlops_context_get_info(ctx, &info), info.backend == DMLOPS_BACKEND_VULKAN))
+        CHECK_STATUS(st, DMLOPS_ERROR_NO_DEVICE, "no-such-gpu-9000");
+    if (st == DMLOPS_SUCCESS) dmlops_context_destroy(ctx);
+    unsetenv("DMLOPS_DEVICE");
+}
+
+TEST(auto_falls_back_to_cpu_without_a_vulkan_driver)
+{
+    /* No ICD: the loader finds no device. */
+    setenv("VK_DRIVER_FILES", "/nonexistent/icd.json", 1);
+    setenv("VK_ICD_FILENAMES", "/nonexistent/icd.json", 1);
+    dmlops_context *ctx = NULL;
+    dmlops_context_info info;
+    if (CHECK_OK(dmlops_context_create(NULL, &ctx))) {
+        CHECK_OK(dmlops_context_get_info(ctx, &info));
+        CHECK(info.backend == DMLOPS_BACKEND_CPU, "backend %d", info.backend);
+        CHECK(strstr(info.note, "CPU backend") != NULL, "note: \"%s\"", info.note);
+        dmlops_context_destroy(ctx);
+    }
+    dmlops_context_desc d = {.backend = DMLOPS_BACKEND_VULKAN};
+    CHECK_STATUS(dmlops_context_create(&d, &ctx), DMLOPS_ERROR_NO_DEVICE, NULL);
+    uint32_t n = 5;
+    CHECK_STATUS(dmlops_enumerate_devices(NULL, &n), DMLOPS_ERROR_NO_DEVICE, "no Vulkan device");
+    unsetenv("VK_DRIVER_FILES");
+    unsetenv("VK_ICD_FILENAMES");
+}
+
+TEST(buffer_beyond_the_device_allocation_limit_is_unsupported)
+{
+    dmlops_context *vk = vkt_context(0, 0, 0);
+    if (!vk) return;
+    dmlops_context_info info;
+    CHECK_OK(dmlops_context_get_info(vk, &info));
+    dmlops_buffer *b = NULL;
+    CHECK_STATUS(dmlops_buffer_create(vk, UINT64_MAX - 8, &b), DMLOPS_ERROR_UNSUPPORTED, info.device.name);
+    CHECK(b == NULL);
+    dmlops_context_destroy(vk);
+}
+
+/* ---- command lists ---- */
+
+static void reverse_rows(gcase *c, uint32_t rows, uint32_t cols)
+{
+    uint32_t sz[2] = {rows, cols}, lsz[2] = {rows, 1}, lst[2] = {0, 0};
+    memset(c, 0, sizeof *c);
+    dmt_tensor_init(&c->t[0], DML_TENSOR_DATA_TYPE_FLOAT32, 2, sz, NULL, 0);
+    dmt_tensor_init(&c->t[1], DML_TENSOR_DATA_TYPE_UINT32, 2, lsz, lst, 0); /* one broadcast length */
+    dmt_tensor_init(&c->t[2], DML_TENSOR_DATA_TYPE_FLOAT32, 2, sz, NULL, 0);
+    c->rev = (DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC){&c->t[0].desc, &c->t[1].desc, &c->t[2].desc, 1};
+    c->desc = (DML_OPERATOR_DESC){DML_OPERATOR_REVERSE_SUBSEQUENCES, &c->rev};
+}
+
+TEST_CTX(command_list_orders_dependent_operators)
+{
+    /* x -> reverse -> y -> reverse -> z (= x) -> copy -> w; plus an independent reverse
+     * x -> v that needs no barrier. */
+    enum { R = 16, C = 64 };
+    gcase c;
+    reverse_rows(&c, R, C);
+    const uint64_t bytes = (uint64_t)R * C * 4;
+    float x[R * C], out[R * C];
+    uint32_t len = C;
+    for (int i = 0; i < R * C; i++) x[i] = (float)i;
+    dmlops_operator *op = NULL;
+    dmlops_command_list *list = NULL;
+    REQUIRE_OK(dmlops_operator_create(ctx, &c.desc, &op));
+    dmlops_buffer *bx = dmt_buffer(ctx, bytes, x), *bl = dmt_buffer(ctx, 16, &len);
+    dmlops_buffer *by = dmt_buffer(ctx, bytes, NULL), *bz = dmt_buffer(ctx, bytes, NULL);
+    dmlops_buffer *bw = dmt_buffer(ctx, bytes, NULL), *bv = dmt_buffer(ctx, bytes, NULL);
+    REQUIRE(bx && bl && by && bz && bw && bv);
+    REQUIRE_OK(dmlops_command_list_create(ctx, &list));
+    dmlops_binding in1[2] = {{bx, 0, bytes}, {bl, 0, 16}}, o1 = {by, 0, bytes};
+    dmlops_binding in2[2] = {{by, 0, bytes}, {bl, 0, 16}}, o2 = {bz, 0, bytes};
+    dmlops_binding o3 = {bv, 0, bytes};
+    CHECK_OK(dmlops_command_list_record(list, op, 2, in1, 1, &o1));
+    CHECK_OK(dmlops_command_list_record(list, op, 2, in1, 1, &o3)); /* independent */
+    CHECK_OK(dmlops_command_list_record(list, op, 2, in2, 1, &o2)); /* reads y */
+    CHECK_OK(dmlops_command_list_record_copy(list, bw, 0, bz, 0, bytes)); /* reads z */
+    uint32_t ops = 0, barriers = 0;
+    CHECK_OK(dmlops_command_list_get_counts(list, &ops, &barriers));
+    CHECK(ops == 4 && barriers == 2, "%u operations, %u barriers (expected 4, 2)", ops, barriers);
+    for (int rep = 0; rep < 2; rep++) {
+        CHECK_OK(dmlops_buffer_write(bw, 0, (float[1]){-1}, 4));
+        REQUIRE_OK(dmlops_command_list_execute(list));
+        CHECK_OK(dmlops_buffer_read(bw, 0, out, bytes));
+        CHECK(!memcmp(out, x, bytes), "reverse twice then copy did not give x back (run %d)", rep);
+        CHECK_OK(dmlops_buffer_read(bv, 0, out, bytes));
+        CHECK(out[0] == (float)(C - 1) && out[C] == (float)(2 * C - 1), "independent reverse wrong: %g %g", out[0],
+              out[C]);
+    }
+    dmlops_execution_stats stats;
+    CHECK_OK(dmlops_command_list_get_stats(list, &stats));
+    CHECK(stats.wall_seconds > 0);
+    if (dmt_is_vulkan()) CHECK(stats.gpu_seconds >= 0, "no GPU timestamps on the Vulkan backend");
+    /* Reset and record again into the same list. */
+    CHECK_OK(dmlops_command_list_reset(list));
+    CHECK_OK(dmlops_command_list_get_counts(list, &ops, &barriers));
+    CHECK(ops == 0 && barriers == 0);
+    CHECK_OK(dmlops_command_list_record_copy(list, bw, 0, bx, 0, bytes));
+    CHECK_OK(dmlops_command_list_record(list, op, 2, in1, 1, &o1));
+    CHECK_OK(dmlops_command_list_get_counts(list, &ops, &barriers));
+    CHECK(ops == 2 && barriers == 0, "%u operations, %u barriers (expected 2, 0: both only read x)", ops, barriers);
+    CHECK_OK(dmlops_command_list_execute(list));
+    CHECK_OK(dmlops_buffer_read(bw, 0, out, bytes));
+    CHECK(!memcmp(out, x, bytes));
+    /* A copy that overlaps itself is refused and leaves the list unchanged. */
+    CHECK_STATUS(dmlops_command_list_record_copy(list, bw, 0, bw, 8, 64), DMLOPS_ERROR_INVALID_ARGUMENT, "overlap");
+    CHECK_OK(dmlops_command_list_get_counts(list, &ops, &barriers));
+    CHECK(ops == 2);
+    dmlops_command_list_destroy(list);
+    dmlops_buffer *bufs[] = {bx, bl, by, bz, bw, bv};
+    for (int i = 0; i < 6; i++) dmlops_buffer_destroy(bufs[i]);
+    dmlops_operator_destroy(op);
+}
+
+TEST_CTX(many_small_operators_in_one_list)
+{
+    gcase c;
+    reverse_rows(&c, 1, 8);
+    dmlops_operator *op = NULL;
+    dmlops_command_list *list = NULL;
+    REQUIRE_OK(dmlops_operator_create(ctx, &c.desc, &op));
+    REQUIRE_OK(dmlops_command_list_create(ctx, &list));
+    float x[8] = {0, 1, 2, 3, 4, 5, 6, 7}, out[8];
+    uint32_t len = 3;
+    dmlops_buffer *in = dmt_buffer(ctx, 32, x), *lb = dmt_buffer(ctx, 16, &len), *o = dmt_buffer(ctx, 32 * 500, NULL);
+    REQUIRE(in && lb && o);
+    dmlops_binding b[2] = {{in, 0, 32}, {lb, 0, 16}};
+    for (int i = 0; i < 500; i++) {
+        dmlops_binding ob = {o, (uint64_t)i * 32, 32};
+        REQUIRE_OK(dmlops_command_list_record(list, op, 2, b, 1, &ob));
+    }
+    uint32_t ops, barriers;
+    CHECK_OK(dmlops_command_list_get_counts(list, &ops, &barriers));
+    CHECK(ops == 500 && barriers == 0, "%u ops %u barriers", ops, barriers);
+    REQUIRE_OK(dmlops_command_list_execute(list));
+    for (int i = 0; i < 500; i += 99) {
+        CHECK_OK(dmlops_buffer_read(o, (uint64_t)i * 32, out, 32));
+        CHECK(out[0] == 2 && out[2] == 0 && out[3] == 3 && out[7] == 7, "operator %d wrong", i);
+    }
+    dmlops_command_list_destroy(list);
+    dmlops_buffer_destroy(in);
+    dmlops_buffer_destroy(lb);
+    dmlops_buffer_destroy(o);
+    dmlops_operator_destroy(op);
+}
+
+/* ---- pipeline cache ---- */
+
+TEST(pipeline_cache_file_is_written_validated_and_reused)
+{
+    char path[] = "/tmp/dmlops-cache-XXXXXX";
+    int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    close(fd);
+    remove(path);
+    for (int round = 0; round < 3; round++) {
+        if (round == 2) { /* a corrupt file is ignored, not fatal */
+            FILE *f = fopen(path, "r+b");
+            REQUIRE(f);
+            fseek(f, 40, SEEK_SET);
+            fputc(0x5a, f);
+            fclose(f);
+        }
+        dmlops_context_desc d = {.backend = DMLOPS_BACKEND_VULKAN, .pipeline_cache_path = path};
+        dmlops_context *ctx = NULL;
+        if (dmlops_context_create(&d, &ctx) != DMLOPS_SUCCESS) return; /* no device */
+        float out[16];
+        CHECK_OK(seed_run(ctx, &seed_examples[round], out));
+        CHECK(!memcmp(out, seed_examples[round].expected, seed_bytes(&seed_examples[round].output)));
+        dmlops_context_destroy(ctx);
+        FILE *f = fopen(path, "rb");
+        CHECK(f != NULL, "round %d: no cache file", round);
+        if (!f) continue;
+        uint32_t magic = 0;
+        CHECK(fread(&magic, 4, 1, f) == 1 && magic == 0x434c4d44u, "bad magic 0x%x", magic);
+        fclose(f);
+    }
+    remove(path);
+}
