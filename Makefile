@@ -58,7 +58,7 @@ deps-check:
 # ---- kernels: GLSL -> SPIR-V (validated) -> C arrays embedded in the library ---------
 $(B)/spv/%.h: glsl/%.comp $(wildcard glsl/*.glsl) | deps-check
 	@mkdir -p $(@D)
-	$(GLSLANG) -V --target-env vulkan1.1 -S comp -Iglsl -o $(B)/spv/$*.spv $< >/dev/null
+	$(GLSLANG) -V --target-env vulkan1.1 -S comp -Iglsl -o $(B)/spv/$*.spv $< > $(B)/spv/$*.log || { cat $(B)/spv/$*.log; false; }
 	$(SPIRV_VAL) --target-env vulkan1.1 $(B)/spv/$*.spv
 	$(GLSLANG) -V --target-env vulkan1.1 -S comp -Iglsl --vn dm_spv_$* -o $@ $< >/dev/null
 
@@ -74,7 +74,7 @@ $(B)/obj/volk.o: /usr/include/volk.c | deps-check
 	$(CC) -std=c11 -D_GNU_SOURCE -fvisibility=hidden -fPIC $(CFLAGS) -w -c $< -o $@
 
 $(LIB): $(LIB_OBJ) $(B)/obj/volk.o
-	$(CC) $(CFLAGS) -r -nostdlib -o $(B)/dmlops-prelink.o $^
+	$(CC) -r -nostdlib -o $(B)/dmlops-prelink.o $^
 	$(OBJCOPY) --localize-hidden $(B)/dmlops-prelink.o $(B)/dmlops.o
 	rm -f $@ && $(AR) rcs $@ $(B)/dmlops.o
 
@@ -132,7 +132,7 @@ test-valgrind: deps-check $(TEST_BIN)
 # ---- demo -------------------------------------------------------------------------------
 $(B)/examples/%: examples/%.c $(LIB)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -D_GNU_SOURCE -Iinclude $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
+	$(CC) -std=c11 -D_GNU_SOURCE -Iinclude -Iexamples $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
 
 demo: deps-check $(B)/examples/quickstart
 	$(B)/examples/quickstart

@@ -8,6 +8,10 @@
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint ESIZE = 4u;
+// Consecutive units one invocation handles before stepping over the grid: 1 keeps
+// neighbouring lanes on neighbouring addresses (GPUs); CPU devices prefer long runs,
+// which amortise the coordinate bookkeeping.
+layout(constant_id = 2) const uint RUN = 1u;
 
 layout(std430, set = 0, binding = 0) readonly buffer Params { uint p[]; };
 layout(std430, set = 0, binding = 1) buffer Dst { uint dst[]; };
@@ -15,10 +19,8 @@ layout(std430, set = 0, binding = 2) readonly buffer Src { uint src[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Aux { uint aux[]; };
 layout(std430, set = 0, binding = 4) readonly buffer Aux2 { uint aux2[]; };
 
-// Dynamic per-dispatch values: the byte remainders of the aligned-down windows, and the
-// first unit of this dispatch when a piece needs several dispatches.
+// Dynamic per-dispatch values: the byte remainders of the aligned-down windows.
 layout(push_constant) uniform Push {
-    uint unit_base;
     uint rem_dst;
     uint rem_src;
     uint rem_aux;
@@ -50,6 +52,23 @@ uint aux_word(uint a)
 {
     uint w = a >> 2u;
     return w < uint(aux.length()) ? aux[w] : 0u;
+}
+
+// Parameters the per-element functions use, loaded once per invocation.
+uint g_last, g_src_step, g_aux_step, g_n, g_axis, g_axis_origin, g_win_lo, g_win_hi, g_aux_type, g_axis_src_stride;
+
+void load_globals()
+{
+    g_last = p[P_RANK] - 1u;
+    g_src_step = p[P_SRC_STRIDE + g_last];
+    g_aux_step = p[P_AUX_STRIDE + g_last];
+    g_n = p[P_N];
+    g_axis = p[P_AXIS];
+    g_axis_origin = p[P_AXIS_ORIGIN];
+    g_win_lo = p[P_WIN_LO];
+    g_win_hi = p[P_WIN_HI];
+    g_aux_type = p[P_AUX_TYPE];
+    g_axis_src_stride = p[P_AXIS_SRC_STRIDE];
 }
 
 // Aux element types (P_AUX_TYPE).

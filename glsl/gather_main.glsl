@@ -1,10 +1,14 @@
-// The shared body: map a unit to output elements, fetch each, write whole words.
-// MODE_ELEMENT: one unit is one output element. 4- and 8-byte elements own their words;
-//   smaller ones are merged into their word with atomics, since a strided output can
-//   put several elements (or bytes that must stay untouched) in one word.
-// MODE_WORD (1- and 2-byte elements in contiguous output rows): one unit is one aligned
-//   word of a row; a word wholly inside the row has one owner and a plain store, only a
-//   row's edge words are merged with atomics.
+// The shared body: a grid-stride loop over the piece's units. A unit is one output
+// element (MODE_ELEMENT) or one aligned output word of a contiguous row (MODE_WORD).
+// Coordinates are decoded once per invocation; each further step adds the grid size as
+// mixed-radix digits, so the loop has no division (CPU devices such as lavapipe pay
+// several microseconds per workgroup, so the host launches few, long-lived groups).
+//
+// MODE_ELEMENT: 4- and 8-byte elements own their words; smaller ones are merged into
+//   their word with atomics, since a strided output can put several elements (or bytes
+//   that must stay untouched) in one word.
+// MODE_WORD (1- and 2-byte elements in contiguous output rows): a word wholly inside
+//   the row has one owner and a plain store; only a row's edge words use atomics.
 
 void store_masked(uint w, uint bits, uint mask)
 {
@@ -29,57 +33,94 @@ void store_element(uint a, uvec2 v)
         if (w < uint(dst.length())) dst[w] = v.x;
     } else {
         uint shift = (a & 3u) * 8u;
-        uint mask = ((1u << (ESIZE * 8u)) - 1u) << shift;
-        store_masked(w, v.x << shift, mask);
+        store_masked(w, v.x << shift, ((1u << (ESIZE * 8u)) - 1u) << shift);
     }
 }
 
-void main()
+// One unit k of the current row.
+void unit(uint k, uint db, uint sb, uint ab, uint row_axis, bool word_mode, uint dst_step, uint m, uint emask)
 {
-    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    uint u = pc.unit_base + group * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
-    if (u >= p[P_UNITS]) return;
-
-    uint rank = p[P_RANK], last = rank - 1u, per_row = p[P_PER_ROW];
-    uint row = u / per_row, k = u - row * per_row;
-
-    // Row coordinates (every dimension but the innermost) to byte offsets. Offsets wrap
-    // modulo 2^32 on purpose: the host guarantees that every address actually used lies
-    // inside its window, so the wrapped sum is exact.
-    uint db = pc.rem_dst + p[P_DST_BASE];
-    uint sb = pc.rem_src + p[P_SRC_BASE];
-    uint ab = pc.rem_aux + p[P_AUX_BASE];
-    uint axis = p[P_AXIS], row_axis = 0u;
-    for (uint d = last; d-- > 0u;) {
-        uint size = p[P_SIZE + d];
-        uint q = row / size, c = row - q * size;
-        row = q;
-        db += c * p[P_DST_STRIDE + d];
-        sb += c * p[P_SRC_STRIDE + d];
-        ab += c * p[P_AUX_STRIDE + d];
-        if (d == axis) row_axis = p[P_AXIS_ORIGIN] + c;
-    }
-    uint dst_step = p[P_DST_STRIDE + last];
-
-    if (p[P_MODE] == MODE_ELEMENT) {
+    if (!word_mode) {
         uvec2 v;
         if (fetch(sb, ab, row_axis, k, v)) store_element(db + k * dst_step, v);
         return;
     }
-
-    uint m = p[P_M];
-    uint row_end = db + m * ESIZE;
-    uint w = (db >> 2u) + k, wb = w * 4u;
+    uint row_end = db + m * ESIZE, w = (db >> 2u) + k, wb = w * 4u;
     if (wb >= row_end) return;
     uint bits = 0u, mask = 0u;
-    uint emask = (1u << (ESIZE * 8u)) - 1u;
     for (uint lane = 0u; lane < 4u; lane += ESIZE) {
         uint b = wb + lane;
-        if (b < db || b >= row_end) continue;
         uvec2 v;
-        if (!fetch(sb, ab, row_axis, (b - db) / ESIZE, v)) continue;
+        if (b < db || b >= row_end || !fetch(sb, ab, row_axis, (b - db) / ESIZE, v)) continue;
         bits |= (v.x & emask) << (lane * 8u);
         mask |= emask << (lane * 8u);
     }
     store_masked(w, bits, mask);
+}
+
+void main()
+{
+    load_globals();
+    load_op();
+    // The loop walks runs of RUN consecutive units of a row; per_row units per row.
+    const uint per_row = p[P_PER_ROW], runs_per_row = (per_row + RUN - 1u) / RUN;
+    const uint units = p[P_UNITS] / per_row * runs_per_row;
+    const uint threads = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x;
+    uint u = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+    if (u >= units) return;
+
+    const uint last = g_last, axis = g_axis;
+    const bool word_mode = p[P_MODE] == MODE_WORD;
+    uint size[7], dstr[7], sstr[7], astr[7], c[7], step[7];
+    [[unroll]] for (int d = 0; d < 7; d++) {
+        bool live = uint(d) < last;
+        size[d] = live ? p[P_SIZE + d] : 1u;
+        dstr[d] = live ? p[P_DST_STRIDE + d] : 0u;
+        sstr[d] = live ? p[P_SRC_STRIDE + d] : 0u;
+        astr[d] = live ? p[P_AUX_STRIDE + d] : 0u;
+    }
+
+    // Row coordinates of u, and the grid size as digits in the same mixed radix. Offsets
+    // wrap modulo 2^32 on purpose: the host guarantees every address actually used lies
+    // inside its window, so the wrapped sums are exact.
+    uint k = u % runs_per_row, row = u / runs_per_row;
+    uint kstep = threads % runs_per_row, rstep = threads / runs_per_row;
+    uint db = pc.rem_dst + p[P_DST_BASE], sb = pc.rem_src + p[P_SRC_BASE], ab = pc.rem_aux + p[P_AUX_BASE];
+    [[unroll]] for (int d = 6; d >= 0; d--) {
+        c[d] = row % size[d];
+        row /= size[d];
+        step[d] = rstep % size[d];
+        rstep /= size[d];
+        db += c[d] * dstr[d];
+        sb += c[d] * sstr[d];
+        ab += c[d] * astr[d];
+    }
+    const uint dst_step = p[P_DST_STRIDE + last], m = p[P_M], axis_origin = g_axis_origin;
+    const uint emask = ESIZE >= 4u ? 0xffffffffu : (1u << (ESIZE * 8u)) - 1u;
+
+    for (;;) {
+        uint row_axis = axis_origin;
+        [[unroll]] for (int d = 0; d < 7; d++)
+            if (uint(d) == axis) row_axis += c[d];
+
+        uint k0 = k * RUN, k1 = min(k0 + RUN, per_row);
+        for (uint kk = k0; kk < k1; kk++) unit(kk, db, sb, ab, row_axis, word_mode, dst_step, m, emask);
+
+        if (units - u <= threads) break;
+        u += threads;
+        // Add the step: the innermost digit k first, then the row digits with carry.
+        k += kstep;
+        uint carry = k >= runs_per_row ? 1u : 0u;
+        k -= carry * runs_per_row;
+        [[unroll]] for (int d = 6; d >= 0; d--) {
+            uint add = step[d] + carry;
+            c[d] += add;
+            carry = c[d] >= size[d] ? 1u : 0u;
+            c[d] -= carry * size[d];
+            uint moved = add - carry * size[d]; // net digit change, modulo 2^32
+            db += moved * dstr[d];
+            sb += moved * sstr[d];
+            ab += moved * astr[d];
+        }
+    }
 }

@@ -1,5 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 // DML_ONE_HOT: along the axis, out[i] = OnValue where i is the sequence's index, else
 // OffValue. Binding Aux holds the indices, Src the OffValue, Aux2 the OnValue.
 #include "gather_common.glsl"
@@ -9,7 +10,7 @@
 // 32 bits are out of range, never truncated.
 uint read_index(uint a, uint n)
 {
-    uint type = p[P_AUX_TYPE];
+    uint type = g_aux_type;
     uint lo = aux_word(a), hi = aux_high(a, type);
     bool negative = (type == AUX_I32 && int(lo) < 0) || (type == AUX_I64 && int(hi) < 0);
     if (negative) {
@@ -24,12 +25,19 @@ uint read_index(uint a, uint n)
     return lo < n ? lo : NO_AXIS;
 }
 
+uvec2 g_on, g_off; // the two values, read once per invocation
+
+void load_op()
+{
+    g_off = load_src(pc.rem_src);
+    g_on = load_aux2(pc.rem_aux2);
+}
+
 bool fetch(uint sb, uint ab, uint row_axis, uint j, out uvec2 v)
 {
-    uint last = p[P_RANK] - 1u;
-    uint k = read_index(ab + j * p[P_AUX_STRIDE + last], p[P_N]);
-    uint i = p[P_AXIS] == last ? p[P_AXIS_ORIGIN] + j : row_axis;
-    v = i == k ? load_aux2(pc.rem_aux2) : load_src(pc.rem_src);
+    uint k = read_index(ab + j * g_aux_step, g_n);
+    uint i = g_axis == g_last ? g_axis_origin + j : row_axis;
+    v = i == k ? g_on : g_off;
     return true;
 }
 

@@ -1,5 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 // DML_REVERSE_SUBSEQUENCES: along the axis, out[i] = in[L-1-i] for i < L, else in[i].
 // sb addresses the row with axis coordinate 0; the source axis coordinate is added here.
 // When the axis is too long for one window the host binds several input windows
@@ -9,7 +10,7 @@
 
 uint read_length(uint a, uint n)
 {
-    uint type = p[P_AUX_TYPE];
+    uint type = g_aux_type;
     uint lo = aux_word(a), hi = aux_high(a, type);
     bool negative = (type == AUX_I32 && int(lo) < 0) || (type == AUX_I64 && int(hi) < 0);
     if (negative) return 0u;           // a negative length counts as 0
@@ -17,17 +18,18 @@ uint read_length(uint a, uint n)
     return min(lo, n);
 }
 
+void load_op() {}
+
 bool fetch(uint sb, uint ab, uint row_axis, uint j, out uvec2 v)
 {
-    uint last = p[P_RANK] - 1u, n = p[P_N];
-    bool axis_last = p[P_AXIS] == last;
-    uint L = read_length(ab + j * p[P_AUX_STRIDE + last], n);
-    uint i = axis_last ? p[P_AXIS_ORIGIN] + j : row_axis;
+    bool axis_last = g_axis == g_last;
+    uint L = read_length(ab + j * g_aux_step, g_n);
+    uint i = axis_last ? g_axis_origin + j : row_axis;
     uint s = i < L ? L - 1u - i : i;
     v = uvec2(0u);
-    if (s < p[P_WIN_LO] || s >= p[P_WIN_HI]) return false;
-    uint a = sb + s * p[P_AXIS_SRC_STRIDE];
-    if (!axis_last) a += j * p[P_SRC_STRIDE + last];
+    if (s < g_win_lo || s >= g_win_hi) return false;
+    uint a = sb + s * g_axis_src_stride;
+    if (!axis_last) a += j * g_src_step;
     v = load_src(a);
     return true;
 }

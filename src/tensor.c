@@ -168,6 +168,12 @@ dm_layout dm_layout_check(uint32_t rank, const uint32_t *sizes, const uint64_t *
         reach += dims[i].extent;
         count *= dims[i].size; /* <= the tensor's element count, < 2^32 */
     }
+    if (n == 2) {
+        /* d0 * s0 = -d1 * s1 has the smallest non-zero solution |d0| = s1 / g, |d1| = s0 / g. */
+        uint64_t g2 = dm_gcd(dims[0].stride, dims[1].stride);
+        bool collide = dims[1].stride / g2 < dims[0].size && dims[0].stride / g2 < dims[1].size;
+        return collide ? DM_LAYOUT_OVERLAPPING : DM_LAYOUT_ONE_TO_ONE;
+    }
     if (count <= DM_EXACT_COUNT_LIMIT) return dm_unique_by_sorting(dims, n, count);
     if (reach <= DM_EXACT_REACH_LIMIT) return dm_unique_by_counting(dims, n, reach);
     return DM_LAYOUT_UNPROVEN;

@@ -1,3 +1,49 @@
-/* Placeholder until the dmlops tool lands. */
+/* dmlops: device information, a JSON/.npy operator runner and a benchmark, on the public
+ * libdmlops API. docs/cli.md describes the commands. */
 #include <stdio.h>
-int main(void) { puts("dmlops: not built yet"); return 0; }
+#include <string.h>
+
+#include "cli.h"
+
+static void usage(FILE *f)
+{
+    fputs("usage: dmlops COMMAND [OPTIONS]\n"
+          "\n"
+          "commands:\n"
+          "  info  [--json] [--backend B] [--device D]\n"
+          "        list the Vulkan devices and the device the library picks\n"
+          "  run   MODEL.json [--backend auto|vulkan|cpu] [--device D] [--feature-level 6_4]\n"
+          "        [--iterations N] [--output-dir DIR]\n"
+          "        run the operators of a JSON model on .npy or inline data\n"
+          "  bench [--quick] [--filter SUBSTR] [--iterations N] [--csv FILE] [--svg FILE]\n"
+          "        [--report DIR] [--backend B] [--device D]\n"
+          "        time every operator against vkCmdCopyBuffer and memcpy\n"
+          "  help  this text;  version  the library version\n"
+          "\n"
+          "DMLOPS_BACKEND and DMLOPS_DEVICE choose the backend and device when the options\n"
+          "do not. Exit status: 0 success, 1 runtime failure, 2 bad command line or model.\n",
+          f);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
+    if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bench")) return cmd_bench(argc - 1, argv + 1);
+    if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+        printf("dmlops %s\n", dmlops_version_string());
+        return CLI_OK;
+    }
+    fprintf(stderr, "dmlops: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return CLI_USAGE;
+}

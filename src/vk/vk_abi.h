@@ -16,7 +16,6 @@ enum { DM_MODE_ELEMENT = 0, DM_MODE_WORD = 1 };
 #define DM_NO_AXIS 0xffffffffu
 
 typedef struct dm_vk_push {
-    uint32_t unit_base;
     uint32_t rem[4]; /* dst, src, aux, aux2 */
 } dm_vk_push;
 

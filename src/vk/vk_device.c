@@ -111,6 +111,10 @@ dmlops_status dm_vk_setup_device(dmlops_context *ctx, dm_vk_ctx *vk, const dm_vk
         if (params->max_workgroup_count && params->max_workgroup_count < vk->max_groups[i])
             vk->max_groups[i] = params->max_workgroup_count;
     }
+    /* CPU devices (lavapipe) pay microseconds per workgroup: a few long-lived groups per
+     * core. GPUs want enough groups to fill every compute unit several times over. */
+    vk->grid_cap = vk->info.type == DMLOPS_DEVICE_TYPE_CPU ? 32 : 8192;
+    vk->run = vk->info.type == DMLOPS_DEVICE_TYPE_CPU ? 32 : 1;
     vk->max_alloc = vk->info.max_memory_allocation_size ? vk->info.max_memory_allocation_size : UINT64_MAX;
     if (vk->info.max_buffer_size) vk->max_alloc = dm_min_u64(vk->max_alloc, vk->info.max_buffer_size);
     /* Below this run length a kernel beats vkCmdCopyBuffer regions (docs/performance.md). */

@@ -143,9 +143,9 @@ dmlops_status dm_vk_pipeline(dm_vk_ctx *vk, dm_kernel kernel, uint32_t esize, Vk
                                         .pCode = dm_kernels[kernel].code};
         DM_VK_CALL(vk, "creating a kernel", CreateShaderModule, (vk->device, &sci, NULL, &vk->modules[kernel]));
     }
-    const uint32_t spec[2] = {DM_VK_WORKGROUP, esize};
-    const VkSpecializationMapEntry entries[2] = {{0, 0, 4}, {1, 4, 4}};
-    VkSpecializationInfo si = {2, entries, sizeof spec, spec};
+    const uint32_t spec[3] = {DM_VK_WORKGROUP, esize, vk->run};
+    const VkSpecializationMapEntry entries[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
+    VkSpecializationInfo si = {3, entries, sizeof spec, spec};
     VkComputePipelineCreateInfo ci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,

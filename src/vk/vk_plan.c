@@ -199,13 +199,6 @@ static dmlops_status dm_plan_pieces(dm_vk_ctx *vk, dm_vk_op *plan, uint32_t **pa
     return st;
 }
 
-static uint32_t dm_dispatches(const dm_vk_ctx *vk, uint64_t units)
-{
-    uint64_t groups = (units + DM_VK_WORKGROUP - 1) / DM_VK_WORKGROUP;
-    uint64_t per = (uint64_t)vk->max_groups[0] * vk->max_groups[1];
-    return (uint32_t)((groups + per - 1) / per);
-}
-
 /* SLICE-shaped gathers whose innermost dimension is contiguous on both sides are runs of
  * bytes: one copy region per row. */
 static dmlops_status dm_plan_regions(dm_vk_ctx *vk, dm_vk_op *plan)
@@ -248,7 +241,7 @@ dmlops_status dm_vk_plan(dm_vk_ctx *vk, const dm_op *op, dm_vk_op *plan)
     dmlops_status st = dm_plan_pieces(vk, plan, &params);
     if (st == DMLOPS_SUCCESS) st = dm_plan_regions(vk, plan);
     if (st == DMLOPS_SUCCESS) {
-        for (uint32_t i = 0; i < plan->npieces; i++) plan->dispatches += dm_dispatches(vk, plan->pieces[i].units);
+        plan->dispatches = plan->npieces;
         uint64_t bytes = (uint64_t)plan->npieces * DM_P_WORDS * 4;
         st = dm_vk_alloc(vk, bytes, false, "allocating operator parameters", &plan->params);
         if (st == DMLOPS_SUCCESS) {

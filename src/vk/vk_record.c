@@ -120,22 +120,16 @@ void dm_vk_record(dmlops_binding_table *t, VkCommandBuffer cmd)
         return;
     }
     vk->vkd.CmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, plan->pipeline);
-    const uint64_t per_dispatch = (uint64_t)vk->max_groups[0] * vk->max_groups[1];
     for (uint32_t p = 0; p < plan->npieces; p++) {
-        vk->vkd.CmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk->pipe_layout, 0, 1, &t->sets[p], 0, NULL);
+        /* Kernels loop over their units, so any size fits one capped grid. */
         uint64_t groups = (plan->pieces[p].units + DM_VK_WORKGROUP - 1) / DM_VK_WORKGROUP;
-        dm_vk_push push = t->push[p];
-        push.unit_base = 0;
-        while (groups) {
-            uint64_t now = groups < per_dispatch ? groups : per_dispatch;
-            uint32_t gx = (uint32_t)(now < vk->max_groups[0] ? now : vk->max_groups[0]);
-            uint32_t gy = (uint32_t)((now + gx - 1) / gx);
-            vk->vkd.CmdPushConstants(cmd, vk->pipe_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
-            vk->vkd.CmdDispatch(cmd, gx, gy, 1);
-            /* The grid is gx * gy groups; units past the piece's end return early. */
-            push.unit_base += (uint32_t)((uint64_t)gx * gy * DM_VK_WORKGROUP);
-            groups -= groups < (uint64_t)gx * gy ? groups : (uint64_t)gx * gy;
-        }
+        if (groups > vk->grid_cap) groups = vk->grid_cap;
+        uint32_t gx = (uint32_t)(groups < vk->max_groups[0] ? groups : vk->max_groups[0]);
+        uint32_t gy = (uint32_t)((groups + gx - 1) / gx);
+        if (gy > vk->max_groups[1]) gy = vk->max_groups[1];
+        vk->vkd.CmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk->pipe_layout, 0, 1, &t->sets[p], 0, NULL);
+        vk->vkd.CmdPushConstants(cmd, vk->pipe_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof t->push[p], &t->push[p]);
+        vk->vkd.CmdDispatch(cmd, gx, gy, 1);
     }
 }
 

@@ -1,0 +1,161 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+int cli_opt(int argc, char **argv, int *i, const char *name, const char **value)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0) return 0;
+    if (a[n] == '=') {
+        *value = a + n + 1;
+        return 1;
+    }
+    if (a[n] != '\0') return 0;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "dmlops: %s needs a value\n", name);
+        return -1;
+    }
+    *value = argv[++*i];
+    return 1;
+}
+
+bool cli_parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s || *s == '-' || *s == '+') return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end) return false;
+    *out = v;
+    return true;
+}
+
+/* Accepts 6_4, 6.4, DML_FEATURE_LEVEL_6_4 and the numeric 0x6400; the library decides
+ * which values are real levels. */
+bool cli_parse_feature_level(const char *s, DML_FEATURE_LEVEL *out)
+{
+    if (!strncasecmp(s, "DML_FEATURE_LEVEL_", 18)) s += 18;
+    uint64_t v;
+    if (!strncasecmp(s, "0x", 2)) {
+        if (!cli_parse_u64(s, &v) || v > 0xffff) return false;
+        *out = (DML_FEATURE_LEVEL)v;
+        return true;
+    }
+    unsigned major, minor;
+    char sep, extra;
+    if (sscanf(s, "%u%c%u%c", &major, &sep, &minor, &extra) != 3 || (sep != '_' && sep != '.') || major > 15 ||
+        minor > 15)
+        return false;
+    *out = (DML_FEATURE_LEVEL)(major << 12 | minor << 8);
+    return true;
+}
+
+int cli_context_opt(int argc, char **argv, int *i, dmlops_context_desc *desc)
+{
+    const char *v;
+    int r;
+    if ((r = cli_opt(argc, argv, i, "--backend", &v)) != 0) {
+        if (r < 0) return r;
+        if (!strcasecmp(v, "auto")) desc->backend = DMLOPS_BACKEND_AUTO;
+        else if (!strcasecmp(v, "vulkan")) desc->backend = DMLOPS_BACKEND_VULKAN;
+        else if (!strcasecmp(v, "cpu")) desc->backend = DMLOPS_BACKEND_CPU;
+        else {
+            fprintf(stderr, "dmlops: --backend %s: expected auto, vulkan or cpu\n", v);
+            return -1;
+        }
+        return 1;
+    }
+    if ((r = cli_opt(argc, argv, i, "--device", &v)) != 0) {
+        if (r > 0) desc->device = v;
+        return r;
+    }
+    if ((r = cli_opt(argc, argv, i, "--feature-level", &v)) != 0) {
+        if (r < 0) return r;
+        if (!cli_parse_feature_level(v, &desc->feature_level)) {
+            fprintf(stderr, "dmlops: --feature-level %s: expected a level such as 6_4 or 0x6400\n", v);
+            return -1;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+int cli_status_exit(dmlops_status st)
+{
+    return st == DMLOPS_ERROR_INVALID_ARGUMENT || st == DMLOPS_ERROR_UNSUPPORTED ? CLI_USAGE : CLI_FAIL;
+}
+
+int cli_context_create(const dmlops_context_desc *desc, dmlops_context **ctx)
+{
+    dmlops_status st = dmlops_context_create(desc, ctx);
+    if (st == DMLOPS_SUCCESS) return CLI_OK;
+    fprintf(stderr, "dmlops: cannot create a context (%s): %s\n", dmlops_status_string(st),
+            dmlops_last_error_message());
+    return cli_status_exit(st);
+}
+
+const char *cli_context_device_name(const dmlops_context_info *info)
+{
+    return info->backend == DMLOPS_BACKEND_CPU ? "CPU backend" : info->device.name;
+}
+
+void cli_driver_version(const dmlops_device_info *dev, char *buf, size_t len)
+{
+    uint32_t v = dev->driver_version;
+    if (dev->vendor_id == 0x10de) /* NVIDIA packs 10.8.8.6 bits */
+        snprintf(buf, len, "%u.%u.%u.%u", v >> 22, (v >> 14) & 0xff, (v >> 6) & 0xff, v & 0x3f);
+    else
+        snprintf(buf, len, "%u.%u.%u", v >> 22, (v >> 12) & 0x3ff, v & 0xfff);
+}
+
+void cli_api_version(uint32_t v, char *buf, size_t len)
+{
+    snprintf(buf, len, "%u.%u.%u", (v >> 22) & 0x7f, (v >> 12) & 0x3ff, v & 0xfff);
+}
+
+const char *cli_bytes(uint64_t bytes, char buf[32])
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double v = (double)bytes;
+    unsigned u = 0;
+    while (v >= 1024 && u < 6) {
+        v /= 1024;
+        u++;
+    }
+    if (u == 0) snprintf(buf, 32, "%llu B", (unsigned long long)bytes);
+    else if (v == (double)(uint64_t)v) snprintf(buf, 32, "%.0f %s", v, units[u]);
+    else snprintf(buf, 32, "%.1f %s", v, units[u]);
+    return buf;
+}
+
+double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cli_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double cli_median(double *v, size_t n)
+{
+    if (n == 0) return 0;
+    qsort(v, n, sizeof *v, cli_cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+bool cli_progress_enabled(void)
+{
+    return isatty(STDERR_FILENO);
+}

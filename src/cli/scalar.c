@@ -1,0 +1,160 @@
+#include "scalar.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint16_t scalar_float_to_half(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
+    int32_t exp = (int32_t)((x >> 23) & 0xff) - 127 + 15;
+    uint32_t mant = x & 0x7fffff;
+    if (((x >> 23) & 0xff) == 0xff) return (uint16_t)(sign | 0x7c00 | (mant ? 0x200 : 0)); /* inf, NaN */
+    if (exp >= 31) return (uint16_t)(sign | 0x7c00);
+    if (exp <= 0) {
+        if (exp < -10) return sign;
+        mant |= 0x800000;
+        uint32_t shift = (uint32_t)(14 - exp);
+        uint32_t h = mant >> shift, rem = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (h & 1))) h++;
+        return (uint16_t)(sign | h);
+    }
+    uint32_t h = (uint32_t)exp << 10 | mant >> 13, rem = mant & 0x1fff;
+    if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++; /* may carry into the exponent: correct */
+    return (uint16_t)(sign | h);
+}
+
+float scalar_half_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, x;
+    if (exp == 0x1f) x = sign | 0x7f800000 | mant << 13;
+    else if (exp) x = sign | (exp + 112) << 23 | mant << 13;
+    else if (!mant) x = sign;
+    else {
+        exp = 113;
+        while (!(mant & 0x400)) {
+            mant <<= 1;
+            exp--;
+        }
+        x = sign | exp << 23 | (mant & 0x3ff) << 13;
+    }
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+
+static bool is_signed(DML_TENSOR_DATA_TYPE t)
+{
+    return t == DML_TENSOR_DATA_TYPE_INT8 || t == DML_TENSOR_DATA_TYPE_INT16 || t == DML_TENSOR_DATA_TYPE_INT32 ||
+           t == DML_TENSOR_DATA_TYPE_INT64;
+}
+
+static bool is_float(DML_TENSOR_DATA_TYPE t)
+{
+    return t == DML_TENSOR_DATA_TYPE_FLOAT16 || t == DML_TENSOR_DATA_TYPE_FLOAT32 || t == DML_TENSOR_DATA_TYPE_FLOAT64;
+}
+
+static void store_int(DML_TENSOR_DATA_TYPE t, uint64_t bits, void *dst)
+{
+    uint8_t u8 = (uint8_t)bits;
+    uint16_t u16 = (uint16_t)bits;
+    uint32_t u32 = (uint32_t)bits;
+    uint32_t size = dmlops_data_type_size(t);
+    memcpy(dst, size == 1 ? (void *)&u8 : size == 2 ? (void *)&u16 : size == 4 ? (void *)&u32 : (void *)&bits, size);
+}
+
+static const char *store_float(DML_TENSOR_DATA_TYPE t, double v, void *dst)
+{
+    if (t == DML_TENSOR_DATA_TYPE_FLOAT64) memcpy(dst, &v, 8);
+    else if (t == DML_TENSOR_DATA_TYPE_FLOAT32) {
+        float f = (float)v;
+        memcpy(dst, &f, 4);
+    } else if (t == DML_TENSOR_DATA_TYPE_FLOAT16) {
+        uint16_t h = scalar_float_to_half((float)v);
+        memcpy(dst, &h, 2);
+    } else {
+        return "is not a supported data type";
+    }
+    return NULL;
+}
+
+static const char *int_range(DML_TENSOR_DATA_TYPE t, int64_t *lo, uint64_t *hi)
+{
+    uint32_t bits = dmlops_data_type_size(t) * 8;
+    if (!bits) return "is not a supported data type";
+    *hi = bits == 64 ? (is_signed(t) ? INT64_MAX : UINT64_MAX) : (is_signed(t) ? (1ull << (bits - 1)) - 1 : (1ull << bits) - 1);
+    *lo = is_signed(t) ? (bits == 64 ? INT64_MIN : -(int64_t)(1ull << (bits - 1))) : 0;
+    return NULL;
+}
+
+const char *scalar_from_double(DML_TENSOR_DATA_TYPE t, double v, void *dst)
+{
+    if (is_float(t)) return store_float(t, v, dst);
+    int64_t lo;
+    uint64_t hi;
+    const char *e = int_range(t, &lo, &hi);
+    if (e) return e;
+    if (v != floor(v) || !isfinite(v)) return "is not an integer";
+    if (fabs(v) > 9007199254740992.0) return "is beyond 2^53: write it as a string to keep it exact";
+    if (v < (double)lo || v > (double)hi) return "is out of range for the data type";
+    store_int(t, v < 0 ? (uint64_t)(int64_t)v : (uint64_t)v, dst);
+    return NULL;
+}
+
+const char *scalar_from_text(DML_TENSOR_DATA_TYPE t, const char *s, void *dst)
+{
+    char *end;
+    errno = 0;
+    if (is_float(t)) {
+        double v = strtod(s, &end); /* also "inf", "nan" */
+        if (!*s || *end) return "is not a number";
+        return store_float(t, v, dst);
+    }
+    int64_t lo;
+    uint64_t hi;
+    const char *e = int_range(t, &lo, &hi);
+    if (e) return e;
+    const char *p = s;
+    while (*p == ' ') p++;
+    if (*p == '-') {
+        long long v = strtoll(p, &end, 0);
+        if (!p[1] || *end) return "is not an integer";
+        if (errno || v < lo) return "is out of range for the data type";
+        store_int(t, (uint64_t)v, dst);
+    } else {
+        unsigned long long v = strtoull(p, &end, 0);
+        if (!*p || *end || *p == '+') return "is not an integer";
+        if (errno || v > hi) return "is out of range for the data type";
+        store_int(t, v, dst);
+    }
+    return NULL;
+}
+
+void scalar_format(DML_TENSOR_DATA_TYPE t, const void *src, char *buf, size_t len)
+{
+    uint8_t u8;
+    uint16_t u16;
+    uint32_t u32;
+    uint64_t u64;
+    float f;
+    double d;
+    switch (t) {
+    case DML_TENSOR_DATA_TYPE_FLOAT16: memcpy(&u16, src, 2); snprintf(buf, len, "%g", (double)scalar_half_to_float(u16)); break;
+    case DML_TENSOR_DATA_TYPE_FLOAT32: memcpy(&f, src, 4); snprintf(buf, len, "%g", (double)f); break;
+    case DML_TENSOR_DATA_TYPE_FLOAT64: memcpy(&d, src, 8); snprintf(buf, len, "%g", d); break;
+    case DML_TENSOR_DATA_TYPE_UINT8: memcpy(&u8, src, 1); snprintf(buf, len, "%u", u8); break;
+    case DML_TENSOR_DATA_TYPE_INT8: memcpy(&u8, src, 1); snprintf(buf, len, "%d", (int8_t)u8); break;
+    case DML_TENSOR_DATA_TYPE_UINT16: memcpy(&u16, src, 2); snprintf(buf, len, "%u", u16); break;
+    case DML_TENSOR_DATA_TYPE_INT16: memcpy(&u16, src, 2); snprintf(buf, len, "%d", (int16_t)u16); break;
+    case DML_TENSOR_DATA_TYPE_UINT32: memcpy(&u32, src, 4); snprintf(buf, len, "%" PRIu32, u32); break;
+    case DML_TENSOR_DATA_TYPE_INT32: memcpy(&u32, src, 4); snprintf(buf, len, "%" PRId32, (int32_t)u32); break;
+    case DML_TENSOR_DATA_TYPE_UINT64: memcpy(&u64, src, 8); snprintf(buf, len, "%" PRIu64, u64); break;
+    case DML_TENSOR_DATA_TYPE_INT64: memcpy(&u64, src, 8); snprintf(buf, len, "%" PRId64, (int64_t)u64); break;
+    default: snprintf(buf, len, "?"); break;
+    }
+}
