@@ -116,6 +116,7 @@ test: deps-check $(TEST_BIN) $(INTEROP_BIN) $(CLI)
 	@B=$(B) CC="$(CC)" sh test/run.sh $(TEST_BIN) $(INTEROP_BIN) $(TEST_SH)
 
 test-asan:
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/test/lsan.supp:print_suppressions=0 \
 	$(MAKE) B=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	    LDFLAGS="-fsanitize=address,undefined" test
 

@@ -186,7 +186,7 @@ TEST(reverse_1d_axis_longer_than_a_window)
     dmlops_context *ctx = big_ctx();
     if (!ctx) return;
     const uint32_t n = (1u << 25) + 3, one = 1; /* 256 MiB of UINT64 */
-    uint64_t L = n - 5;
+    uint64_t L = n - 5, lengths[2] = {n - 5};
     dmt_tensor ti, tl, to;
     tensor(&ti, DML_TENSOR_DATA_TYPE_UINT64, 1, &n, NULL);
     tensor(&tl, DML_TENSOR_DATA_TYPE_UINT64, 1, &one, NULL);
@@ -194,7 +194,7 @@ TEST(reverse_1d_axis_longer_than_a_window)
     DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC rd = {&ti.desc, &tl.desc, &to.desc, 0};
     DML_OPERATOR_DESC desc = {DML_OPERATOR_REVERSE_SUBSEQUENCES, &rd};
     dmlops_operator *op = NULL;
-    dmlops_buffer *in = index_buffer(ctx, n, 8), *len = dmt_buffer(ctx, 16, &L), *out = dmt_buffer(ctx, (uint64_t)n * 8, NULL);
+    dmlops_buffer *in = index_buffer(ctx, n, 8), *len = dmt_buffer(ctx, 16, lengths), *out = dmt_buffer(ctx, (uint64_t)n * 8, NULL);
     if (CHECK_OK(dmlops_operator_create(ctx, &desc, &op)) && in && len && out) {
         dmlops_binding bi[2] = {{in, 0, (uint64_t)n * 8}, {len, 0, 16}}, bo = {out, 0, (uint64_t)n * 8};
         if (CHECK_OK(dmlops_operator_execute(op, 2, bi, 1, &bo))) check_elements(out, n, 8, want_reverse1, &L);
@@ -217,8 +217,8 @@ TEST(one_hot_1d_of_2_pow_25_bytes)
     dmlops_context *ctx = big_ctx();
     if (!ctx) return;
     const uint32_t n = (1u << 25) + 1, one = 1, two = 2;
-    const int64_t index = -(int64_t)n + 12345;
-    const uint8_t values[4] = {0x5f, 0x0a};
+    const int64_t index[2] = {-(int64_t)n + 12345};
+    const uint8_t values[16] = {0x5f, 0x0a};
     dmt_tensor tx, tv, to;
     tensor(&tx, DML_TENSOR_DATA_TYPE_INT64, 1, &one, NULL);
     tensor(&tv, DML_TENSOR_DATA_TYPE_UINT8, 1, &two, NULL);
@@ -227,7 +227,7 @@ TEST(one_hot_1d_of_2_pow_25_bytes)
     DML_OPERATOR_DESC desc = {DML_OPERATOR_ONE_HOT, &hd};
     dmlops_operator *op = NULL;
     uint64_t bytes = to.buf.TotalTensorSizeInBytes;
-    dmlops_buffer *x = dmt_buffer(ctx, 16, &index), *v = dmt_buffer(ctx, 16, values), *out = dmt_buffer(ctx, bytes, NULL);
+    dmlops_buffer *x = dmt_buffer(ctx, 16, index), *v = dmt_buffer(ctx, 16, values), *out = dmt_buffer(ctx, bytes, NULL);
     if (CHECK_OK(dmlops_operator_create(ctx, &desc, &op)) && x && v && out) {
         dmlops_binding bi[2] = {{x, 0, 16}, {v, 0, 16}}, bo = {out, 0, bytes};
         if (CHECK_OK(dmlops_operator_execute(op, 2, bi, 1, &bo))) {

@@ -5,7 +5,12 @@ passed=0; failed=0
 for t in "$@"; do
     echo "== $t"
     out=$(mktemp)
-    if [ -n "$VALGRIND" ]; then
+    if [ "${t%.sh}" != "$t" ]; then
+        # Scripts run the dmlops tool, which cannot pin the Vulkan driver the way the C
+        # harness does (see dmt_pin_driver), so leaks inside the driver would be
+        # unattributable there; the library's own leaks are checked by the C tests.
+        ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" sh "$t" >"$out" 2>&1
+    elif [ -n "$VALGRIND" ]; then
         valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$t" >"$out" 2>&1
     else
         "$t" >"$out" 2>&1

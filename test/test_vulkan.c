@@ -343,12 +343,12 @@ TEST_CTX(command_list_orders_dependent_operators)
     reverse_rows(&c, R, C);
     const uint64_t bytes = (uint64_t)R * C * 4;
     float x[R * C], out[R * C];
-    uint32_t len = C;
+    uint32_t len[4] = {C};
     for (int i = 0; i < R * C; i++) x[i] = (float)i;
     dmlops_operator *op = NULL;
     dmlops_command_list *list = NULL;
     REQUIRE_OK(dmlops_operator_create(ctx, &c.desc, &op));
-    dmlops_buffer *bx = dmt_buffer(ctx, bytes, x), *bl = dmt_buffer(ctx, 16, &len);
+    dmlops_buffer *bx = dmt_buffer(ctx, bytes, x), *bl = dmt_buffer(ctx, 16, len);
     dmlops_buffer *by = dmt_buffer(ctx, bytes, NULL), *bz = dmt_buffer(ctx, bytes, NULL);
     dmlops_buffer *bw = dmt_buffer(ctx, bytes, NULL), *bv = dmt_buffer(ctx, bytes, NULL);
     REQUIRE(bx && bl && by && bz && bw && bv);
@@ -406,8 +406,8 @@ TEST_CTX(many_small_operators_in_one_list)
     REQUIRE_OK(dmlops_operator_create(ctx, &c.desc, &op));
     REQUIRE_OK(dmlops_command_list_create(ctx, &list));
     float x[8] = {0, 1, 2, 3, 4, 5, 6, 7}, out[8];
-    uint32_t len = 3;
-    dmlops_buffer *in = dmt_buffer(ctx, 32, x), *lb = dmt_buffer(ctx, 16, &len), *o = dmt_buffer(ctx, 32 * 500, NULL);
+    uint32_t len[4] = {3};
+    dmlops_buffer *in = dmt_buffer(ctx, 32, x), *lb = dmt_buffer(ctx, 16, len), *o = dmt_buffer(ctx, 32 * 500, NULL);
     REQUIRE(in && lb && o);
     dmlops_binding b[2] = {{in, 0, 32}, {lb, 0, 16}};
     for (int i = 0; i < 500; i++) {

@@ -505,7 +505,7 @@ int cmd_bench(int argc, char **argv)
                 r->type = types[t];
                 r->tensor_bytes = sizes[s];
                 case_desc c;
-                if (matches(r->label, o.filter) && build_case(&variants[v], types[t], sizes[s], &c)) /* fits? */
+                if (matches(r->label, o.filter) && build_case(&variants[v], types[t], sizes[s], &c))
                     run.count++;
             }
     bool want_overhead = matches("overhead", o.filter);

@@ -32,7 +32,7 @@ typedef struct bench_run {
     bench_result *results;
     size_t count;
     bench_overhead overhead;
-    char device[300], slug[96], driver[300], cpu[200], date[40], command[400];
+    char device[300], slug[96], driver[600], cpu[200], date[40], command[400];
 } bench_run;
 
 void bench_print_table(const bench_run *run, FILE *f);

@@ -117,8 +117,9 @@ dmlops_status dm_vk_setup_device(dmlops_context *ctx, dm_vk_ctx *vk, const dm_vk
     vk->run = vk->info.type == DMLOPS_DEVICE_TYPE_CPU ? 32 : 1;
     vk->max_alloc = vk->info.max_memory_allocation_size ? vk->info.max_memory_allocation_size : UINT64_MAX;
     if (vk->info.max_buffer_size) vk->max_alloc = dm_min_u64(vk->max_alloc, vk->info.max_buffer_size);
-    /* Below this run length a kernel beats vkCmdCopyBuffer regions (docs/performance.md). */
-    vk->copy_min_bytes = 4096;
+    /* Below this run length a kernel beats vkCmdCopyBuffer regions (docs/performance.md):
+     * on lavapipe regions of 8 bytes already win; GPUs run kernels near copy speed. */
+    vk->copy_min_bytes = vk->info.type == DMLOPS_DEVICE_TYPE_CPU ? 64 : 4096;
     if (params->pipeline_cache_path && *params->pipeline_cache_path) {
         vk->cache_path = strdup(params->pipeline_cache_path);
         if (!vk->cache_path) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");

@@ -61,6 +61,25 @@ static void dm_note_path(dmlops_operator *op, dmlops_path path)
     op->info.last_path = op->info.last_path == DMLOPS_PATH_NONE || op->info.last_path == path ? path : DMLOPS_PATH_MIXED;
 }
 
+/* A synchronous execution may read the lengths on the host, when they live in memory it
+ * maps, and turn a REVERSE along an outer axis into slab copies. Earlier work of the
+ * context has completed, so the mapping holds the current lengths. */
+static void dm_vk_try_reverse_copy(dmlops_operator *op, const dmlops_binding *bind, dmlops_binding_table *t)
+{
+    const dm_vk_op *plan = op->impl;
+    const dm_gather *g = &plan->g;
+    if (!plan->reverse_rows) return;
+    const dmlops_binding *bs = &bind[g->binding[DM_SLOT_SRC]], *bd = &bind[g->binding[DM_SLOT_DST]],
+                         *bl = &bind[g->binding[DM_SLOT_AUX]];
+    const dm_vk_buffer *src = dm_vkbuf(bs->buffer), *dst = dm_vkbuf(bd->buffer), *len = dm_vkbuf(bl->buffer);
+    if (!src->transfer || !dst->transfer || !len->mem.map) return;
+    dm_vk_reverse_regions(plan, (const uint8_t *)len->mem.map + len->offset + bl->offset, src->offset + bs->offset,
+                          dst->offset + bd->offset, t->regions, &t->nregions);
+    t->copy_src = src->mem.buffer;
+    t->copy_dst = dst->mem.buffer;
+    t->path = DMLOPS_PATH_COPY_REGIONS;
+}
+
 /* Called with the context lock held. The operator's own table is created on first use
  * and reused, so executions after the first allocate nothing. */
 static dmlops_status dm_vk_operator_execute(dmlops_operator *op, const dmlops_binding *bind)
@@ -70,6 +89,7 @@ static dmlops_status dm_vk_operator_execute(dmlops_operator *op, const dmlops_bi
     if (vk->lost) return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost; the context is unusable", op->op.name);
     if (!plan->table) DM_TRY(dm_vk_table_create(op, plan->npieces, &plan->table));
     DM_TRY(dm_vk_table_bind(plan->table, op, bind));
+    dm_vk_try_reverse_copy(op, bind, plan->table);
     DM_TRY(dm_vk_begin(vk, vk->cmd, true, op->op.name));
     dm_vk_record(plan->table, vk->cmd);
     dm_vk_cmd_barrier(vk, vk->cmd, true);

@@ -107,6 +107,7 @@ typedef struct dm_vk_span {
 typedef struct dm_vk_piece {
     dm_vk_span span[DM_SLOT_COUNT];
     uint64_t units;
+    uint64_t runs;             /* invocations' worth of work: units in runs of RUN per row */
 } dm_vk_piece;
 
 typedef struct dm_vk_op {
@@ -119,6 +120,8 @@ typedef struct dm_vk_op {
     VkBufferCopy *regions;     /* copy path, offsets relative to the bindings */
     uint32_t nregions;
     bool use_copy;
+    uint32_t reverse_rows;     /* REVERSE with contiguous inner runs: rows for copy regions
+                                  built per execution from the lengths (0: not eligible) */
     dmlops_binding_table *table; /* for dmlops_operator_execute */
 } dm_vk_op;
 
@@ -130,7 +133,7 @@ struct dmlops_binding_table {
     dm_vk_push *push;          /* per piece */
     uint32_t capacity;         /* sets */
     VkBufferCopy *regions;     /* absolute, copy path */
-    uint32_t region_capacity;
+    uint32_t region_capacity, nregions;
     VkBuffer copy_src, copy_dst;
     dmlops_path path;
     bool bound;
@@ -177,6 +180,9 @@ dmlops_status dm_vk_pipeline(dm_vk_ctx *vk, dm_kernel kernel, uint32_t esize, Vk
 /* vk_plan.c */
 dmlops_status dm_vk_plan(dm_vk_ctx *vk, const dm_op *op, dm_vk_op *plan);
 void dm_vk_plan_free(dm_vk_ctx *vk, dm_vk_op *plan);
+
+bool dm_vk_reverse_regions(const dm_vk_op *plan, const uint8_t *lengths, uint64_t src_base, uint64_t dst_base,
+                           VkBufferCopy *regions, uint32_t *count);
 
 /* vk_record.c */
 dmlops_status dm_vk_table_create(dmlops_operator *op, uint32_t capacity, dmlops_binding_table **out);

@@ -171,6 +171,7 @@ static dmlops_status dm_plan_pieces(dm_vk_ctx *vk, dm_vk_op *plan, uint32_t **pa
         }
         if (st != DMLOPS_SUCCESS) break;
         if (split < 0) {
+            p.runs = p.units / per_row * ((per_row + vk->run - 1) / vk->run);
             st = dm_push_piece(plan, &pcap, &p);
             if (st != DMLOPS_SUCCESS) break;
             if (plan->npieces > cap) {
@@ -230,6 +231,53 @@ static dmlops_status dm_plan_regions(dm_vk_ctx *vk, dm_vk_op *plan)
     return DMLOPS_SUCCESS;
 }
 
+/* REVERSE along an outer axis with contiguous innermost runs is a set of slab copies once
+ * the lengths are known; executions on devices whose memory the host reads directly
+ * build those regions from the lengths (dm_vk_reverse_regions). */
+static void dm_plan_reverse_rows(const dm_vk_ctx *vk, dm_vk_op *plan)
+{
+    const dm_gather *g = &plan->g;
+    uint32_t last = g->rank - 1;
+    if (g->kernel != DM_KERNEL_REVERSE || (uint32_t)g->axis == last || g->stride[DM_SLOT_SRC][last] != 1 ||
+        g->stride[DM_SLOT_DST][last] != 1 || g->stride[DM_SLOT_AUX][last] != 0 || !vk->uma ||
+        (vk->flags & DMLOPS_CONTEXT_FLAG_KERNELS_ONLY))
+        return;
+    uint64_t run = (uint64_t)g->size[last] * g->esize, rows = 1;
+    for (uint32_t d = 0; d < last; d++) rows *= g->size[d];
+    if (rows <= DM_MAX_REGIONS && (run >= vk->copy_min_bytes || (vk->flags & DMLOPS_CONTEXT_FLAG_PREFER_COPY)))
+        plan->reverse_rows = (uint32_t)rows;
+}
+
+bool dm_vk_reverse_regions(const dm_vk_op *plan, const uint8_t *lengths, uint64_t src_base, uint64_t dst_base,
+                           VkBufferCopy *regions, uint32_t *count)
+{
+    const dm_gather *g = &plan->g;
+    const uint32_t last = g->rank - 1, ax = (uint32_t)g->axis;
+    const uint64_t run = (uint64_t)g->size[last] * g->esize;
+    static const DML_TENSOR_DATA_TYPE aux_types[] = {DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_DATA_TYPE_INT32,
+                                                     DML_TENSOR_DATA_TYPE_UINT64, DML_TENSOR_DATA_TYPE_INT64};
+    dm_walk w = {.rank = last, .nstreams = 3};
+    for (uint32_t d = 0; d < last; d++) {
+        w.sizes[d] = g->size[d];
+        w.strides[0][d] = g->stride[DM_SLOT_SRC][d]; /* 0 along the axis: added below */
+        w.strides[1][d] = g->stride[DM_SLOT_DST][d];
+        w.strides[2][d] = g->stride[DM_SLOT_AUX][d];
+    }
+    uint32_t n = 0;
+    do {
+        uint64_t i = w.coord[ax];
+        uint64_t L = dm_read_length(aux_types[g->aux_type], lengths + (uint64_t)w.offset[2] * g->aux_esize, g->n);
+        uint64_t s = i < L ? L - 1 - i : i;
+        uint64_t src = src_base + ((uint64_t)w.offset[0] + s * (uint64_t)g->axis_src_stride) * g->esize;
+        uint64_t dst = dst_base + (uint64_t)w.offset[1] * g->esize;
+        VkBufferCopy *prev = n ? &regions[n - 1] : NULL;
+        if (prev && prev->srcOffset + prev->size == src && prev->dstOffset + prev->size == dst) prev->size += run;
+        else regions[n++] = (VkBufferCopy){src, dst, run};
+    } while (dm_walk_next(&w));
+    *count = n;
+    return true;
+}
+
 dmlops_status dm_vk_plan(dm_vk_ctx *vk, const dm_op *op, dm_vk_op *plan)
 {
     for (uint32_t i = 0; i < op->input_count + op->output_count; i++)
@@ -240,6 +288,7 @@ dmlops_status dm_vk_plan(dm_vk_ctx *vk, const dm_op *op, dm_vk_op *plan)
     uint32_t *params = NULL;
     dmlops_status st = dm_plan_pieces(vk, plan, &params);
     if (st == DMLOPS_SUCCESS) st = dm_plan_regions(vk, plan);
+    if (st == DMLOPS_SUCCESS) dm_plan_reverse_rows(vk, plan);
     if (st == DMLOPS_SUCCESS) {
         plan->dispatches = plan->npieces;
         uint64_t bytes = (uint64_t)plan->npieces * DM_P_WORDS * 4;

@@ -14,7 +14,7 @@ dmlops_status dm_vk_table_create(dmlops_operator *op, uint32_t capacity, dmlops_
     if (!t) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a binding table");
     t->vk = vk;
     t->capacity = capacity < plan->npieces ? plan->npieces : capacity;
-    t->region_capacity = plan->nregions;
+    t->region_capacity = plan->nregions > plan->reverse_rows ? plan->nregions : plan->reverse_rows;
     t->sets = calloc(t->capacity, sizeof *t->sets);
     t->push = calloc(t->capacity, sizeof *t->push);
     t->regions = t->region_capacity ? calloc(t->region_capacity, sizeof *t->regions) : NULL;
@@ -74,6 +74,7 @@ dmlops_status dm_vk_table_bind(dmlops_binding_table *t, dmlops_operator *op, con
                                            plan->regions[i].size};
         t->copy_src = src->mem.buffer;
         t->copy_dst = dst->mem.buffer;
+        t->nregions = plan->nregions;
         t->path = DMLOPS_PATH_COPY_REGIONS;
         t->bound = true;
         return DMLOPS_SUCCESS;
@@ -116,13 +117,13 @@ void dm_vk_record(dmlops_binding_table *t, VkCommandBuffer cmd)
     const dm_vk_ctx *vk = t->vk;
     const dm_vk_op *plan = t->op->impl;
     if (t->path == DMLOPS_PATH_COPY_REGIONS) {
-        vk->vkd.CmdCopyBuffer(cmd, t->copy_src, t->copy_dst, plan->nregions, t->regions);
+        vk->vkd.CmdCopyBuffer(cmd, t->copy_src, t->copy_dst, t->nregions, t->regions);
         return;
     }
     vk->vkd.CmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, plan->pipeline);
     for (uint32_t p = 0; p < plan->npieces; p++) {
         /* Kernels loop over their units, so any size fits one capped grid. */
-        uint64_t groups = (plan->pieces[p].units + DM_VK_WORKGROUP - 1) / DM_VK_WORKGROUP;
+        uint64_t groups = (plan->pieces[p].runs + DM_VK_WORKGROUP - 1) / DM_VK_WORKGROUP;
         if (groups > vk->grid_cap) groups = vk->grid_cap;
         uint32_t gx = (uint32_t)(groups < vk->max_groups[0] ? groups : vk->max_groups[0]);
         uint32_t gy = (uint32_t)((groups + gx - 1) / gx);
