@@ -11,11 +11,14 @@
 #define DM_PRINTF(a, b)
 #endif
 
-/* Sets the thread's message and returns status, so callers can `return dm_fail(...)`. */
-dmlops_status dm_fail(dmlops_status status, const char *fmt, ...) DM_PRINTF(2, 3);
+/* Sets the thread's message / prepends "prefix: " to it. */
+void dm_set_message(const char *fmt, ...) DM_PRINTF(1, 2);
+void dm_prefix_message(const char *fmt, ...) DM_PRINTF(1, 2);
 
-/* Prepends "prefix: " to the thread's current message and returns status. */
-dmlops_status dm_fail_prefix(dmlops_status status, const char *fmt, ...) DM_PRINTF(2, 3);
+/* Set the message and yield status, so callers can `return dm_fail(...)`. Macros, so that
+ * static analysers see the status that comes back. */
+#define dm_fail(status, ...) (dm_set_message(__VA_ARGS__), (status))
+#define dm_fail_prefix(status, ...) (dm_prefix_message(__VA_ARGS__), (status))
 
 #define DM_TRY(expr)                                                                      \
     do {                                                                                  \

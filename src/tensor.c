@@ -140,7 +140,7 @@ static dm_layout dm_unique_by_counting(const dm_dim *dims, uint32_t n, uint64_t 
 
 dm_layout dm_layout_check(uint32_t rank, const uint32_t *sizes, const uint64_t *strides)
 {
-    dm_dim dims[DM_MAX_RANK];
+    dm_dim dims[DM_MAX_RANK] = {{0, 0, 0}};
     uint32_t n = 0;
     for (uint32_t i = 0; i < rank; i++) {
         if (sizes[i] <= 1) continue;
@@ -161,6 +161,7 @@ dm_layout dm_layout_check(uint32_t rank, const uint32_t *sizes, const uint64_t *
     if (n == 0) return DM_LAYOUT_ONE_TO_ONE;
     uint64_t g = 0, count = 1;
     for (uint32_t i = 0; i < n; i++) g = dm_gcd(g, dims[i].stride);
+    if (g == 0) return DM_LAYOUT_OVERLAPPING; /* unreachable: strides here are non-zero */
     reach = 0;
     for (uint32_t i = 0; i < n; i++) {
         dims[i].stride /= g;

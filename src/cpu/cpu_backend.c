@@ -13,7 +13,11 @@ static void dm_cpu_context_info(dmlops_context *ctx, dmlops_context_info *info) 
 
 static dmlops_status dm_cpu_buffer_create(dmlops_buffer *buf)
 {
-    if (buf->size > SIZE_MAX) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_buffer_create: size too large");
+    /* No host has 2^47 bytes to give; refusing early keeps allocators from aborting. */
+    if (buf->size > (1ull << 47))
+        return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY,
+                       "dmlops_buffer_create: %llu bytes exceed what the CPU backend can allocate",
+                       (unsigned long long)buf->size);
     buf->impl = calloc(1, (size_t)buf->size);
     if (!buf->impl)
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_buffer_create: cannot allocate %llu bytes of host memory",

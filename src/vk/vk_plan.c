@@ -83,20 +83,27 @@ static int dm_pick_split(const dm_gather *g, const dm_box *b, int slot)
     return best;
 }
 
-static dmlops_status dm_push_piece(dm_vk_op *plan, uint32_t *cap, const dm_vk_piece *p)
+/* Appends a piece and returns its parameter record, or NULL (message set). */
+static uint32_t *dm_push_piece(dm_vk_op *plan, uint32_t *cap, uint32_t **params, const dm_vk_piece *p)
 {
-    if (plan->npieces == DM_MAX_PIECES)
-        return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
-                       "the tensors' layout needs more than %d binding windows on this device", DM_MAX_PIECES);
+    if (plan->npieces == DM_MAX_PIECES) {
+        dm_set_message("the tensors' layout needs more than %d binding windows on this device", DM_MAX_PIECES);
+        return NULL;
+    }
     if (plan->npieces == *cap) {
         uint32_t n = *cap ? *cap * 2 : 4;
         dm_vk_piece *q = realloc(plan->pieces, n * sizeof *q);
-        if (!q) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory planning an operator");
-        plan->pieces = q;
+        if (q) plan->pieces = q;
+        uint32_t *w = q ? realloc(*params, (size_t)n * DM_P_WORDS * sizeof *w) : NULL;
+        if (!w) {
+            dm_set_message("out of host memory planning an operator");
+            return NULL;
+        }
+        *params = w;
         *cap = n;
     }
-    plan->pieces[plan->npieces++] = *p;
-    return DMLOPS_SUCCESS;
+    plan->pieces[plan->npieces] = *p;
+    return *params + (size_t)plan->npieces++ * DM_P_WORDS;
 }
 
 static void dm_fill_params(const dm_gather *g, const dm_box *b, const dm_vk_piece *p, uint32_t *w)
@@ -139,7 +146,7 @@ static dmlops_status dm_plan_pieces(dm_vk_ctx *vk, dm_vk_op *plan, uint32_t **pa
     /* Room for the aligned-down start and the word rounding of every window. */
     const uint64_t limit = (vk->max_range - vk->align - 4) & ~3ull;
     dm_box *stack = malloc(64 * DM_MAX_RANK * sizeof *stack);
-    uint32_t top = 0, cap = 0, pcap = 0;
+    uint32_t top = 0, cap = 0;
     if (!stack) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory planning an operator");
     dm_box *b = &stack[top++];
     for (uint32_t d = 0; d < g->rank; d++) {
@@ -172,18 +179,12 @@ static dmlops_status dm_plan_pieces(dm_vk_ctx *vk, dm_vk_op *plan, uint32_t **pa
         if (st != DMLOPS_SUCCESS) break;
         if (split < 0) {
             p.runs = p.units / per_row * ((per_row + vk->run - 1) / vk->run);
-            st = dm_push_piece(plan, &pcap, &p);
-            if (st != DMLOPS_SUCCESS) break;
-            if (plan->npieces > cap) {
-                cap = cap ? cap * 2 : 4;
-                uint32_t *q = realloc(*params, (size_t)cap * DM_P_WORDS * sizeof *q);
-                if (!q) {
-                    st = dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory planning an operator");
-                    break;
-                }
-                *params = q;
+            uint32_t *record = dm_push_piece(plan, &cap, params, &p);
+            if (!record) {
+                st = plan->npieces == DM_MAX_PIECES ? DMLOPS_ERROR_UNSUPPORTED : DMLOPS_ERROR_OUT_OF_HOST_MEMORY;
+                break;
             }
-            dm_fill_params(g, &box, &p, *params + (size_t)(plan->npieces - 1) * DM_P_WORDS);
+            dm_fill_params(g, &box, &p, record);
             continue;
         }
         /* Halve and push both sides; depth stays within 64 halvings per dimension. */
