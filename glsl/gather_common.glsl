@@ -71,6 +71,10 @@ void load_globals()
     g_axis_src_stride = p[P_AXIS_SRC_STRIDE];
 }
 
+// The last aux element decoded (a length or an index) and its address: along a row the
+// aux address rarely changes, so most elements skip the read.
+uint g_aux_addr = 0xffffffffu, g_aux_value;
+
 // Aux element types (P_AUX_TYPE).
 const uint AUX_U32 = 0u, AUX_I32 = 1u, AUX_U64 = 2u, AUX_I64 = 3u;
 

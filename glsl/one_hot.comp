@@ -35,7 +35,12 @@ void load_op()
 
 bool fetch(uint sb, uint ab, uint row_axis, uint j, out uvec2 v)
 {
-    uint k = read_index(ab + j * g_aux_step, g_n);
+    uint ia = ab + j * g_aux_step;
+    if (ia != g_aux_addr) {
+        g_aux_addr = ia;
+        g_aux_value = read_index(ia, g_n);
+    }
+    uint k = g_aux_value;
     uint i = g_axis == g_last ? g_axis_origin + j : row_axis;
     v = i == k ? g_on : g_off;
     return true;

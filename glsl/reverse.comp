@@ -23,7 +23,12 @@ void load_op() {}
 bool fetch(uint sb, uint ab, uint row_axis, uint j, out uvec2 v)
 {
     bool axis_last = g_axis == g_last;
-    uint L = read_length(ab + j * g_aux_step, g_n);
+    uint la = ab + j * g_aux_step;
+    if (la != g_aux_addr) {
+        g_aux_addr = la;
+        g_aux_value = read_length(la, g_n);
+    }
+    uint L = g_aux_value;
     uint i = axis_last ? g_axis_origin + j : row_axis;
     uint s = i < L ? L - 1u - i : i;
     v = uvec2(0u);
