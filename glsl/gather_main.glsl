@@ -48,6 +48,10 @@ void unit(uint k, uint db, uint sb, uint ab, uint row_axis, bool word_mode, uint
     uint row_end = db + m * ESIZE, w = (db >> 2u) + k, wb = w * 4u;
     if (wb >= row_end) return;
     uint bits = 0u, mask = 0u;
+    if (wb >= db && wb + 4u <= row_end && fetch_word(sb, (wb - db) / ESIZE, bits)) {
+        store_masked(w, bits, 0xffffffffu);
+        return;
+    }
     for (uint lane = 0u; lane < 4u; lane += ESIZE) {
         uint b = wb + lane;
         uvec2 v;

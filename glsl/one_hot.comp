@@ -33,6 +33,12 @@ void load_op()
     g_on = load_aux2(pc.rem_aux2);
 }
 
+bool fetch_word(uint sb, uint j0, out uint bits)
+{
+    bits = 0u;
+    return false;
+}
+
 bool fetch(uint sb, uint ab, uint row_axis, uint j, out uvec2 v)
 {
     uint ia = ab + j * g_aux_step;

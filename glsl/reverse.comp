@@ -20,6 +20,12 @@ uint read_length(uint a, uint n)
 
 void load_op() {}
 
+bool fetch_word(uint sb, uint j0, out uint bits)
+{
+    bits = 0u;
+    return false;
+}
+
 bool fetch(uint sb, uint ab, uint row_axis, uint j, out uvec2 v)
 {
     bool axis_last = g_axis == g_last;
