@@ -26,7 +26,7 @@ LIB      := $(B)/libdmlops.a
 TEST_SRC  := $(wildcard test/test_*.c)
 TEST_SH   := $(wildcard test/test_*.sh)
 # The interop test twice: against -lvulkan, and with the application's own volk.
-INTEROP_BIN := $(B)/test/interop_vulkan $(B)/test/interop_volk
+INTEROP_BIN := $(B)/test/interop_vulkan $(B)/test/interop_volk $(B)/test/no_alloc
 TEST_BIN  := $(TEST_SRC:test/%.c=$(B)/test/%)
 TEST_HARNESS := $(B)/obj/test/harness.o
 
@@ -106,6 +106,12 @@ $(B)/test/interop_vulkan: test/interop.c $(TEST_HARNESS) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -Iinclude -Itest $(WARN) -Wno-missing-prototypes $(CFLAGS) $(LDFLAGS) -o $@ $< \
 	    $(TEST_HARNESS) $(LIB) -lvulkan $(LIBS)
+
+# Counts the library's own allocations (see the file).
+$(B)/test/no_alloc: test/no_alloc.c $(TEST_HARNESS) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -Iinclude -Itest $(WARN) -Wno-missing-prototypes $(CFLAGS) $(LDFLAGS) -o $@ $< \
+	    $(TEST_HARNESS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc $(LIB) $(LIBS)
 
 $(B)/test/interop_volk: test/interop.c /usr/include/volk.c $(TEST_HARNESS) $(LIB)
 	@mkdir -p $(@D)

@@ -1,0 +1,62 @@
+/* After the first execution (the warm-up), executing an operator again must not allocate
+ * host memory in libdmlops: the binding table, copy regions and command buffer are all
+ * reused. Built with -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc, which redirects the
+ * library's own calls (not the driver's, which lives in a shared object) to the counters
+ * below. */
+#include <stdlib.h>
+
+#include "harness.h"
+
+static unsigned long dmt_allocs;
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t m);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n) { dmt_allocs++; return __real_malloc(n); }
+void *__wrap_calloc(size_t n, size_t m) { dmt_allocs++; return __real_calloc(n, m); }
+void *__wrap_realloc(void *p, size_t n) { dmt_allocs++; return __real_realloc(p, n); }
+
+static void run(dmlops_context *ctx, const DML_OPERATOR_DESC *desc, uint32_t nin, const uint64_t *bytes, const char *what)
+{
+    dmlops_operator *op = NULL;
+    dmlops_buffer *b[3] = {NULL, NULL, NULL};
+    dmlops_binding bind[3];
+    REQUIRE_OK(dmlops_operator_create(ctx, desc, &op));
+    for (uint32_t i = 0; i <= nin; i++) {
+        b[i] = dmt_buffer(ctx, bytes[i], NULL);
+        bind[i] = (dmlops_binding){b[i], 0, bytes[i]};
+    }
+    CHECK_OK(dmlops_operator_execute(op, nin, bind, 1, &bind[nin])); /* warm-up */
+    unsigned long before = dmt_allocs;
+    for (int i = 0; i < 20; i++) CHECK_OK(dmlops_operator_execute(op, nin, bind, 1, &bind[nin]));
+    CHECK(dmt_allocs == before, "%s: 20 executions after the warm-up allocated %lu times", what, dmt_allocs - before);
+    dmlops_operator_info info;
+    CHECK_OK(dmlops_operator_get_info(op, &info));
+    printf("    %s: path %s, no allocation\n", what, dmlops_path_name(info.last_path));
+    for (uint32_t i = 0; i <= nin; i++) dmlops_buffer_destroy(b[i]);
+    dmlops_operator_destroy(op);
+}
+
+TEST_CTX(executions_after_the_first_allocate_nothing)
+{
+    const uint32_t sizes[3] = {4, 64, 256}, lsizes[3] = {4, 1, 256}, lstrides[3] = {1, 0, 0};
+    dmt_tensor ti, tl, to, ts;
+    dmt_tensor_init(&ti, DML_TENSOR_DATA_TYPE_UINT8, 3, sizes, NULL, 0);
+    dmt_tensor_init(&tl, DML_TENSOR_DATA_TYPE_UINT32, 3, lsizes, lstrides, 0);
+    dmt_tensor_init(&to, DML_TENSOR_DATA_TYPE_UINT8, 3, sizes, NULL, 0);
+    /* An outer-axis reverse: slab copies on unified-memory devices, a kernel elsewhere. */
+    DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC rd = {&ti.desc, &tl.desc, &to.desc, 1};
+    DML_OPERATOR_DESC rev = {DML_OPERATOR_REVERSE_SUBSEQUENCES, &rd};
+    uint64_t rbytes[3] = {ti.buf.TotalTensorSizeInBytes, 64, to.buf.TotalTensorSizeInBytes};
+    run(ctx, &rev, 2, rbytes, "reverse along an outer axis");
+    /* An innermost-axis reverse: always a kernel. */
+    rd.Axis = 2;
+    dmt_tensor_init(&tl, DML_TENSOR_DATA_TYPE_UINT32, 3, (const uint32_t[]){4, 64, 1}, NULL, 0);
+    run(ctx, &rev, 2, (const uint64_t[]){rbytes[0], 1024, rbytes[2]}, "reverse along the innermost axis");
+    /* A slice with long rows: copy regions. */
+    const uint32_t off[3] = {0, 1, 0}, win[3] = {4, 63, 256};
+    const int32_t str[3] = {1, 1, 1};
+    dmt_tensor_init(&ts, DML_TENSOR_DATA_TYPE_UINT8, 3, win, NULL, 0);
+    DML_SLICE1_OPERATOR_DESC sd = {&ti.desc, &ts.desc, 3, off, win, str};
+    DML_OPERATOR_DESC slice = {DML_OPERATOR_SLICE1, &sd};
+    run(ctx, &slice, 1, (const uint64_t[]){rbytes[0], ts.buf.TotalTensorSizeInBytes}, "slice");
+}
