@@ -53,8 +53,8 @@ void bench_print_table(const bench_run *run, FILE *f)
                 r->copy_gbps, ratio(r->gbps, r->copy_gbps), r->memcpy_gbps, ratio(r->gbps, r->memcpy_gbps));
     }
     if (any_wall(run))
-        fprintf(f, "timer 'wall': the device has no timestamp queries, so host wall time (submit to completion) "
-                   "was used\n");
+        fprintf(f, "timer 'wall': no GPU timestamps (CPU backend, or a device without timestamp queries), so "
+                   "host wall time from submission to completion was used\n");
     const bench_overhead *o = &run->overhead;
     if (o->measured) {
         fprintf(f, "\nsmall-operator overhead, %u SLICE1 operators on a 4x4 tensor:\n", o->ops);
@@ -121,7 +121,7 @@ static char *markdown_section(const bench_run *run)
     }
     fprintf(f, "| Driver | %s |\n| CPU | %s |\n| Date | %s |\n| Command | `%s` |\n", run->driver, run->cpu, run->date,
             run->command);
-    fprintf(f, "| Timer | %s |\n\n", any_wall(run) ? "host wall time (the device has no timestamp queries)"
+    fprintf(f, "| Timer | %s |\n\n", any_wall(run) ? "host wall time (no GPU timestamps on this backend or device)"
                                                    : "GPU timestamp queries");
     fprintf(f, "![GB/s of each case beside the vkCmdCopyBuffer roofline](bench/%s.svg)\n\n", run->slug);
     fprintf(f, "Raw numbers: [bench/%s.csv](bench/%s.csv). *GB/s* counts the bytes the operator must read and "

@@ -150,10 +150,8 @@ static cJSON *device_json(const dmlops_device_info *d)
     cJSON_AddNumberToObject(o, "max_storage_buffer_range", (double)d->max_storage_buffer_range);
     cJSON_AddNumberToObject(o, "max_memory_allocation_size", (double)d->max_memory_allocation_size);
     cJSON_AddNumberToObject(o, "max_buffer_size", (double)d->max_buffer_size);
-    int wg[3] = {(int)d->max_compute_work_group_count[0], (int)d->max_compute_work_group_count[1],
-                 (int)d->max_compute_work_group_count[2]};
     cJSON *w = cJSON_AddArrayToObject(o, "max_compute_work_group_count");
-    for (int i = 0; i < 3; i++) cJSON_AddItemToArray(w, cJSON_CreateNumber((double)(uint32_t)wg[i]));
+    for (int i = 0; i < 3; i++) cJSON_AddItemToArray(w, cJSON_CreateNumber(d->max_compute_work_group_count[i]));
     cJSON_AddNumberToObject(o, "max_compute_work_group_invocations", d->max_compute_work_group_invocations);
     cJSON_AddNumberToObject(o, "min_storage_buffer_offset_alignment", (double)d->min_storage_buffer_offset_alignment);
     cJSON_AddNumberToObject(o, "subgroup_size", d->subgroup_size);

@@ -18,7 +18,7 @@
 typedef struct jctx {
     const char *file;
     const char *dir;        /* directory of the model, for relative input paths */
-    const char *output_dir; /* for relative output paths; NULL: dir */
+    const char *output_dir; /* for relative output paths; NULL: the current directory */
 } jctx;
 
 static bool jfail(const jctx *j, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -77,7 +77,7 @@ static bool get_uint(const jctx *j, const cJSON *v, const char *path, uint64_t m
     double d = cJSON_IsNumber(v) ? v->valuedouble : -1;
     if (!cJSON_IsNumber(v) || d < 0 || d != floor(d))
         return jfail(j, path, "expected a non-negative integer, not %s", kind_name(v));
-    if (d > (double)max || d > 9007199254740992.0)
+    if (d > (double)max || d >= 9007199254740992.0)
         return jfail(j, path, "%.0f is too large (at most %llu)", d, (unsigned long long)max);
     *out = (uint64_t)d;
     return true;
@@ -553,7 +553,7 @@ static bool parse_resource(const jctx *j, const cJSON *v, const char *path, mode
     if ((f = cJSON_GetObjectItemCaseSensitive(v, "Output"))) {
         jpath(p, sizeof p, "%s.Output", path);
         if (!get_string(j, f, p, &s)) return false;
-        if (!(r->output = join_path(j->output_dir ? j->output_dir : j->dir, s))) return jfail(j, p, "out of memory");
+        if (!(r->output = join_path(j->output_dir ? j->output_dir : "", s))) return jfail(j, p, "out of memory");
     }
     return true;
 }
@@ -634,10 +634,10 @@ static char *read_text(const char *path, size_t *len, char *err, size_t errlen)
         n += got;
         if (got == 0) break;
     }
-    bool bad = ferror(f);
+    int bad = ferror(f) ? errno : 0;
     fclose(f);
     if (bad) {
-        snprintf(err, errlen, "read error");
+        snprintf(err, errlen, "read error: %s", strerror(bad));
         free(buf);
         return NULL;
     }

@@ -30,7 +30,7 @@ typedef struct model_op {
     char name[64];  /* "Name", or the operator type */
     DML_OPERATOR_TYPE type;
     uint32_t ninputs, ntensors; /* tensors in binding order: inputs, then the output */
-    const char *tensor_names[3];
+    const char *tensor_names[4]; /* NULL-terminated */
     model_tensor t[3];
     model_binding bind[3];
     uint32_t axis, dim_count;
@@ -63,8 +63,8 @@ typedef struct model {
     model_op *ops;
 } model;
 
-/* Loads path; output paths resolve against output_dir when given, else against the
- * model's directory. Prints "FILE: $.json.path: message" and returns false on error. */
+/* Loads path. Input files resolve against the model's directory, output files against
+ * output_dir when given, else the current directory. Prints "FILE: $.json.path: message" and returns false on error. */
 bool model_load(const char *path, const char *output_dir, model *m);
 void model_free(model *m);
 

@@ -100,7 +100,7 @@ const char *scalar_from_double(DML_TENSOR_DATA_TYPE t, double v, void *dst)
     const char *e = int_range(t, &lo, &hi);
     if (e) return e;
     if (v != floor(v) || !isfinite(v)) return "is not an integer";
-    if (fabs(v) > 9007199254740992.0) return "is beyond 2^53: write it as a string to keep it exact";
+    if (fabs(v) >= 9007199254740992.0) return "is 2^53 or more: write it as a string to keep it exact";
     if (v < (double)lo || v > (double)hi) return "is out of range for the data type";
     store_int(t, v < 0 ? (uint64_t)(int64_t)v : (uint64_t)v, dst);
     return NULL;

@@ -7,7 +7,7 @@
 
 #include "bench.h"
 
-enum { WIDTH = 1100, LABEL_RIGHT = 330, PLOT_X = 340, PLOT_W = 600, TOP = 92, ROW = 16, BOTTOM = 46 };
+enum { WIDTH = 1100, LABEL_RIGHT = 330, PLOT_X = 340, PLOT_W = 600, TOP = 104, ROW = 16, BOTTOM = 46 };
 
 static void xml_text(FILE *f, const char *s)
 {
@@ -84,8 +84,8 @@ bool bench_write_svg(const bench_run *run, const char *path)
                "width=\"24\" height=\"10\" fill=\"#f28e2b\"/><rect x=\"62\" y=\"52\" width=\"24\" height=\"10\" "
                "fill=\"#59a14f\"/>\n<text x=\"92\" y=\"61\">operator GB/s: (bytes read + written) / time "
                "(REVERSE_SUBSEQUENCES, SLICE1, ONE_HOT)</text>\n");
-    fprintf(f, "<line x1=\"470\" y1=\"50\" x2=\"470\" y2=\"64\" stroke=\"#d62728\" stroke-width=\"2.5\"/>\n"
-               "<text x=\"478\" y=\"61\">vkCmdCopyBuffer of the same bytes, same run (the copy roofline)</text>\n");
+    fprintf(f, "<line x1=\"48\" y1=\"68\" x2=\"48\" y2=\"80\" stroke=\"#d62728\" stroke-width=\"2.5\"/>\n"
+               "<text x=\"92\" y=\"78\">vkCmdCopyBuffer of the same bytes in the same run: the copy roofline</text>\n");
     fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#555\">bar / roofline</text>\n", WIDTH - 10, TOP - 6);
 
     /* Decade grid with 2x and 5x minor lines. */
@@ -120,7 +120,7 @@ bool bench_write_svg(const bench_run *run, const char *path)
                 xb - PLOT_X, ROW - 4, op_color(r->op));
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-width=\"2.5\"/>\n",
                 xc, y + 1, xc, y + ROW - 1);
-        fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#333\">%.3g / %.3g GB/s (%.2fx)</text></g>\n",
+        fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#333\">%.3g / %.3g GB/s (%.2gx)</text></g>\n",
                 WIDTH - 10, y + 11.5, r->gbps, r->copy_gbps, ratio);
     }
     fprintf(f, "</svg>\n");
