@@ -256,6 +256,8 @@ TEST(device_by_index_uuid_and_name)
         CHECK(!strncmp(info.device.name, name_part, strlen(name_part)), "request \"%s\" chose %s", requests[k],
               info.device.name);
         CHECK(info.device.max_storage_buffer_range > 0 && info.device.max_compute_work_group_count[0] > 0);
+        CHECK(info.device.is_default == all[n - 1].is_default, "is_default %u, enumerate says %u",
+              info.device.is_default, all[n - 1].is_default);
         dmlops_context_destroy(ctx);
     }
     free(all);

@@ -315,7 +315,7 @@ dmlops_status dm_vk_choose_device(dm_vk_ctx *vk, const char *request)
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory listing devices");
     }
     r = vk->vki.EnumeratePhysicalDevices(vk->instance, &n, phys);
-    int best = -1;
+    int best = -1, def = -1; /* the request's match, and what default selection picks */
     uint8_t uuid[16];
     bool by_index = false, by_uuid = false;
     char *end = NULL;
@@ -328,14 +328,14 @@ dmlops_status dm_vk_choose_device(dm_vk_ctx *vk, const char *request)
     for (uint32_t i = 0; r == VK_SUCCESS && i < n; i++) {
         dm_vk_fill_device_info(&vk->vki, phys[i], i, &infos[i]);
         bool ok = dm_usable(&vk->vki, phys[i], &infos[i]);
+        if (ok && (def < 0 || dm_type_rank(infos[i].type) < dm_type_rank(infos[def].type))) def = (int)i;
         if (request && *request) {
             bool match = by_index ? index == i : by_uuid ? !memcmp(uuid, infos[i].uuid, 16)
                                                          : dm_contains_ci(infos[i].name, request);
             if (match && ok && best < 0) best = (int)i;
-        } else if (ok && (best < 0 || dm_type_rank(infos[i].type) < dm_type_rank(infos[best].type))) {
-            best = (int)i;
         }
     }
+    if (!(request && *request)) best = def;
     dmlops_status st = DMLOPS_SUCCESS;
     if (r != VK_SUCCESS) {
         st = dm_vk_fail(NULL, r, "vkEnumeratePhysicalDevices", "listing Vulkan devices");
@@ -355,6 +355,7 @@ dmlops_status dm_vk_choose_device(dm_vk_ctx *vk, const char *request)
     } else {
         vk->phys = phys[best];
         vk->info = infos[best];
+        vk->info.is_default = best == def;
     }
     free(phys);
     free(infos);
