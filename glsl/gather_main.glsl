@@ -1,14 +1,16 @@
 // The shared body: a grid-stride loop over the piece's units. A unit is one output
-// element (MODE_ELEMENT) or one aligned output word of a contiguous row (MODE_WORD).
-// Coordinates are decoded once per invocation; each further step adds the grid size as
-// mixed-radix digits, so the loop has no division (CPU devices such as lavapipe pay
-// several microseconds per workgroup, so the host launches few, long-lived groups).
+// element (MODE_ELEMENT) or one aligned 16-byte chunk of a contiguous output row
+// (MODE_VEC). Coordinates are decoded once per invocation; each further step adds the
+// grid size as mixed-radix digits, so the loop has no division (CPU devices such as
+// lavapipe pay several microseconds per workgroup, so the host launches few, long-lived
+// groups).
 //
-// MODE_ELEMENT: 4- and 8-byte elements own their words; smaller ones are merged into
-//   their word with atomics, since a strided output can put several elements (or bytes
-//   that must stay untouched) in one word.
-// MODE_WORD (1- and 2-byte elements in contiguous output rows): a word wholly inside
-//   the row has one owner and a plain store; only a row's edge words use atomics.
+// MODE_ELEMENT (strided output): 4- and 8-byte elements own their words; smaller ones are
+//   merged into their word with atomics, since a strided output can put several elements
+//   (or bytes that must stay untouched) in one word.
+// MODE_VEC: a chunk wholly inside its row is one vector store, filled by fetch_vec when
+//   the source is regular enough; otherwise its four words are done one by one, a word
+//   wholly inside the row with a plain store and a row's edge words with atomics.
 
 void store_masked(uint w, uint bits, uint mask)
 {
@@ -37,29 +39,45 @@ void store_element(uint a, uvec2 v)
     }
 }
 
-// One unit k of the current row.
-void unit(uint k, uint db, uint sb, uint ab, uint row_axis, bool word_mode, uint dst_step, uint m, uint emask)
+// Word w of a contiguous output row [db, row_end), element by element.
+void word_unit(uint w, uint db, uint sb, uint ab, uint row_axis, uint row_end, uint emask)
 {
-    if (!word_mode) {
-        uvec2 v;
-        if (fetch(sb, ab, row_axis, k, v)) store_element(db + k * dst_step, v);
+    uint wb = w * 4u;
+    if (wb >= row_end || wb + 4u <= db) return;
+    uvec2 v;
+    if (ESIZE >= 4u) {
+        /* Element starts are ESIZE-aligned, so the word is one element or half of one. */
+        if (wb >= db && fetch(sb, ab, row_axis, (wb - db) / ESIZE, v))
+            store_masked(w, ESIZE == 8u && ((wb - db) & 4u) != 0u ? v.y : v.x, 0xffffffffu);
         return;
     }
-    uint row_end = db + m * ESIZE, w = (db >> 2u) + k, wb = w * 4u;
-    if (wb >= row_end) return;
     uint bits = 0u, mask = 0u;
-    if (wb >= db && wb + 4u <= row_end && fetch_word(sb, (wb - db) / ESIZE, bits)) {
-        store_masked(w, bits, 0xffffffffu);
-        return;
-    }
     for (uint lane = 0u; lane < 4u; lane += ESIZE) {
         uint b = wb + lane;
-        uvec2 v;
         if (b < db || b >= row_end || !fetch(sb, ab, row_axis, (b - db) / ESIZE, v)) continue;
         bits |= (v.x & emask) << (lane * 8u);
         mask |= emask << (lane * 8u);
     }
     store_masked(w, bits, mask);
+}
+
+// Unit k of the current row.
+void unit(uint k, uint db, uint sb, uint ab, uint row_axis, bool vec_mode, uint dst_step, uint m, uint emask)
+{
+    if (!vec_mode) {
+        uvec2 v;
+        if (fetch(sb, ab, row_axis, k, v)) store_element(db + k * dst_step, v);
+        return;
+    }
+    uint row_end = db + m * ESIZE, chunk = (db >> 4u) + k, cb = chunk * 16u;
+    if (cb >= row_end) return;
+    uvec4 v;
+    if (cb >= db && cb + 16u <= row_end && chunk < uint(dst4.length()) &&
+        fetch_vec(sb, ab, row_axis, (cb - db) / ESIZE, v)) {
+        dst4[chunk] = v;
+        return;
+    }
+    for (uint q = 0u; q < 4u; q++) word_unit(chunk * 4u + q, db, sb, ab, row_axis, row_end, emask);
 }
 
 void main()
@@ -74,9 +92,9 @@ void main()
     if (u >= units) return;
 
     const uint last = g_last, axis = g_axis;
-    const bool word_mode = p[P_MODE] == MODE_WORD;
-    uint size[7], dstr[7], sstr[7], astr[7], c[7], step[7];
-    [[unroll]] for (int d = 0; d < 7; d++) {
+    const bool vec_mode = p[P_MODE] == MODE_VEC;
+    uint size[ROW_DIMS], dstr[ROW_DIMS], sstr[ROW_DIMS], astr[ROW_DIMS], c[ROW_DIMS], step[ROW_DIMS];
+    [[unroll]] for (int d = 0; d < ROW_DIMS; d++) {
         bool live = uint(d) < last;
         size[d] = live ? p[P_SIZE + d] : 1u;
         dstr[d] = live ? p[P_DST_STRIDE + d] : 0u;
@@ -90,7 +108,7 @@ void main()
     uint k = u % runs_per_row, row = u / runs_per_row;
     uint kstep = threads % runs_per_row, rstep = threads / runs_per_row;
     uint db = pc.rem_dst + p[P_DST_BASE], sb = pc.rem_src + p[P_SRC_BASE], ab = pc.rem_aux + p[P_AUX_BASE];
-    [[unroll]] for (int d = 6; d >= 0; d--) {
+    [[unroll]] for (int d = ROW_DIMS - 1; d >= 0; d--) {
         c[d] = row % size[d];
         row /= size[d];
         step[d] = rstep % size[d];
@@ -104,11 +122,11 @@ void main()
 
     for (;;) {
         uint row_axis = axis_origin;
-        [[unroll]] for (int d = 0; d < 7; d++)
+        [[unroll]] for (int d = 0; d < ROW_DIMS; d++)
             if (uint(d) == axis) row_axis += c[d];
 
         uint k0 = k * RUN, k1 = min(k0 + RUN, per_row);
-        for (uint kk = k0; kk < k1; kk++) unit(kk, db, sb, ab, row_axis, word_mode, dst_step, m, emask);
+        for (uint kk = k0; kk < k1; kk++) unit(kk, db, sb, ab, row_axis, vec_mode, dst_step, m, emask);
 
         if (units - u <= threads) break;
         u += threads;
@@ -116,7 +134,7 @@ void main()
         k += kstep;
         uint carry = k >= runs_per_row ? 1u : 0u;
         k -= carry * runs_per_row;
-        [[unroll]] for (int d = 6; d >= 0; d--) {
+        [[unroll]] for (int d = ROW_DIMS - 1; d >= 0; d--) {
             uint add = step[d] + carry;
             c[d] += add;
             carry = c[d] >= size[d] ? 1u : 0u;

@@ -33,20 +33,34 @@ void load_op()
     g_on = load_aux2(pc.rem_aux2);
 }
 
-bool fetch_word(uint sb, uint j0, out uint bits)
+uint row_index(uint ia)
 {
-    bits = 0u;
-    return false;
-}
-
-bool fetch(uint sb, uint ab, uint row_axis, uint j, out uvec2 v)
-{
-    uint ia = ab + j * g_aux_step;
     if (ia != g_aux_addr) {
         g_aux_addr = ia;
         g_aux_value = read_index(ia, g_n);
     }
-    uint k = g_aux_value;
+    return g_aux_value;
+}
+
+// 16 bytes of elements j0.. sharing one index: OffValue everywhere, OnValue where the
+// sequence position equals the index.
+bool fetch_vec(uint sb, uint ab, uint row_axis, uint j0, out uvec4 v)
+{
+    v = splat(g_off);
+    if (g_aux_step != 0u) return false;
+    uint k = row_index(ab);
+    if (g_axis == g_last) {
+        uint i0 = g_axis_origin + j0;
+        if (k != NO_AXIS && k >= i0 && k - i0 < 16u / ESIZE) v = with_element(v, k - i0, g_on);
+    } else if (row_axis == k) {
+        v = splat(g_on);
+    }
+    return true;
+}
+
+bool fetch(uint sb, uint ab, uint row_axis, uint j, out uvec2 v)
+{
+    uint k = row_index(ab + j * g_aux_step);
     uint i = g_axis == g_last ? g_axis_origin + j : row_axis;
     v = i == k ? g_on : g_off;
     return true;

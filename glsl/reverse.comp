@@ -20,21 +20,45 @@ uint read_length(uint a, uint n)
 
 void load_op() {}
 
-bool fetch_word(uint sb, uint j0, out uint bits)
+
+uint row_length(uint la)
 {
-    bits = 0u;
-    return false;
+    if (la != g_aux_addr) {
+        g_aux_addr = la;
+        g_aux_value = read_length(la, g_n);
+    }
+    return g_aux_value;
+}
+
+// 16 bytes of elements j0.. when they share one length and their sources run one element
+// at a time: backwards inside the reversed prefix, forwards past it.
+bool fetch_vec(uint sb, uint ab, uint row_axis, uint j0, out uvec4 v)
+{
+    const uint n = 16u / ESIZE;
+    v = uvec4(0u);
+    if (g_aux_step != 0u) return false;
+    uint L = row_length(ab);
+    if (g_axis == g_last) {
+        if (g_axis_src_stride != ESIZE) return false;
+        uint i0 = g_axis_origin + j0;
+        if (i0 + n <= L) { // all reversed: sources L-1-i0 down to L-i0-n
+            uint lo = L - i0 - n;
+            if (lo < g_win_lo || L - i0 > g_win_hi || !src_vec(sb + lo * ESIZE, v)) return false;
+            v = reverse_elements(v);
+            return true;
+        }
+        if (i0 < L || i0 < g_win_lo || i0 + n > g_win_hi) return false;
+        return src_vec(sb + i0 * ESIZE, v);
+    }
+    uint i = row_axis, s = i < L ? L - 1u - i : i;
+    if (g_src_step != ESIZE || s < g_win_lo || s >= g_win_hi) return false;
+    return src_vec(sb + s * g_axis_src_stride + j0 * ESIZE, v);
 }
 
 bool fetch(uint sb, uint ab, uint row_axis, uint j, out uvec2 v)
 {
     bool axis_last = g_axis == g_last;
-    uint la = ab + j * g_aux_step;
-    if (la != g_aux_addr) {
-        g_aux_addr = la;
-        g_aux_value = read_length(la, g_n);
-    }
-    uint L = g_aux_value;
+    uint L = row_length(ab + j * g_aux_step);
     uint i = axis_last ? g_axis_origin + j : row_axis;
     uint s = i < L ? L - 1u - i : i;
     v = uvec2(0u);

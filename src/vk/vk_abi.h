@@ -12,7 +12,7 @@ enum {
     DM_P_SRC_STRIDE = 32, DM_P_AUX_STRIDE = 40,
     DM_P_WORDS = 64 /* 256 bytes: a multiple of every minStorageBufferOffsetAlignment */
 };
-enum { DM_MODE_ELEMENT = 0, DM_MODE_WORD = 1 };
+enum { DM_MODE_ELEMENT = 0, DM_MODE_VEC = 1 };
 #define DM_NO_AXIS 0xffffffffu
 
 typedef struct dm_vk_push {

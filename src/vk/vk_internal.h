@@ -82,7 +82,7 @@ typedef struct dm_vk_ctx {
     VkPipelineCache cache;
     char *cache_path;
     VkShaderModule modules[DM_KERNEL_COUNT];
-    VkPipeline pipelines[DM_KERNEL_COUNT][4]; /* by log2(esize) */
+    VkPipeline pipelines[DM_KERNEL_COUNT][4][3]; /* by log2(esize) and row-dimension bucket */
     uint32_t pipeline_count;
     VkCommandPool pool;        /* for cmd, under the context lock */
     VkCommandBuffer cmd;
@@ -175,7 +175,7 @@ dmlops_status dm_vk_upload(dm_vk_ctx *vk, dm_vk_memory *m, uint64_t offset, cons
 /* vk_pipeline.c */
 dmlops_status dm_vk_pipelines_init(dm_vk_ctx *vk);
 void dm_vk_pipelines_destroy(dm_vk_ctx *vk);
-dmlops_status dm_vk_pipeline(dm_vk_ctx *vk, dm_kernel kernel, uint32_t esize, VkPipeline *out);
+dmlops_status dm_vk_pipeline(dm_vk_ctx *vk, dm_kernel kernel, uint32_t esize, uint32_t rank, VkPipeline *out);
 
 /* vk_plan.c */
 dmlops_status dm_vk_plan(dm_vk_ctx *vk, const dm_op *op, dm_vk_op *plan);

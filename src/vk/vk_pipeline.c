@@ -121,7 +121,8 @@ void dm_vk_pipelines_destroy(dm_vk_ctx *vk)
     dm_cache_save(vk);
     for (int k = 0; k < DM_KERNEL_COUNT; k++) {
         for (int e = 0; e < 4; e++)
-            if (vk->pipelines[k][e]) vk->vkd.DestroyPipeline(vk->device, vk->pipelines[k][e], NULL);
+            for (int r = 0; r < 3; r++)
+                if (vk->pipelines[k][e][r]) vk->vkd.DestroyPipeline(vk->device, vk->pipelines[k][e][r], NULL);
         if (vk->modules[k]) vk->vkd.DestroyShaderModule(vk->device, vk->modules[k], NULL);
     }
     if (vk->cache) vk->vkd.DestroyPipelineCache(vk->device, vk->cache, NULL);
@@ -129,12 +130,15 @@ void dm_vk_pipelines_destroy(dm_vk_ctx *vk)
     if (vk->set_layout) vk->vkd.DestroyDescriptorSetLayout(vk->device, vk->set_layout, NULL);
 }
 
-/* Called with the context lock held. */
-dmlops_status dm_vk_pipeline(dm_vk_ctx *vk, dm_kernel kernel, uint32_t esize, VkPipeline *out)
+/* Called with the context lock held. rank is the gather's collapsed rank. */
+dmlops_status dm_vk_pipeline(dm_vk_ctx *vk, dm_kernel kernel, uint32_t esize, uint32_t rank, VkPipeline *out)
 {
+    static const int32_t row_dims[3] = {1, 3, 7};
     uint32_t e = esize == 1 ? 0 : esize == 2 ? 1 : esize == 4 ? 2 : 3;
-    if (vk->pipelines[kernel][e]) {
-        *out = vk->pipelines[kernel][e];
+    uint32_t r = rank <= 2 ? 0 : rank <= 4 ? 1 : 2;
+    VkPipeline *slot = &vk->pipelines[kernel][e][r];
+    if (*slot) {
+        *out = *slot;
         return DMLOPS_SUCCESS;
     }
     if (!vk->modules[kernel]) {
@@ -143,9 +147,9 @@ dmlops_status dm_vk_pipeline(dm_vk_ctx *vk, dm_kernel kernel, uint32_t esize, Vk
                                         .pCode = dm_kernels[kernel].code};
         DM_VK_CALL(vk, "creating a kernel", CreateShaderModule, (vk->device, &sci, NULL, &vk->modules[kernel]));
     }
-    const uint32_t spec[3] = {DM_VK_WORKGROUP, esize, vk->run};
-    const VkSpecializationMapEntry entries[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
-    VkSpecializationInfo si = {3, entries, sizeof spec, spec};
+    const uint32_t spec[4] = {DM_VK_WORKGROUP, esize, vk->run, (uint32_t)row_dims[r]};
+    const VkSpecializationMapEntry entries[4] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}, {3, 12, 4}};
+    VkSpecializationInfo si = {4, entries, sizeof spec, spec};
     VkComputePipelineCreateInfo ci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
@@ -155,8 +159,8 @@ dmlops_status dm_vk_pipeline(dm_vk_ctx *vk, dm_kernel kernel, uint32_t esize, Vk
                   .pSpecializationInfo = &si},
         .layout = vk->pipe_layout};
     DM_VK_CALL(vk, "creating a kernel pipeline", CreateComputePipelines,
-               (vk->device, vk->cache, 1, &ci, NULL, &vk->pipelines[kernel][e]));
+               (vk->device, vk->cache, 1, &ci, NULL, slot));
     vk->pipeline_count++;
-    *out = vk->pipelines[kernel][e];
+    *out = *slot;
     return DMLOPS_SUCCESS;
 }

@@ -55,10 +55,10 @@ static uint64_t dm_units(const dm_gather *g, const dm_box *b, uint32_t *per_row,
     uint32_t last = g->rank - 1, m = b->hi[last] - b->lo[last];
     uint64_t rows = 1;
     for (uint32_t d = 0; d < last; d++) rows *= b->hi[d] - b->lo[d];
-    bool word = g->esize < 4 && g->stride[DM_SLOT_DST][last] == 1;
-    *mode = word ? DM_MODE_WORD : DM_MODE_ELEMENT;
-    /* A row of m * esize bytes starting anywhere spans at most this many words. */
-    *per_row = word ? (uint32_t)(((uint64_t)m * g->esize + 2) / 4 + 1) : m;
+    bool vec = g->stride[DM_SLOT_DST][last] == 1;
+    *mode = vec ? DM_MODE_VEC : DM_MODE_ELEMENT;
+    /* A row of m * esize bytes starting anywhere spans at most this many 16-byte chunks. */
+    *per_row = vec ? (uint32_t)(((uint64_t)m * g->esize + 14) / 16 + 1) : m;
     return rows * *per_row; /* < 2^32 * 2^31 */
 }
 
@@ -297,7 +297,7 @@ dmlops_status dm_vk_plan(dm_vk_ctx *vk, const dm_op *op, dm_vk_op *plan)
         if (st == DMLOPS_SUCCESS) {
             pthread_mutex_lock(vk->lock);
             st = dm_vk_upload(vk, &plan->params, 0, params, bytes);
-            if (st == DMLOPS_SUCCESS) st = dm_vk_pipeline(vk, plan->g.kernel, plan->g.esize, &plan->pipeline);
+            if (st == DMLOPS_SUCCESS) st = dm_vk_pipeline(vk, plan->g.kernel, plan->g.esize, plan->g.rank, &plan->pipeline);
             pthread_mutex_unlock(vk->lock);
         }
     }
