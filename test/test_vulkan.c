@@ -464,3 +464,63 @@ TEST(pipeline_cache_file_is_written_validated_and_reused)
     }
     remove(path);
 }
+
+/* REVERSE along an outer axis in a command list: on unified-memory devices the list reads
+ * the lengths at each execution, unless an earlier entry of the list writes them. */
+TEST_CTX(command_list_reverse_reads_current_lengths)
+{
+    enum { B = 3, N = 8, M = 512 }; /* 2 KiB slabs: copy regions on CPU devices */
+    const uint32_t sizes[3] = {B, N, M}, lsizes[3] = {B, 1, M}, lstrides[3] = {1, 0, 0};
+    dmt_tensor ti, tl, to;
+    dmt_tensor_init(&ti, DML_TENSOR_DATA_TYPE_UINT32, 3, sizes, NULL, 0);
+    dmt_tensor_init(&tl, DML_TENSOR_DATA_TYPE_UINT32, 3, lsizes, lstrides, 0);
+    dmt_tensor_init(&to, DML_TENSOR_DATA_TYPE_UINT32, 3, sizes, NULL, 0);
+    DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC rd = {&ti.desc, &tl.desc, &to.desc, 1};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_REVERSE_SUBSEQUENCES, &rd};
+    const uint64_t bytes = (uint64_t)B * N * M * 4;
+    static uint32_t x[B * N * M], y[B * N * M];
+    for (uint32_t i = 0; i < B * N * M; i++) x[i] = i;
+    uint32_t first[4] = {8, 3, 0}, second[4] = {2, 100, 5};
+    dmlops_command_list *list = NULL;
+    dmlops_buffer *bx = dmt_buffer(ctx, bytes, x), *bl = dmt_buffer(ctx, 16, first), *by = dmt_buffer(ctx, bytes, NULL);
+    dmlops_buffer *staged = dmt_buffer(ctx, 16, second);
+    REQUIRE(bx && bl && by && staged);
+    dmlops_binding in[2] = {{bx, 0, bytes}, {bl, 0, 16}}, out = {by, 0, bytes};
+    for (int variant = 0; variant < 2; variant++) {
+        dmlops_operator *op = NULL; /* one per variant, so last_path tells them apart */
+        REQUIRE_OK(dmlops_operator_create(ctx, &desc, &op));
+        /* variant 1 first copies new lengths in on the device: the list must not read
+         * them on the host before that copy has run. */
+        REQUIRE_OK(dmlops_command_list_create(ctx, &list));
+        CHECK_OK(dmlops_buffer_write(bl, 0, first, 16));
+        if (variant) CHECK_OK(dmlops_command_list_record_copy(list, bl, 0, staged, 0, 16));
+        CHECK_OK(dmlops_command_list_record(list, op, 2, in, 1, &out));
+        for (int run = 0; run < 2; run++) {
+            const uint32_t *L = variant || run ? second : first;
+            if (!variant && run) CHECK_OK(dmlops_buffer_write(bl, 0, second, 16));
+            REQUIRE_OK(dmlops_command_list_execute(list));
+            CHECK_OK(dmlops_buffer_read(by, 0, y, bytes));
+            bool ok = true;
+            for (uint32_t b = 0; b < B && ok; b++)
+                for (uint32_t n = 0; n < N && ok; n++) {
+                    uint32_t l = L[b] > N ? N : L[b], s = n < l ? l - 1 - n : n;
+                    ok = CHECK(y[(b * N + n) * M + 7] == (b * N + s) * M + 7, "variant %d run %d: batch %u row %u",
+                               variant, run, b, n);
+                }
+        }
+        dmlops_operator_info info;
+        CHECK_OK(dmlops_operator_get_info(op, &info));
+        dmlops_context_info ci;
+        CHECK_OK(dmlops_context_get_info(ctx, &ci));
+        if (dmt_is_vulkan() && ci.device.unified_memory)
+            CHECK(info.last_path == (variant ? DMLOPS_PATH_KERNEL : DMLOPS_PATH_COPY_REGIONS), "variant %d ran %s",
+                  variant, dmlops_path_name(info.last_path));
+        dmlops_command_list_destroy(list);
+        list = NULL;
+        dmlops_operator_destroy(op);
+    }
+    dmlops_buffer_destroy(bx);
+    dmlops_buffer_destroy(bl);
+    dmlops_buffer_destroy(by);
+    dmlops_buffer_destroy(staged);
+}

@@ -61,18 +61,26 @@ static void dm_note_path(dmlops_operator *op, dmlops_path path)
     op->info.last_path = op->info.last_path == DMLOPS_PATH_NONE || op->info.last_path == path ? path : DMLOPS_PATH_MIXED;
 }
 
-/* A synchronous execution may read the lengths on the host, when they live in memory it
- * maps, and turn a REVERSE along an outer axis into slab copies. Earlier work of the
- * context has completed, so the mapping holds the current lengths. */
-static void dm_vk_try_reverse_copy(dmlops_operator *op, const dmlops_binding *bind, dmlops_binding_table *t)
+/* True when a REVERSE along an outer axis may become slab copies: its lengths live in
+ * memory the host maps, and the copies are allowed on both buffers. */
+static bool dm_vk_can_reverse_copy(const dmlops_operator *op, const dmlops_binding *bind)
 {
     const dm_vk_op *plan = op->impl;
     const dm_gather *g = &plan->g;
-    if (!plan->reverse_rows) return;
+    return plan->reverse_rows && dm_vkbuf(bind[g->binding[DM_SLOT_SRC]].buffer)->transfer &&
+           dm_vkbuf(bind[g->binding[DM_SLOT_DST]].buffer)->transfer && dm_vkbuf(bind[g->binding[DM_SLOT_AUX]].buffer)->mem.map;
+}
+
+/* Reads the lengths through the mapping and turns the table into slab copies. Callers
+ * guarantee that no pending device work writes the lengths: every earlier submission of
+ * the context has completed. */
+static void dm_vk_reverse_copy(dmlops_operator *op, const dmlops_binding *bind, dmlops_binding_table *t)
+{
+    const dm_vk_op *plan = op->impl;
+    const dm_gather *g = &plan->g;
     const dmlops_binding *bs = &bind[g->binding[DM_SLOT_SRC]], *bd = &bind[g->binding[DM_SLOT_DST]],
                          *bl = &bind[g->binding[DM_SLOT_AUX]];
     const dm_vk_buffer *src = dm_vkbuf(bs->buffer), *dst = dm_vkbuf(bd->buffer), *len = dm_vkbuf(bl->buffer);
-    if (!src->transfer || !dst->transfer || !len->mem.map) return;
     dm_vk_reverse_regions(plan, (const uint8_t *)len->mem.map + len->offset + bl->offset, src->offset + bs->offset,
                           dst->offset + bd->offset, t->regions, &t->nregions);
     t->copy_src = src->mem.buffer;
@@ -89,7 +97,7 @@ static dmlops_status dm_vk_operator_execute(dmlops_operator *op, const dmlops_bi
     if (vk->lost) return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost; the context is unusable", op->op.name);
     if (!plan->table) DM_TRY(dm_vk_table_create(op, plan->npieces, &plan->table));
     DM_TRY(dm_vk_table_bind(plan->table, op, bind));
-    dm_vk_try_reverse_copy(op, bind, plan->table);
+    if (dm_vk_can_reverse_copy(op, bind)) dm_vk_reverse_copy(op, bind, plan->table);
     DM_TRY(dm_vk_begin(vk, vk->cmd, true, op->op.name));
     dm_vk_record(plan->table, vk->cmd);
     dm_vk_cmd_barrier(vk, vk->cmd, true);
@@ -105,6 +113,7 @@ typedef struct dm_vk_list {
     VkCommandBuffer cmd;
     VkQueryPool queries;
     bool dirty;
+    uint32_t dynamic; /* entries whose copy regions come from lengths read at execution */
     dmlops_binding_table **spare; /* tables kept from before the last reset */
     uint32_t nspare, cap_spare;
 } dm_vk_list;
@@ -158,10 +167,12 @@ static void dm_vk_list_reset(dmlops_command_list *list)
             l->cap_spare = n;
         }
         t->op = NULL;
+        t->dynamic = false;
         l->spare[l->nspare++] = t;
         list->entries[i].impl = NULL;
     }
     l->dirty = true;
+    l->dynamic = 0;
 }
 
 static void dm_vk_list_destroy(dmlops_command_list *list)
@@ -196,6 +207,27 @@ static dmlops_status dm_vk_list_record(dmlops_command_list *list, dm_list_entry 
         return st;
     }
     e->impl = t;
+    /* Slab copies from host-read lengths, unless an earlier entry of the list writes
+     * them: the host reads them before the submission that would. */
+    if (dm_vk_can_reverse_copy(e->op, e->bind)) {
+        int li = e->op->op.input_count > 1 ? ((dm_vk_op *)e->op->impl)->g.binding[DM_SLOT_AUX] : -1;
+        dm_range lengths = dm_binding_range(e->op, (uint32_t)li, &e->bind[li]);
+        bool written = false;
+        for (uint32_t i = 0; i < list->count && !written; i++) {
+            const dm_list_entry *p = &list->entries[i];
+            if (p->op) {
+                uint32_t o = p->op->op.input_count;
+                written = dm_ranges_overlap(dm_binding_range(p->op, o, &p->bind[o]), lengths);
+            } else {
+                const dmlops_buffer *d = p->copy_dst;
+                dm_range w = {d->resource, d->resource_offset + p->copy_dst_offset,
+                              d->resource_offset + p->copy_dst_offset + p->copy_size};
+                written = dm_ranges_overlap(w, lengths);
+            }
+        }
+        t->dynamic = !written;
+        l->dynamic += t->dynamic;
+    }
     return DMLOPS_SUCCESS;
 }
 
@@ -204,7 +236,11 @@ static dmlops_status dm_vk_list_execute(dmlops_command_list *list)
 {
     dm_vk_ctx *vk = dm_vk(list->ctx);
     dm_vk_list *l = list->impl;
-    if (l->dirty) {
+    if (l->dirty || l->dynamic) { /* dynamic entries rebuild their regions every time */
+        for (uint32_t i = 0; i < list->count; i++) {
+            dm_list_entry *e = &list->entries[i];
+            if (e->op && ((dmlops_binding_table *)e->impl)->dynamic) dm_vk_reverse_copy(e->op, e->bind, e->impl);
+        }
         DM_TRY(dm_vk_begin(vk, l->cmd, false, "dmlops_command_list_execute")); /* resubmitted */
         if (l->queries) {
             vk->vkd.CmdResetQueryPool(l->cmd, l->queries, 0, 2);

@@ -137,6 +137,7 @@ struct dmlops_binding_table {
     VkBuffer copy_src, copy_dst;
     dmlops_path path;
     bool bound;
+    bool dynamic;              /* command lists: slab copies rebuilt from the lengths per execution */
 };
 
 /* vk_error.c */
