@@ -524,3 +524,50 @@ TEST_CTX(command_list_reverse_reads_current_lengths)
     dmlops_buffer_destroy(by);
     dmlops_buffer_destroy(staged);
 }
+
+/* Lengths given per element of the inner run (not broadcast): slab copies when they agree
+ * along each run, the kernel when one differs; the results are the same either way. */
+TEST_CTX(reverse_with_per_element_lengths)
+{
+    enum { B = 2, N = 6, M = 64 };
+    const uint32_t sizes[3] = {B, N, M}, lsizes[3] = {B, 1, M};
+    dmt_tensor ti, tl, to;
+    dmt_tensor_init(&ti, DML_TENSOR_DATA_TYPE_UINT16, 3, sizes, NULL, 0);
+    dmt_tensor_init(&tl, DML_TENSOR_DATA_TYPE_INT64, 3, lsizes, NULL, 0);
+    dmt_tensor_init(&to, DML_TENSOR_DATA_TYPE_UINT16, 3, sizes, NULL, 0);
+    DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC rd = {&ti.desc, &tl.desc, &to.desc, 1};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_REVERSE_SUBSEQUENCES, &rd};
+    uint16_t x[B * N * M], y[B * N * M];
+    int64_t L[B * M];
+    for (int i = 0; i < B * N * M; i++) x[i] = (uint16_t)(i * 7);
+    dmlops_context_info ci;
+    CHECK_OK(dmlops_context_get_info(ctx, &ci));
+    for (int differ = 0; differ < 2; differ++) {
+        for (int b = 0; b < B; b++)
+            for (int m = 0; m < M; m++) L[b * M + m] = b ? 4 : -3; /* -3 counts as 0 */
+        if (differ) L[M + 33] = 5;
+        dmlops_operator *op = NULL;
+        REQUIRE_OK(dmlops_operator_create(ctx, &desc, &op));
+        dmlops_buffer *bx = dmt_buffer(ctx, sizeof x, x), *bl = dmt_buffer(ctx, sizeof L, L), *by = dmt_buffer(ctx, sizeof y, NULL);
+        dmlops_binding in[2] = {{bx, 0, sizeof x}, {bl, 0, sizeof L}}, out = {by, 0, sizeof y};
+        if (CHECK_OK(dmlops_operator_execute(op, 2, in, 1, &out)) && CHECK_OK(dmlops_buffer_read(by, 0, y, sizeof y))) {
+            bool ok = true;
+            for (int b = 0; b < B && ok; b++)
+                for (int n = 0; n < N && ok; n++)
+                    for (int m = 0; m < M && ok; m++) {
+                        int64_t l = L[b * M + m] < 0 ? 0 : L[b * M + m];
+                        int s = n < l ? (int)l - 1 - n : n;
+                        ok = CHECK(y[(b * N + n) * M + m] == x[(b * N + s) * M + m], "differ %d: [%d,%d,%d]", differ, b, n, m);
+                    }
+        }
+        dmlops_operator_info info;
+        CHECK_OK(dmlops_operator_get_info(op, &info));
+        if (dmt_is_vulkan() && ci.device.unified_memory)
+            CHECK(info.last_path == (differ ? DMLOPS_PATH_KERNEL : DMLOPS_PATH_COPY_REGIONS), "differ %d ran %s", differ,
+                  dmlops_path_name(info.last_path));
+        dmlops_buffer_destroy(bx);
+        dmlops_buffer_destroy(bl);
+        dmlops_buffer_destroy(by);
+        dmlops_operator_destroy(op);
+    }
+}

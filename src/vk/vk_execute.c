@@ -71,9 +71,9 @@ static bool dm_vk_can_reverse_copy(const dmlops_operator *op, const dmlops_bindi
            dm_vkbuf(bind[g->binding[DM_SLOT_DST]].buffer)->transfer && dm_vkbuf(bind[g->binding[DM_SLOT_AUX]].buffer)->mem.map;
 }
 
-/* Reads the lengths through the mapping and turns the table into slab copies. Callers
- * guarantee that no pending device work writes the lengths: every earlier submission of
- * the context has completed. */
+/* Reads the lengths through the mapping and turns the table into slab copies, or leaves
+ * it on the kernel when the lengths differ along the runs. Callers guarantee that no
+ * pending device work writes the lengths: every earlier submission has completed. */
 static void dm_vk_reverse_copy(dmlops_operator *op, const dmlops_binding *bind, dmlops_binding_table *t)
 {
     const dm_vk_op *plan = op->impl;
@@ -81,11 +81,11 @@ static void dm_vk_reverse_copy(dmlops_operator *op, const dmlops_binding *bind, 
     const dmlops_binding *bs = &bind[g->binding[DM_SLOT_SRC]], *bd = &bind[g->binding[DM_SLOT_DST]],
                          *bl = &bind[g->binding[DM_SLOT_AUX]];
     const dm_vk_buffer *src = dm_vkbuf(bs->buffer), *dst = dm_vkbuf(bd->buffer), *len = dm_vkbuf(bl->buffer);
-    dm_vk_reverse_regions(plan, (const uint8_t *)len->mem.map + len->offset + bl->offset, src->offset + bs->offset,
-                          dst->offset + bd->offset, t->regions, &t->nregions);
+    bool slabs = dm_vk_reverse_regions(plan, (const uint8_t *)len->mem.map + len->offset + bl->offset,
+                                       src->offset + bs->offset, dst->offset + bd->offset, t->regions, &t->nregions);
     t->copy_src = src->mem.buffer;
     t->copy_dst = dst->mem.buffer;
-    t->path = DMLOPS_PATH_COPY_REGIONS;
+    t->path = slabs ? DMLOPS_PATH_COPY_REGIONS : DMLOPS_PATH_KERNEL;
 }
 
 /* Called with the context lock held. The operator's own table is created on first use

@@ -233,14 +233,14 @@ static dmlops_status dm_plan_regions(dm_vk_ctx *vk, dm_vk_op *plan)
 }
 
 /* REVERSE along an outer axis with contiguous innermost runs is a set of slab copies once
- * the lengths are known; executions on devices whose memory the host reads directly
- * build those regions from the lengths (dm_vk_reverse_regions). */
+ * the lengths are known and equal along each run; executions on devices whose memory the
+ * host reads directly build those regions from the lengths (dm_vk_reverse_regions). */
 static void dm_plan_reverse_rows(const dm_vk_ctx *vk, dm_vk_op *plan)
 {
     const dm_gather *g = &plan->g;
     uint32_t last = g->rank - 1;
     if (g->kernel != DM_KERNEL_REVERSE || (uint32_t)g->axis == last || g->stride[DM_SLOT_SRC][last] != 1 ||
-        g->stride[DM_SLOT_DST][last] != 1 || g->stride[DM_SLOT_AUX][last] != 0 || !vk->uma ||
+        g->stride[DM_SLOT_DST][last] != 1 || !vk->uma ||
         (vk->flags & DMLOPS_CONTEXT_FLAG_KERNELS_ONLY))
         return;
     uint64_t run = (uint64_t)g->size[last] * g->esize, rows = 1;
@@ -264,10 +264,21 @@ bool dm_vk_reverse_regions(const dm_vk_op *plan, const uint8_t *lengths, uint64_
         w.strides[1][d] = g->stride[DM_SLOT_DST][d];
         w.strides[2][d] = g->stride[DM_SLOT_AUX][d];
     }
+    const DML_TENSOR_DATA_TYPE type = aux_types[g->aux_type];
+    const int64_t aux_step = g->stride[DM_SLOT_AUX][last];
+    int64_t cached = -1; /* the lengths row last read: it does not move along the axis */
+    uint64_t L = 0;
     uint32_t n = 0;
     do {
         uint64_t i = w.coord[ax];
-        uint64_t L = dm_read_length(aux_types[g->aux_type], lengths + (uint64_t)w.offset[2] * g->aux_esize, g->n);
+        if (w.offset[2] != cached) {
+            const uint8_t *row = lengths + (uint64_t)w.offset[2] * g->aux_esize;
+            cached = w.offset[2];
+            L = dm_read_length(type, row, g->n);
+            for (uint64_t j = 1; aux_step && j < g->size[last]; j++)
+                if (dm_read_length(type, row + (uint64_t)((int64_t)j * aux_step) * g->aux_esize, g->n) != L)
+                    return false; /* lengths differ along the run: not slabs */
+        }
         uint64_t s = i < L ? L - 1 - i : i;
         uint64_t src = src_base + ((uint64_t)w.offset[0] + s * (uint64_t)g->axis_src_stride) * g->esize;
         uint64_t dst = dst_base + (uint64_t)w.offset[1] * g->esize;
