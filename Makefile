@@ -119,7 +119,7 @@ $(B)/test/interop_volk: test/interop.c /usr/include/volk.c $(TEST_HARNESS) $(LIB
 	    -o $@ $< $(TEST_HARNESS) -x c /usr/include/volk.c -w -x none $(LIB) $(LIBS)
 
 test: deps-check $(TEST_BIN) $(INTEROP_BIN) $(CLI)
-	@B=$(B) CC="$(CC)" sh test/run.sh $(TEST_BIN) $(INTEROP_BIN) $(TEST_SH)
+	@B=$(B) CC="$(CC)" LDFLAGS="$(LDFLAGS)" sh test/run.sh $(TEST_BIN) $(INTEROP_BIN) $(TEST_SH)
 
 test-asan:
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/test/lsan.supp:print_suppressions=0 \

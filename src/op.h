@@ -63,8 +63,10 @@ dmlops_status dm_rule_axis(const dm_op *op, uint32_t ref);
 /* Tensor j has tensor i's Sizes, except that along op->axis it is 1 when
  * axis_is_one is set. */
 dmlops_status dm_rule_sizes_match(const dm_op *op, uint32_t i, uint32_t j, bool axis_is_one);
-/* Parses the op's tensors in binding order; the last one is the output. */
-dmlops_status dm_parse_tensors(dm_op *op, const DML_TENSOR_DESC *const *descs);
+/* Names the operator and its bindings (inputs, then the one output), then parses the
+ * tensors in that order. */
+dmlops_status dm_op_begin(dm_op *op, DML_OPERATOR_TYPE type, uint32_t input_count, const char *const *roles,
+                          const DML_TENSOR_DESC *const *descs);
 /* SLICE1: element offset of the output origin in the input, and the signed input step
  * (elements) per output step in each dimension. */
 void dm_slice_input_map(const dm_op *op, int64_t *origin, int64_t *steps);

@@ -8,16 +8,10 @@ enum { IDX = 0, VAL = 1, OUT = 2 };
 dmlops_status dm_one_hot_parse(const DML_ONE_HOT_OPERATOR_DESC *d, DML_FEATURE_LEVEL level, dm_op *op)
 {
     static const dm_type_column columns[] = {DM_COLUMN_INDEX, DM_COLUMN_DATA, DM_COLUMN_DATA};
+    static const char *const roles[] = {"IndicesTensor", "ValuesTensor", "OutputTensor"};
     const DML_TENSOR_DESC *descs[] = {d->IndicesTensor, d->ValuesTensor, d->OutputTensor};
-    op->type = DML_OPERATOR_ONE_HOT;
-    op->name = "ONE_HOT";
-    op->input_count = 2;
-    op->output_count = 1;
-    op->role[IDX] = "IndicesTensor";
-    op->role[VAL] = "ValuesTensor";
-    op->role[OUT] = "OutputTensor";
     op->axis = d->Axis;
-    DM_TRY(dm_parse_tensors(op, descs));
+    DM_TRY(dm_op_begin(op, DML_OPERATOR_ONE_HOT, 2, roles, descs));
     DM_TRY(dm_rule_same_rank(op, OUT, IDX));
     DM_TRY(dm_rule_same_rank(op, OUT, VAL));
     DM_TRY(dm_rule_axis(op, OUT));

@@ -9,16 +9,10 @@ enum { IN = 0, LEN = 1, OUT = 2 };
 dmlops_status dm_reverse_parse(const DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC *d, DML_FEATURE_LEVEL level, dm_op *op)
 {
     static const dm_type_column columns[] = {DM_COLUMN_DATA, DM_COLUMN_INDEX, DM_COLUMN_DATA};
+    static const char *const roles[] = {"InputTensor", "SequenceLengthsTensor", "OutputTensor"};
     const DML_TENSOR_DESC *descs[] = {d->InputTensor, d->SequenceLengthsTensor, d->OutputTensor};
-    op->type = DML_OPERATOR_REVERSE_SUBSEQUENCES;
-    op->name = "REVERSE_SUBSEQUENCES";
-    op->input_count = 2;
-    op->output_count = 1;
-    op->role[IN] = "InputTensor";
-    op->role[LEN] = "SequenceLengthsTensor";
-    op->role[OUT] = "OutputTensor";
     op->axis = d->Axis;
-    DM_TRY(dm_parse_tensors(op, descs));
+    DM_TRY(dm_op_begin(op, DML_OPERATOR_REVERSE_SUBSEQUENCES, 2, roles, descs));
     DM_TRY(dm_rule_same_rank(op, IN, LEN));
     DM_TRY(dm_rule_same_rank(op, IN, OUT));
     DM_TRY(dm_rule_axis(op, IN));

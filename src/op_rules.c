@@ -2,9 +2,15 @@
 #include "op.h"
 #include "status.h"
 
-dmlops_status dm_parse_tensors(dm_op *op, const DML_TENSOR_DESC *const *descs)
+dmlops_status dm_op_begin(dm_op *op, DML_OPERATOR_TYPE type, uint32_t input_count, const char *const *roles,
+                          const DML_TENSOR_DESC *const *descs)
 {
-    uint32_t n = op->input_count + op->output_count;
+    op->type = type;
+    op->name = dmlops_operator_type_name(type);
+    op->input_count = input_count;
+    op->output_count = 1;
+    uint32_t n = input_count + 1;
+    for (uint32_t i = 0; i < n; i++) op->role[i] = roles[i];
     for (uint32_t i = 0; i < n; i++)
         DM_TRY(dm_tensor_parse(descs[i], op->name, op->role[i], i >= op->input_count, &op->t[i]));
     return DMLOPS_SUCCESS;

@@ -13,15 +13,10 @@ static uint64_t dm_abs_i32(int32_t v) { return v < 0 ? (uint64_t)(-(int64_t)v) :
 dmlops_status dm_slice_parse(const DML_SLICE1_OPERATOR_DESC *d, DML_FEATURE_LEVEL level, dm_op *op)
 {
     static const dm_type_column columns[] = {DM_COLUMN_DATA, DM_COLUMN_DATA};
+    static const char *const roles[] = {"InputTensor", "OutputTensor"};
     const DML_TENSOR_DESC *descs[] = {d->InputTensor, d->OutputTensor};
     const dmlops_status bad = DMLOPS_ERROR_INVALID_ARGUMENT;
-    op->type = DML_OPERATOR_SLICE1;
-    op->name = "SLICE1";
-    op->input_count = 1;
-    op->output_count = 1;
-    op->role[IN] = "InputTensor";
-    op->role[OUT] = "OutputTensor";
-    DM_TRY(dm_parse_tensors(op, descs));
+    DM_TRY(dm_op_begin(op, DML_OPERATOR_SLICE1, 1, roles, descs));
     const dm_tensor *in = &op->t[IN], *out = &op->t[OUT];
     if (d->DimensionCount != in->rank)
         return dm_fail(bad, "SLICE1: DimensionCount = %u differs from InputTensor.DimensionCount = %u",

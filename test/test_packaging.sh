@@ -5,6 +5,7 @@
 B=${B:-build}
 CC=${CC:-cc}
 CXX=${CXX:-c++}
+LDFLAGS=${LDFLAGS:-} # the build's link flags, e.g. the sanitizer runtimes of `make test-asan`
 passed=0 failed=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -22,18 +23,18 @@ check "header compiles as C11 -pedantic" $CC -std=c11 -pedantic -Wall -Wextra -W
 check "header compiles as C++11" $CXX -std=c++11 -Wall -Wextra -Werror -fsyntax-only -x c++ include/dmlops.h
 check "header with vulkan.h first declares interop (C)" sh -c "printf '#include <vulkan/vulkan.h>\n#include \"dmlops.h\"\nint main(void){return dmlops_context_create_vulkan(0,0)==DMLOPS_ERROR_INVALID_ARGUMENT?0:1;}\n' > $tmp/v.c && $CC -std=c11 -Wall -Werror -Iinclude -c $tmp/v.c -o $tmp/v.o"
 check "header with volk.h first declares interop (C++)" sh -c "printf '#include <volk.h>\n#include \"dmlops.h\"\nint main(){return dmlops_operator_record_vulkan(nullptr, VK_NULL_HANDLE)==DMLOPS_ERROR_INVALID_ARGUMENT?0:1;}\n' > $tmp/w.cpp && $CXX -std=c++11 -Wall -Werror -Iinclude -c $tmp/w.cpp -o $tmp/w.o"
-check "a C++ program links and runs" sh -c "printf '#include \"dmlops.h\"\n#include <cstring>\nint main(){return std::strcmp(dmlops_version_string(), \"1.0.0\");}\n' > $tmp/x.cpp && $CXX -Iinclude $tmp/x.cpp $B/libdmlops.a -lm -ldl -lpthread -o $tmp/x && $tmp/x"
+check "a C++ program links and runs" sh -c "printf '#include \"dmlops.h\"\n#include <cstring>\nint main(){return std::strcmp(dmlops_version_string(), \"1.0.0\");}\n' > $tmp/x.cpp && $CXX -Iinclude $tmp/x.cpp $LDFLAGS $B/libdmlops.a -lm -ldl -lpthread -o $tmp/x && $tmp/x"
 check "DirectML.h types are reused when DIRECTML_H is defined" sh -c "printf '#define DIRECTML_H\n#include <stdint.h>\ntypedef int DML_TENSOR_DATA_TYPE; typedef int DML_OPERATOR_TYPE; typedef int DML_FEATURE_LEVEL;\ntypedef struct DML_OPERATOR_DESC DML_OPERATOR_DESC;\n#include \"dmlops.h\"\nint main(void){return 0;}\n' > $tmp/d.c && $CC -std=c11 -Wall -Werror -Iinclude -c $tmp/d.c -o $tmp/d.o"
 
 # The archive exports only dmlops_*, and needs no Vulkan symbol at link time.
 check "libdmlops.a exports only dmlops_*" sh -c "! nm -g --defined-only $B/libdmlops.a | awk 'NF==3 {print \$3}' | grep -v '^dmlops_'"
 check "libdmlops.a needs no vk* symbol at link time" sh -c "! nm -u $B/libdmlops.a | grep -E ' (vk|volk)'"
-check "a program links without -lvulkan" sh -c "$CC -Iinclude examples/quickstart.c -Iexamples $B/libdmlops.a -lm -ldl -lpthread -o $tmp/q && ! (ldd $tmp/q | grep -q libvulkan)"
+check "a program links without -lvulkan" sh -c "$CC -Iinclude examples/quickstart.c -Iexamples $LDFLAGS $B/libdmlops.a -lm -ldl -lpthread -o $tmp/q && ! (ldd $tmp/q | grep -q libvulkan)"
 
 # make install, then build the quick start through pkg-config alone.
 check "make install + pkg-config --static" sh -c "make --no-print-directory -s install B=$B PREFIX=/usr DESTDIR=$tmp/root >/dev/null && \
     sed -i 's|^prefix=/usr|prefix=$tmp/root/usr|' $tmp/root/usr/lib/pkgconfig/dmlops.pc && \
-    PKG_CONFIG_PATH=$tmp/root/usr/lib/pkgconfig $CC -o $tmp/qs examples/quickstart.c -Iexamples \$(PKG_CONFIG_PATH=$tmp/root/usr/lib/pkgconfig pkg-config --static --cflags --libs dmlops) && \
+    PKG_CONFIG_PATH=$tmp/root/usr/lib/pkgconfig $CC $LDFLAGS -o $tmp/qs examples/quickstart.c -Iexamples \$(PKG_CONFIG_PATH=$tmp/root/usr/lib/pkgconfig pkg-config --static --cflags --libs dmlops) && \
     DMLOPS_BACKEND=cpu $tmp/qs >/dev/null && test -x $tmp/root/usr/bin/dmlops"
 
 # Kernels need no optional device feature: only the Shader capability.
