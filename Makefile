@@ -163,8 +163,9 @@ uninstall:
 
 lint: $(SPV_H)
 	clang-tidy --quiet $(LIB_SRC) -- $(DM_CFLAGS)
+	clang-tidy --quiet $(CLI_SRC) -- -std=c11 -D_GNU_SOURCE -Iinclude -Isrc/cli
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
-	    --suppress=missingIncludeSystem -Iinclude -Isrc -D__GNUC__ src
+	    --suppress=missingIncludeSystem -Iinclude -Isrc -Isrc/cli -D__GNUC__ src
 
 clean:
 	rm -rf build build-asan

@@ -14,7 +14,7 @@ static bool path_fmt(char *buf, size_t len, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(buf, len, fmt, ap);
+    int n = vsnprintf(buf, len, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
     va_end(ap);
     if (n >= 0 && (size_t)n < len) return true;
     fprintf(stderr, "dmlops bench: path too long: %s...\n", buf);

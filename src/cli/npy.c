@@ -20,15 +20,15 @@ static const struct {
 };
 #define NPY_TYPE_COUNT (sizeof npy_types / sizeof npy_types[0])
 
-static bool npy_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static bool npy_fail(char *err, size_t errlen, const char *fmt, ...)
+static void npy_report(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void npy_report(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
+    vsnprintf(err, errlen, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
     va_end(ap);
-    return false;
 }
+#define npy_fail(...) (npy_report(__VA_ARGS__), false)
 
 uint32_t npy_element_size(DML_TENSOR_DATA_TYPE type)
 {
@@ -199,7 +199,7 @@ static void swap_bytes(uint8_t *p, uint64_t count, uint32_t size)
 {
     for (uint64_t i = 0; i < count; i++, p += size)
         for (uint32_t j = 0; j < size / 2; j++) {
-            uint8_t t = p[j];
+            uint8_t t = p[j]; // NOLINT(clang-analyzer-core.uninitialized.Assign): filled by memcpy from the file
             p[j] = p[size - 1 - j];
             p[size - 1 - j] = t;
         }
