@@ -31,7 +31,7 @@ TEST_BIN  := $(TEST_SRC:test/%.c=$(B)/test/%)
 TEST_HARNESS := $(B)/obj/test/harness.o
 
 
-.PHONY: all lib cli deps deps-check test test-asan test-big test-valgrind demo bench install uninstall clean lint help
+.PHONY: all lib cli deps deps-check test test-asan test-big test-valgrind fuzz demo bench install uninstall clean lint help
 all: lib cli
 lib: $(LIB)
 cli: $(CLI)
@@ -47,6 +47,7 @@ help:
 	@echo "make install PREFIX=... DESTDIR=...   header, library, dmlops.pc, dmlops tool"
 	@echo "make deps       install the Debian packages (as root) or print the apt-get line"
 	@echo "make lint       clang-tidy and cppcheck"
+	@echo "make fuzz       libFuzzer on random descriptors (FUZZ_SECONDS=60)"
 
 deps:
 	@.ci/deps.sh
@@ -136,6 +137,15 @@ $(B)/test/big_tensors: test/big_tensors.c $(TEST_HARNESS) $(LIB)
 test-valgrind: deps-check $(TEST_BIN)
 	@DMLOPS_TEST_BACKENDS=cpu VALGRIND=1 sh test/run.sh $(filter-out %/test_vulkan,$(TEST_BIN))
 
+# ---- fuzzing (clang's libFuzzer): FUZZ_SECONDS of random descriptors on the CPU backend ----
+FUZZ_SECONDS ?= 60
+fuzz: deps-check
+	$(MAKE) CC=clang B=build-fuzz CFLAGS="-O1 -g -fsanitize=address,undefined,fuzzer-no-link" lib
+	clang -std=c11 -D_GNU_SOURCE -Iinclude -g -O1 -fsanitize=address,undefined,fuzzer -o build-fuzz/fuzz_ops \
+	    test/fuzz_ops.c build-fuzz/libdmlops.a $(LIBS)
+	mkdir -p build-fuzz/corpus
+	build-fuzz/fuzz_ops -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 build-fuzz/corpus
+
 # ---- demo -------------------------------------------------------------------------------
 $(B)/examples/%: examples/%.c $(LIB)
 	@mkdir -p $(@D)
@@ -168,4 +178,4 @@ lint: $(SPV_H)
 	    --suppress=missingIncludeSystem -Iinclude -Isrc -Isrc/cli -D__GNUC__ src
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
