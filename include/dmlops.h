@@ -224,11 +224,15 @@ typedef struct dmlops_context_desc {
     const char *device;              /* NULL: best device; else an index, a UUID, or a name substring */
     DML_FEATURE_LEVEL feature_level; /* 0: the highest the library implements */
     uint32_t flags;                  /* DMLOPS_CONTEXT_FLAG_* */
-    /* Fields below were added after the spec's four; zero means "default". */
+} dmlops_context_desc;
+
+/* Options beyond the four fields above, kept apart so that dmlops_context_desc stays
+ * exactly what the API contract names. Zero means "default" for every field. */
+typedef struct dmlops_context_options {
     const char *pipeline_cache_path; /* NULL: $DMLOPS_PIPELINE_CACHE, else no cache file */
     uint64_t max_binding_range;      /* testing: clamp maxStorageBufferRange to this many bytes */
     uint32_t max_workgroup_count;    /* testing: clamp maxComputeWorkGroupCount[0..2] */
-} dmlops_context_desc;
+} dmlops_context_options;
 
 /* Creates a context. desc may be NULL for the defaults. The environment variables
  * DMLOPS_BACKEND (auto|vulkan|cpu) and DMLOPS_DEVICE override the defaults; a non-zero
@@ -239,6 +243,11 @@ typedef struct dmlops_context_desc {
  * With AUTO, a machine without a Vulkan loader or device gets the CPU backend and
  * dmlops_context_info.note says why. Thread-safe. */
 DMLOPS_API dmlops_status dmlops_context_create(const dmlops_context_desc *desc, dmlops_context **out);
+
+/* dmlops_context_create with options (NULL: the defaults). Thread-safe. */
+DMLOPS_API dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc,
+                                                            const dmlops_context_options *options,
+                                                            dmlops_context **out);
 
 /* Waits for the device to be idle, then frees the context. Every buffer, operator,
  * command list and binding table of the context must have been destroyed first.

@@ -28,10 +28,18 @@ static dmlops_status dm_backend_from_env(dmlops_backend *backend)
 
 dmlops_status dmlops_context_create(const dmlops_context_desc *desc, dmlops_context **out)
 {
+    return dmlops_context_create_with_options(desc, NULL, out);
+}
+
+dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc, const dmlops_context_options *options,
+                                                 dmlops_context **out)
+{
     static const dmlops_context_desc defaults = {0};
+    static const dmlops_context_options no_options = {0};
     DM_CHECK_ARG(out, "dmlops_context_create");
     *out = NULL;
     if (!desc) desc = &defaults;
+    if (!options) options = &no_options;
 
     dmlops_backend backend = DMLOPS_BACKEND_AUTO;
     if (desc->backend != DMLOPS_BACKEND_AUTO) backend = desc->backend;
@@ -42,9 +50,9 @@ dmlops_status dmlops_context_create(const dmlops_context_desc *desc, dmlops_cont
     const char *env_device = getenv("DMLOPS_DEVICE");
     dm_vk_params params = {
         .device = desc->device ? desc->device : (env_device && *env_device ? env_device : NULL),
-        .pipeline_cache_path = desc->pipeline_cache_path ? desc->pipeline_cache_path : getenv("DMLOPS_PIPELINE_CACHE"),
-        .max_binding_range = desc->max_binding_range,
-        .max_workgroup_count = desc->max_workgroup_count,
+        .pipeline_cache_path = options->pipeline_cache_path ? options->pipeline_cache_path : getenv("DMLOPS_PIPELINE_CACHE"),
+        .max_binding_range = options->max_binding_range,
+        .max_workgroup_count = options->max_workgroup_count,
     };
     DML_FEATURE_LEVEL level;
     DM_TRY(dm_feature_level_normalize(desc->feature_level, &level));

@@ -136,6 +136,7 @@ TEST(null_pointers_without_a_context)
     CHECK_STATUS(dmlops_validate_operator(NULL, DML_FEATURE_LEVEL_6_4), INVALID, NULL);
     CHECK_STATUS(dmlops_context_create(NULL, NULL), INVALID, "out");
     CHECK_STATUS(dmlops_context_create(&cdesc, NULL), INVALID, "out");
+    CHECK_STATUS(dmlops_context_create_with_options(&cdesc, NULL, NULL), INVALID, "out");
     CHECK_STATUS(dmlops_context_get_info(NULL, &cinfo), INVALID, "ctx");
     CHECK_STATUS(dmlops_context_get_info(NULL, NULL), INVALID, NULL);
     CHECK_STATUS(dmlops_enumerate_devices(NULL, NULL), INVALID, "count");

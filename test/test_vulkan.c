@@ -448,9 +448,10 @@ TEST(pipeline_cache_file_is_written_validated_and_reused)
             fputc(0x5a, f);
             fclose(f);
         }
-        dmlops_context_desc d = {.backend = DMLOPS_BACKEND_VULKAN, .pipeline_cache_path = path};
+        dmlops_context_desc d = {.backend = DMLOPS_BACKEND_VULKAN};
+        dmlops_context_options o = {.pipeline_cache_path = path};
         dmlops_context *ctx = NULL;
-        if (dmlops_context_create(&d, &ctx) != DMLOPS_SUCCESS) return; /* no device */
+        if (dmlops_context_create_with_options(&d, &o, &ctx) != DMLOPS_SUCCESS) return; /* no device */
         float out[16];
         CHECK_OK(seed_run(ctx, &seed_examples[round], out));
         CHECK(!memcmp(out, seed_examples[round].expected, seed_bytes(&seed_examples[round].output)));

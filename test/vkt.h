@@ -12,10 +12,10 @@
  * test passes vacuously, noting it). */
 static inline dmlops_context *vkt_context(uint32_t flags, uint64_t max_range, uint32_t max_groups)
 {
-    dmlops_context_desc d = {.backend = DMLOPS_BACKEND_VULKAN, .flags = flags | DMLOPS_CONTEXT_FLAG_DEBUG,
-                             .max_binding_range = max_range, .max_workgroup_count = max_groups};
+    dmlops_context_desc d = {.backend = DMLOPS_BACKEND_VULKAN, .flags = flags | DMLOPS_CONTEXT_FLAG_DEBUG};
+    dmlops_context_options o = {.max_binding_range = max_range, .max_workgroup_count = max_groups};
     dmlops_context *ctx = NULL;
-    if (dmlops_context_create(&d, &ctx) != DMLOPS_SUCCESS) {
+    if (dmlops_context_create_with_options(&d, &o, &ctx) != DMLOPS_SUCCESS) {
         printf("    note: no Vulkan device (%s)\n", dmlops_last_error_message());
         return NULL;
     }
