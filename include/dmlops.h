@@ -232,6 +232,9 @@ typedef struct dmlops_context_options {
     const char *pipeline_cache_path; /* NULL: $DMLOPS_PIPELINE_CACHE, else no cache file */
     uint64_t max_binding_range;      /* testing: clamp maxStorageBufferRange to this many bytes */
     uint32_t max_workgroup_count;    /* testing: clamp maxComputeWorkGroupCount[0..2] */
+    uint64_t max_allocation_size;    /* testing: split buffers into allocations of at most this
+                                        many bytes (>= 256), as happens above the device's
+                                        maxMemoryAllocationSize */
 } dmlops_context_options;
 
 /* Creates a context. desc may be NULL for the defaults. The environment variables

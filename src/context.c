@@ -53,6 +53,7 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
         .pipeline_cache_path = options->pipeline_cache_path ? options->pipeline_cache_path : getenv("DMLOPS_PIPELINE_CACHE"),
         .max_binding_range = options->max_binding_range,
         .max_workgroup_count = options->max_workgroup_count,
+        .max_allocation_size = options->max_allocation_size,
     };
     DML_FEATURE_LEVEL level;
     DM_TRY(dm_feature_level_normalize(desc->feature_level, &level));

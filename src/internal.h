@@ -101,6 +101,7 @@ typedef struct dm_vk_params {
     const char *pipeline_cache_path;
     uint64_t max_binding_range;
     uint32_t max_workgroup_count;
+    uint64_t max_allocation_size;
 } dm_vk_params;
 dmlops_status dm_vk_context_init(dmlops_context *ctx, const dm_vk_params *params);
 dmlops_status dm_vk_enumerate(dmlops_device_info *infos, uint32_t *count);

@@ -6,9 +6,9 @@
 
 #include "harness.h"
 
-static dmlops_context *big_ctx(void)
+static dmlops_context *big_ctx_flags(uint32_t flags)
 {
-    dmlops_context_desc d = {.backend = DMLOPS_BACKEND_VULKAN};
+    dmlops_context_desc d = {.backend = DMLOPS_BACKEND_VULKAN, .flags = flags};
     dmlops_context *ctx = NULL;
     if (dmlops_context_create(&d, &ctx) != DMLOPS_SUCCESS) {
         printf("    note: no Vulkan device (%s)\n", dmlops_last_error_message());
@@ -16,6 +16,8 @@ static dmlops_context *big_ctx(void)
     }
     return ctx;
 }
+
+static dmlops_context *big_ctx(void) { return big_ctx_flags(0); }
 
 /* A buffer holding v[i] = i as elements of esize bytes (4 or 8), written in chunks. */
 static dmlops_buffer *index_buffer(dmlops_context *ctx, uint64_t count, uint32_t esize)
@@ -79,9 +81,11 @@ static uint64_t want_reverse3(uint64_t i, const void *user)
     return (b * N + s) * M + m;
 }
 
-TEST(reverse_320_mib)
+/* Twice: as the library chooses (slab copies on unified memory), and forced onto the
+ * kernel, whose windows then split the tensor. */
+static void reverse_320_mib_with(uint32_t flags, dmlops_path expect)
 {
-    dmlops_context *ctx = big_ctx();
+    dmlops_context *ctx = big_ctx_flags(flags);
     if (!ctx) return;
     const uint32_t sizes[3] = {B, N, M}, lsizes[3] = {B, 1, M}, lstrides[3] = {1, 0, 0};
     dmt_tensor ti, tl, to;
@@ -104,12 +108,19 @@ TEST(reverse_320_mib)
         printf("    %llu MiB, path %s, %u dispatches\n", (unsigned long long)(count * 4 >> 20),
                dmlops_path_name(info.last_path), info.dispatch_count);
         CHECK(info.dispatch_count >= 3, "a 320 MiB tensor fitted in %u dispatches", info.dispatch_count);
+        if (expect != DMLOPS_PATH_NONE) CHECK(info.last_path == expect, "ran %s", dmlops_path_name(info.last_path));
     }
     dmlops_operator_destroy(op);
     dmlops_buffer_destroy(in);
     dmlops_buffer_destroy(len);
     dmlops_buffer_destroy(out);
     dmlops_context_destroy(ctx);
+}
+
+TEST(reverse_320_mib)
+{
+    reverse_320_mib_with(0, DMLOPS_PATH_NONE);
+    reverse_320_mib_with(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, DMLOPS_PATH_KERNEL);
 }
 
 /* ---- slices over the same 320 MiB input ---- */
@@ -242,5 +253,74 @@ TEST(one_hot_1d_of_2_pow_25_bytes)
     dmlops_buffer_destroy(x);
     dmlops_buffer_destroy(v);
     dmlops_buffer_destroy(out);
+    dmlops_context_destroy(ctx);
+}
+
+/* ---- beyond the device's largest allocation (2 GiB on lavapipe) ---- */
+enum { G_ROWS = 600, G_COLS = 1u << 20 }; /* 600 Mi UINT32 elements: 2.34 GiB */
+
+static uint64_t want_gather(uint64_t i, const void *user)
+{
+    const uint32_t *cols = user; /* output columns, stride 2 from column 1, rows reversed */
+    uint64_t r = i / *cols, c = i % *cols;
+    return (uint64_t)(G_ROWS - 1 - r) * G_COLS + 1 + 2 * c;
+}
+
+static uint64_t want_rows_reversed(uint64_t i, const void *user)
+{
+    (void)user;
+    uint64_t r = i / G_COLS, c = i % G_COLS;
+    return (uint64_t)(G_ROWS - 1 - r) * G_COLS + c;
+}
+
+TEST(tensors_beyond_one_allocation)
+{
+    dmlops_context *ctx = big_ctx();
+    if (!ctx) return;
+    dmlops_context_info info;
+    CHECK_OK(dmlops_context_get_info(ctx, &info));
+    const uint64_t count = (uint64_t)G_ROWS * G_COLS, bytes = count * 4;
+    if (bytes <= info.device.max_memory_allocation_size) {
+        printf("    note: %s allocates %llu bytes at once; the test needs more than that to mean anything\n",
+               info.device.name, (unsigned long long)info.device.max_memory_allocation_size);
+    }
+    dmlops_buffer *in = index_buffer(ctx, count, 4);
+    REQUIRE(in);
+    const uint32_t sizes[2] = {G_ROWS, G_COLS}, off[2] = {0, 1}, win[2] = {G_ROWS, G_COLS - 1};
+    const int32_t str[2] = {-1, 2};
+    uint32_t out_cols = 1 + (win[1] - 1) / 2, out_sizes[2] = {G_ROWS, out_cols};
+    dmt_tensor ti, to;
+    dmt_tensor_init(&ti, DML_TENSOR_DATA_TYPE_UINT32, 2, sizes, NULL, 0);
+    /* A kernel: rows backwards, every other column. */
+    dmt_tensor_init(&to, DML_TENSOR_DATA_TYPE_UINT32, 2, out_sizes, NULL, 0);
+    DML_SLICE1_OPERATOR_DESC sd = {&ti.desc, &to.desc, 2, off, win, str};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_SLICE1, &sd};
+    dmlops_operator *op = NULL;
+    dmlops_buffer *out = dmt_buffer(ctx, to.buf.TotalTensorSizeInBytes, NULL);
+    if (out && CHECK_OK(dmlops_operator_create(ctx, &desc, &op))) {
+        dmlops_binding bi = {in, 0, bytes}, bo = {out, 0, to.buf.TotalTensorSizeInBytes};
+        if (CHECK_OK(dmlops_operator_execute(op, 1, &bi, 1, &bo)))
+            check_elements(out, (uint64_t)G_ROWS * out_cols, 4, want_gather, &out_cols);
+    }
+    dmlops_operator_destroy(op);
+    dmlops_buffer_destroy(out);
+    /* Copy regions: whole rows in reverse order, into another 2.34 GiB buffer. */
+    const uint32_t off0[2] = {0, 0}, win0[2] = {G_ROWS, G_COLS};
+    const int32_t str0[2] = {-1, 1};
+    dmt_tensor_init(&to, DML_TENSOR_DATA_TYPE_UINT32, 2, sizes, NULL, 0);
+    DML_SLICE1_OPERATOR_DESC rd = {&ti.desc, &to.desc, 2, off0, win0, str0};
+    desc.Desc = &rd;
+    op = NULL;
+    out = dmt_buffer(ctx, bytes, NULL);
+    if (out && CHECK_OK(dmlops_operator_create(ctx, &desc, &op))) {
+        dmlops_binding bi = {in, 0, bytes}, bo = {out, 0, bytes};
+        dmlops_operator_info oi;
+        if (CHECK_OK(dmlops_operator_execute(op, 1, &bi, 1, &bo))) check_elements(out, count, 4, want_rows_reversed, NULL);
+        CHECK_OK(dmlops_operator_get_info(op, &oi));
+        printf("    2 x %.2f GiB: path %s\n", (double)bytes / (1 << 30), dmlops_path_name(oi.last_path));
+    }
+    dmlops_operator_destroy(op);
+    dmlops_buffer_destroy(out);
+    dmlops_buffer_destroy(in);
     dmlops_context_destroy(ctx);
 }

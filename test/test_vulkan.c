@@ -149,7 +149,7 @@ TEST(vulkan_matches_cpu_with_tiny_binding_windows)
     dmlops_context *vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 96, 0);
     if (!vk) return;
     run_random(vk, 0x1111, 400, true);
-    dmlops_context_destroy(vk);
+    vkt_done(vk);
 }
 
 TEST(vulkan_matches_cpu_with_tiny_dispatch_grids)
@@ -158,7 +158,7 @@ TEST(vulkan_matches_cpu_with_tiny_dispatch_grids)
     dmlops_context *vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 0, 1);
     if (!vk) return;
     run_random(vk, 0x2222, 300, false);
-    dmlops_context_destroy(vk);
+    vkt_done(vk);
 }
 
 TEST(vulkan_matches_cpu_preferring_copy_regions)
@@ -166,7 +166,65 @@ TEST(vulkan_matches_cpu_preferring_copy_regions)
     dmlops_context *vk = vkt_context(DMLOPS_CONTEXT_FLAG_PREFER_COPY, 0, 0);
     if (!vk) return;
     run_random(vk, 0x3333, 300, false);
-    dmlops_context_destroy(vk);
+    vkt_done(vk);
+}
+
+TEST(vulkan_matches_cpu_with_buffers_split_into_256_byte_allocations)
+{
+    /* Every buffer above 256 bytes spans several VkBuffers: windows, copy regions and
+     * slab copies must never straddle one, whatever the binding offsets. */
+    for (int flags = 0; flags < 2; flags++) {
+        dmlops_context *vk = vkt_context_alloc(flags ? DMLOPS_CONTEXT_FLAG_PREFER_COPY : DMLOPS_CONTEXT_FLAG_KERNELS_ONLY,
+                                               flags ? 0 : 512, 0, 256);
+        if (!vk) return;
+        run_random(vk, 0x4444 + (uint64_t)flags, 250, false);
+        vkt_done(vk);
+    }
+}
+
+static void slice_rows(gcase *c, DML_TENSOR_DATA_TYPE dt, uint32_t rows, uint32_t cols, uint32_t keep);
+
+TEST(copy_regions_split_at_allocation_boundaries)
+{
+    dmlops_context *vk = vkt_context_alloc(DMLOPS_CONTEXT_FLAG_PREFER_COPY, 0, 0, 256);
+    if (!vk) return;
+    gcase c;
+    dmlops_operator_info info;
+    for (uint32_t keep = 2; keep <= 299; keep += 37) { /* keep 1 collapses to a strided gather */
+        slice_rows(&c, DML_TENSOR_DATA_TYPE_UINT16, 9, 300, keep); /* 600-byte rows over 256-byte segments */
+        if (vkt_same_as_cpu(vk, &c.desc, 1, c.sizes, keep, &info, NULL, NULL))
+            CHECK(info.last_path == DMLOPS_PATH_COPY_REGIONS, "keep %u ran %s", keep, dmlops_path_name(info.last_path));
+    }
+    vkt_done(vk);
+}
+
+TEST(segmented_buffers_read_write_and_copy_across_boundaries)
+{
+    dmlops_context *vk = vkt_context_alloc(0, 0, 0, 256);
+    if (!vk) return;
+    enum { N = 1000 };
+    uint8_t a[N], b[N];
+    for (int i = 0; i < N; i++) a[i] = (uint8_t)(i * 31 + 7);
+    dmlops_buffer *x = dmt_buffer(vk, N, NULL), *y = dmt_buffer(vk, N + 300, NULL);
+    REQUIRE(x && y);
+    CHECK_OK(dmlops_buffer_write(x, 0, a, N));
+    memset(b, 0, sizeof b);
+    CHECK_OK(dmlops_buffer_read(x, 0, b, N));
+    CHECK(!memcmp(a, b, N), "read back across 4 segments differs");
+    CHECK_OK(dmlops_buffer_read(x, 250, b, 20));
+    CHECK(!memcmp(a + 250, b, 20), "read straddling one boundary differs");
+    dmlops_command_list *list = NULL;
+    REQUIRE_OK(dmlops_command_list_create(vk, &list));
+    CHECK_OK(dmlops_command_list_record_copy(list, y, 123, x, 5, N - 5));
+    CHECK_OK(dmlops_command_list_execute(list));
+    CHECK_OK(dmlops_buffer_read(y, 123, b, N - 5));
+    CHECK(!memcmp(a + 5, b, N - 5), "a copy across segments of both buffers differs");
+    dmlops_command_list_destroy(list);
+    dmlops_buffer_destroy(x);
+    dmlops_buffer_destroy(y);
+    dmlops_buffer *z = NULL;
+    CHECK_STATUS(dmlops_buffer_create(vk, UINT64_MAX - 8, &z), DMLOPS_ERROR_UNSUPPORTED, "allocations");
+    vkt_done(vk);
 }
 
 /* ---- paths ---- */
@@ -204,13 +262,13 @@ TEST(slice_with_long_rows_uses_copy_regions)
     slice_rows(&c, DML_TENSOR_DATA_TYPE_UINT8, 64, 40, 17); /* 17-byte runs: a kernel wins */
     if (vkt_same_as_cpu(vk, &c.desc, 1, c.sizes, 8, &info, NULL, NULL))
         CHECK(info.last_path == DMLOPS_PATH_KERNEL, "ran %s", dmlops_path_name(info.last_path));
-    dmlops_context_destroy(vk);
+    vkt_done(vk);
 
     vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 0, 0);
     slice_rows(&c, DML_TENSOR_DATA_TYPE_FLOAT32, 8, 4096, 4000);
     if (vk && vkt_same_as_cpu(vk, &c.desc, 1, c.sizes, 9, &info, NULL, NULL))
         CHECK(info.last_path == DMLOPS_PATH_KERNEL, "KERNELS_ONLY ran %s", dmlops_path_name(info.last_path));
-    dmlops_context_destroy(vk);
+    vkt_done(vk);
 }
 
 /* ---- device choice ---- */
@@ -320,7 +378,7 @@ TEST(buffer_beyond_the_device_allocation_limit_is_unsupported)
     dmlops_buffer *b = NULL;
     CHECK_STATUS(dmlops_buffer_create(vk, UINT64_MAX - 8, &b), DMLOPS_ERROR_UNSUPPORTED, info.device.name);
     CHECK(b == NULL);
-    dmlops_context_destroy(vk);
+    vkt_done(vk);
 }
 
 /* ---- command lists ---- */

@@ -10,16 +10,34 @@
 
 /* A Vulkan context with the given desc fields, or NULL when no device exists (then the
  * test passes vacuously, noting it). */
-static inline dmlops_context *vkt_context(uint32_t flags, uint64_t max_range, uint32_t max_groups)
+static inline dmlops_context *vkt_context_alloc(uint32_t flags, uint64_t max_range, uint32_t max_groups,
+                                                uint64_t max_alloc)
 {
     dmlops_context_desc d = {.backend = DMLOPS_BACKEND_VULKAN, .flags = flags | DMLOPS_CONTEXT_FLAG_DEBUG};
-    dmlops_context_options o = {.max_binding_range = max_range, .max_workgroup_count = max_groups};
+    dmlops_context_options o = {.max_binding_range = max_range, .max_workgroup_count = max_groups,
+                                .max_allocation_size = max_alloc};
     dmlops_context *ctx = NULL;
     if (dmlops_context_create_with_options(&d, &o, &ctx) != DMLOPS_SUCCESS) {
         printf("    note: no Vulkan device (%s)\n", dmlops_last_error_message());
         return NULL;
     }
     return ctx;
+}
+
+static inline dmlops_context *vkt_context(uint32_t flags, uint64_t max_range, uint32_t max_groups)
+{
+    return vkt_context_alloc(flags, max_range, max_groups, 0);
+}
+
+/* Destroys a context from vkt_context*, after checking that the validation layer (always
+ * on for them) reported nothing. */
+static inline void vkt_done(dmlops_context *ctx)
+{
+    dmlops_context_info info;
+    if (!ctx) return;
+    if (CHECK_OK(dmlops_context_get_info(ctx, &info)))
+        CHECK(info.debug_message_count == 0, "the validation layer reported %u messages", info.debug_message_count);
+    dmlops_context_destroy(ctx);
 }
 
 static inline void vkt_fill(dmt_rng *r, uint8_t *p, uint64_t n)

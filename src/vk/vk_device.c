@@ -117,6 +117,10 @@ dmlops_status dm_vk_setup_device(dmlops_context *ctx, dm_vk_ctx *vk, const dm_vk
     vk->run = vk->info.type == DMLOPS_DEVICE_TYPE_CPU ? 32 : 1;
     vk->max_alloc = vk->info.max_memory_allocation_size ? vk->info.max_memory_allocation_size : UINT64_MAX;
     if (vk->info.max_buffer_size) vk->max_alloc = dm_min_u64(vk->max_alloc, vk->info.max_buffer_size);
+    /* Segments are a multiple of 256 bytes, so every binding alignment divides their
+     * boundaries and no element ever straddles one. */
+    vk->seg_size = params->max_allocation_size ? dm_min_u64(params->max_allocation_size, vk->max_alloc) : vk->max_alloc;
+    vk->seg_size = dm_max_u64(vk->seg_size & ~255ull, 256);
     /* Below this run length a kernel beats vkCmdCopyBuffer regions (docs/performance.md):
      * on lavapipe regions of 8 bytes already win; GPUs run kernels near copy speed. */
     vk->copy_min_bytes = vk->info.type == DMLOPS_DEVICE_TYPE_CPU ? 64 : 4096;

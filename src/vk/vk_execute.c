@@ -67,8 +67,10 @@ static bool dm_vk_can_reverse_copy(const dmlops_operator *op, const dmlops_bindi
 {
     const dm_vk_op *plan = op->impl;
     const dm_gather *g = &plan->g;
-    return plan->reverse_rows && dm_vkbuf(bind[g->binding[DM_SLOT_SRC]].buffer)->transfer &&
-           dm_vkbuf(bind[g->binding[DM_SLOT_DST]].buffer)->transfer && dm_vkbuf(bind[g->binding[DM_SLOT_AUX]].buffer)->mem.map;
+    if (!plan->reverse_rows) return false; /* only then do the three slots exist */
+    const dm_vk_buffer *src = dm_vkbuf(bind[g->binding[DM_SLOT_SRC]].buffer), *dst = dm_vkbuf(bind[g->binding[DM_SLOT_DST]].buffer),
+                       *len = dm_vkbuf(bind[g->binding[DM_SLOT_AUX]].buffer);
+    return src->transfer && dst->transfer && len->one.map && src->nseg == 1 && dst->nseg == 1 && len->nseg == 1;
 }
 
 /* Reads the lengths through the mapping and turns the table into slab copies, or leaves
@@ -81,10 +83,10 @@ static void dm_vk_reverse_copy(dmlops_operator *op, const dmlops_binding *bind, 
     const dmlops_binding *bs = &bind[g->binding[DM_SLOT_SRC]], *bd = &bind[g->binding[DM_SLOT_DST]],
                          *bl = &bind[g->binding[DM_SLOT_AUX]];
     const dm_vk_buffer *src = dm_vkbuf(bs->buffer), *dst = dm_vkbuf(bd->buffer), *len = dm_vkbuf(bl->buffer);
-    bool slabs = dm_vk_reverse_regions(plan, (const uint8_t *)len->mem.map + len->offset + bl->offset,
+    bool slabs = dm_vk_reverse_regions(plan, (const uint8_t *)len->one.map + len->offset + bl->offset,
                                        src->offset + bs->offset, dst->offset + bd->offset, t->regions, &t->nregions);
-    t->copy_src = src->mem.buffer;
-    t->copy_dst = dst->mem.buffer;
+    t->copy_src = src->one.buffer;
+    t->copy_dst = dst->one.buffer;
     t->path = slabs ? DMLOPS_PATH_COPY_REGIONS : DMLOPS_PATH_KERNEL;
 }
 
@@ -195,7 +197,7 @@ static dmlops_status dm_vk_list_record(dmlops_command_list *list, dm_list_entry 
     dmlops_binding_table *t = NULL;
     for (uint32_t i = 0; i < l->nspare && !t; i++) {
         dmlops_binding_table *c = l->spare[i];
-        if (c->capacity >= plan->npieces && c->region_capacity >= plan->nregions) {
+        if (c->region_capacity >= plan->nregions && c->region_capacity >= plan->reverse_rows) {
             t = c;
             l->spare[i] = l->spare[--l->nspare];
         }
@@ -253,9 +255,8 @@ static dmlops_status dm_vk_list_execute(dmlops_command_list *list)
                 dm_vk_record(e->impl, l->cmd);
                 dm_note_path(e->op, ((dmlops_binding_table *)e->impl)->path);
             } else {
-                const dm_vk_buffer *s = dm_vkbuf(e->copy_src), *d = dm_vkbuf(e->copy_dst);
-                VkBufferCopy r = {s->offset + e->copy_src_offset, d->offset + e->copy_dst_offset, e->copy_size};
-                vk->vkd.CmdCopyBuffer(l->cmd, s->mem.buffer, d->mem.buffer, 1, &r);
+                dm_vk_cmd_copy(vk, l->cmd, dm_vkbuf(e->copy_src), e->copy_src_offset, dm_vkbuf(e->copy_dst),
+                               e->copy_dst_offset, e->copy_size);
             }
         }
         if (l->queries) vk->vkd.CmdWriteTimestamp(l->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, l->queries, 1);

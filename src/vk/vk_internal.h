@@ -73,6 +73,7 @@ typedef struct dm_vk_ctx {
     uint32_t run;              /* consecutive units per invocation step (RUN) */
     uint64_t align;            /* binding offsets are aligned down to this */
     uint64_t max_alloc;        /* largest single buffer */
+    uint64_t seg_size;         /* buffers above this many bytes are split into segments */
     bool uma;
     uint32_t timestamp_bits;
     uint64_t copy_min_bytes;   /* shortest run worth a copy region */
@@ -93,12 +94,26 @@ typedef struct dm_vk_ctx {
     pthread_mutex_t *lock;     /* the dmlops_context's: serialises queue and staging */
 } dm_vk_ctx;
 
+/* A buffer is one allocation, or, above the device's largest allocation, several
+ * segments of seg_size bytes (the last shorter). Byte `at` of the buffer lives in
+ * segment at / seg_size; windows and copies that would straddle a boundary are split. */
 typedef struct dm_vk_buffer {
-    dm_vk_memory mem;
-    uint64_t offset;           /* of the dmlops_buffer inside mem.buffer (wrapped buffers) */
+    dm_vk_memory *seg;         /* nseg segments; &one for a single one */
+    uint32_t nseg;
+    uint64_t seg_size;         /* UINT64_MAX for a single segment */
+    dm_vk_memory one;
+    uint64_t offset;           /* of the dmlops_buffer inside one.buffer (wrapped buffers) */
     bool wrapped;
     bool transfer;             /* usable by vkCmdCopyBuffer */
 } dm_vk_buffer;
+
+/* The segment holding byte `at` of the buffer (wrapped offset included in the result). */
+static inline const dm_vk_memory *dm_vk_at(const dm_vk_buffer *b, uint64_t at, uint64_t *inner)
+{
+    uint64_t s = b->nseg > 1 ? at / b->seg_size : 0;
+    *inner = b->offset + at - s * (b->nseg > 1 ? b->seg_size : 0);
+    return &b->seg[s];
+}
 
 typedef struct dm_vk_span {
     uint64_t lo, hi;           /* bytes from the tensor's binding offset; hi == 0: unused */
@@ -125,6 +140,11 @@ typedef struct dm_vk_op {
     dmlops_binding_table *table; /* for dmlops_operator_execute */
 } dm_vk_op;
 
+typedef struct dm_vk_copy {
+    VkBuffer src, dst;
+    VkBufferCopy region;
+} dm_vk_copy;
+
 struct dmlops_binding_table {
     dmlops_operator *op;
     dm_vk_ctx *vk;
@@ -135,6 +155,11 @@ struct dmlops_binding_table {
     VkBufferCopy *regions;     /* absolute, copy path */
     uint32_t region_capacity, nregions;
     VkBuffer copy_src, copy_dst;
+    dm_vk_copy *copies;        /* copy path across buffer segments: one region per copy */
+    uint32_t ncopies, copies_cap;
+    dm_vk_piece *own_pieces;   /* pieces planned again at these bindings' segment boundaries */
+    uint32_t own_npieces;
+    dm_vk_memory own_params;
     dmlops_path path;
     bool bound;
     bool dynamic;              /* command lists: slab copies rebuilt from the lengths per execution */
@@ -180,6 +205,14 @@ dmlops_status dm_vk_pipeline(dm_vk_ctx *vk, dm_kernel kernel, uint32_t esize, ui
 
 /* vk_plan.c */
 dmlops_status dm_vk_plan(dm_vk_ctx *vk, const dm_op *op, dm_vk_op *plan);
+/* Where each slot's tensor starts in its buffer, and that buffer's segment size (0: one). */
+typedef struct dm_vk_segments {
+    uint64_t base[DM_SLOT_COUNT];
+    uint64_t seg_size[DM_SLOT_COUNT];
+} dm_vk_segments;
+/* Pieces (and a host-visible parameter buffer) whose windows also stay inside segments. */
+dmlops_status dm_vk_plan_segments(dm_vk_ctx *vk, const dm_gather *g, const dm_vk_segments *segs, dm_vk_piece **pieces,
+                                  uint32_t *npieces, dm_vk_memory *params);
 void dm_vk_plan_free(dm_vk_ctx *vk, dm_vk_op *plan);
 
 bool dm_vk_reverse_regions(const dm_vk_op *plan, const uint8_t *lengths, uint64_t src_base, uint64_t dst_base,
@@ -191,6 +224,9 @@ void dm_vk_table_destroy(dmlops_binding_table *t);
 dmlops_status dm_vk_table_bind(dmlops_binding_table *t, dmlops_operator *op, const dmlops_binding *bind);
 void dm_vk_record(dmlops_binding_table *t, VkCommandBuffer cmd);
 void dm_vk_cmd_barrier(dm_vk_ctx *vk, VkCommandBuffer cmd, bool to_host);
+/* vkCmdCopyBuffer of size bytes between buffer offsets, split at segment boundaries. */
+void dm_vk_cmd_copy(dm_vk_ctx *vk, VkCommandBuffer cmd, const dm_vk_buffer *src, uint64_t s_at, const dm_vk_buffer *dst,
+                    uint64_t d_at, uint64_t size);
 
 /* vk_submit.c */
 dmlops_status dm_vk_submit_wait(dm_vk_ctx *vk, VkCommandBuffer cmd, const char *what);

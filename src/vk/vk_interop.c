@@ -100,7 +100,10 @@ dmlops_status dmlops_buffer_wrap_vulkan(dmlops_context *ctx, VkBuffer buffer, Vk
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
     }
     const VkBufferUsageFlags both = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    b->mem.buffer = buffer;
+    b->one.buffer = buffer;
+    b->seg = &b->one;
+    b->nseg = 1;
+    b->seg_size = UINT64_MAX;
     b->offset = offset;
     b->wrapped = true;
     b->transfer = (usage & both) == both;
@@ -119,7 +122,12 @@ dmlops_status dmlops_buffer_get_vulkan(const dmlops_buffer *buf, VkBuffer *buffe
     DM_CHECK_ARG(buffer, "dmlops_buffer_get_vulkan");
     if (buf->ctx->backend != DMLOPS_BACKEND_VULKAN)
         return dm_fail(DMLOPS_ERROR_UNSUPPORTED, "dmlops_buffer_get_vulkan: the buffer lives on the CPU backend");
-    *buffer = dm_vkbuf(buf)->mem.buffer;
+    if (dm_vkbuf(buf)->nseg > 1)
+        return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
+                       "dmlops_buffer_get_vulkan: the buffer's %llu bytes span %u allocations (the device allocates at "
+                       "most %llu bytes at once), so no single VkBuffer holds it",
+                       (unsigned long long)buf->size, dm_vkbuf(buf)->nseg, (unsigned long long)dm_vkbuf(buf)->seg_size);
+    *buffer = dm_vkbuf(buf)->one.buffer;
     if (offset) *offset = dm_vkbuf(buf)->offset;
     return DMLOPS_SUCCESS;
 }

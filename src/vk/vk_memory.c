@@ -110,40 +110,68 @@ dmlops_status dm_vk_upload(dm_vk_ctx *vk, dm_vk_memory *m, uint64_t offset, cons
     return dm_vk_staged(vk, m->buffer, offset, (void *)(uintptr_t)src, size, true, "uploading operator parameters");
 }
 
+/* Zero-fills the segments that the host cannot reach, with one submission. */
+static dmlops_status dm_vk_fill_zero(dm_vk_ctx *vk, dm_vk_buffer *b)
+{
+    pthread_mutex_lock(vk->lock);
+    dmlops_status st = dm_vk_begin(vk, vk->cmd, true, "dmlops_buffer_create");
+    if (st == DMLOPS_SUCCESS) {
+        for (uint32_t i = 0; i < b->nseg; i++)
+            if (!b->seg[i].map) vk->vkd.CmdFillBuffer(vk->cmd, b->seg[i].buffer, 0, VK_WHOLE_SIZE, 0);
+        dm_vk_cmd_barrier(vk, vk->cmd, false);
+        st = dm_vk_submit_wait(vk, vk->cmd, "dmlops_buffer_create");
+    }
+    pthread_mutex_unlock(vk->lock);
+    return st;
+}
+
+static void dm_vk_free_segments(dm_vk_ctx *vk, dm_vk_buffer *b)
+{
+    for (uint32_t i = 0; i < b->nseg; i++) dm_vk_free(vk, &b->seg[i]);
+    if (b->seg != &b->one) free(b->seg);
+}
+
 dmlops_status dm_vk_buffer_create(dmlops_buffer *buf)
 {
     dm_vk_ctx *vk = dm_vk(buf->ctx);
     if (vk->lost) return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "dmlops_buffer_create: the device was lost");
     dm_vk_buffer *b = calloc(1, sizeof *b);
     if (!b) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_buffer_create: out of host memory");
-    dmlops_status st = dm_vk_alloc(vk, buf->size, false, "dmlops_buffer_create", &b->mem);
-    if (st == DMLOPS_SUCCESS && b->mem.map) {
-        memset(b->mem.map, 0, (size_t)buf->size);
-    } else if (st == DMLOPS_SUCCESS) {
-        pthread_mutex_lock(vk->lock);
-        st = dm_vk_begin(vk, vk->cmd, true, "dmlops_buffer_create");
-        if (st == DMLOPS_SUCCESS) {
-            vk->vkd.CmdFillBuffer(vk->cmd, b->mem.buffer, 0, VK_WHOLE_SIZE, 0);
-            dm_vk_cmd_barrier(vk, vk->cmd, false);
-            st = dm_vk_submit_wait(vk, vk->cmd, "dmlops_buffer_create");
-        }
-        pthread_mutex_unlock(vk->lock);
+    uint64_t n = buf->size / vk->seg_size + (buf->size % vk->seg_size != 0); /* cannot wrap */
+    if (n > UINT32_MAX) {
+        free(b);
+        return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
+                       "dmlops_buffer_create: %llu bytes would need more than 2^32 allocations of %llu bytes on %s",
+                       (unsigned long long)buf->size, (unsigned long long)vk->seg_size, vk->info.name);
     }
+    b->nseg = (uint32_t)n;
+    b->seg_size = n > 1 ? vk->seg_size : UINT64_MAX;
+    b->seg = n > 1 ? calloc(n, sizeof *b->seg) : &b->one;
+    dmlops_status st = b->seg ? DMLOPS_SUCCESS : dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_buffer_create: out of host memory");
+    bool unmapped = false;
+    for (uint32_t i = 0; i < b->nseg && st == DMLOPS_SUCCESS; i++) {
+        uint64_t size = i + 1 < b->nseg ? vk->seg_size : buf->size - (uint64_t)i * vk->seg_size;
+        st = dm_vk_alloc(vk, size, false, "dmlops_buffer_create", &b->seg[i]);
+        if (st == DMLOPS_SUCCESS && b->seg[i].map) memset(b->seg[i].map, 0, (size_t)size);
+        unmapped |= st == DMLOPS_SUCCESS && !b->seg[i].map;
+    }
+    if (st == DMLOPS_SUCCESS && unmapped) st = dm_vk_fill_zero(vk, b);
     if (st != DMLOPS_SUCCESS) {
-        dm_vk_free(vk, &b->mem);
+        if (b->seg) dm_vk_free_segments(vk, b);
         free(b);
         return st;
     }
     b->transfer = true;
     buf->impl = b;
-    buf->resource = (uintptr_t)b->mem.buffer;
+    /* Overlap checks compare (resource, offset): one VkBuffer, or the whole segmented set. */
+    buf->resource = b->nseg > 1 ? (uintptr_t)b : (uintptr_t)b->one.buffer;
     return DMLOPS_SUCCESS;
 }
 
 void dm_vk_buffer_destroy(dmlops_buffer *buf)
 {
     dm_vk_buffer *b = dm_vkbuf(buf);
-    if (!b->wrapped) dm_vk_free(dm_vk(buf->ctx), &b->mem);
+    if (!b->wrapped) dm_vk_free_segments(dm_vk(buf->ctx), b);
     free(b);
 }
 
@@ -154,18 +182,24 @@ static dmlops_status dm_vk_host_io(dmlops_buffer *buf, uint64_t offset, void *ho
     const char *what = to_device ? "dmlops_buffer_write" : "dmlops_buffer_read";
     dmlops_status st = DMLOPS_SUCCESS;
     pthread_mutex_lock(vk->lock);
-    if (vk->lost) {
-        st = dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost", what);
-    } else if (b->mem.map) {
-        uint8_t *p = (uint8_t *)b->mem.map + b->offset + offset;
-        if (to_device) memcpy(p, host, (size_t)size);
-        else memcpy(host, p, (size_t)size);
-    } else if (!b->transfer) {
-        st = dm_fail(DMLOPS_ERROR_UNSUPPORTED,
-                     "%s: the wrapped VkBuffer lacks TRANSFER_SRC and TRANSFER_DST usage, so the host cannot reach it",
-                     what);
-    } else {
-        st = dm_vk_staged(vk, b->mem.buffer, b->offset + offset, host, size, to_device, what);
+    if (vk->lost) st = dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost", what);
+    /* Segment by segment: each is its own VkBuffer and mapping. */
+    for (uint64_t done = 0; done < size && st == DMLOPS_SUCCESS;) {
+        uint64_t inner;
+        const dm_vk_memory *m = dm_vk_at(b, offset + done, &inner);
+        uint64_t n = dm_min_u64(size - done, b->nseg > 1 ? b->seg_size - (offset + done) % b->seg_size : size - done);
+        uint8_t *h = (uint8_t *)host + done;
+        if (m->map) {
+            if (to_device) memcpy((uint8_t *)m->map + inner, h, (size_t)n);
+            else memcpy(h, (uint8_t *)m->map + inner, (size_t)n);
+        } else if (!b->transfer) {
+            st = dm_fail(DMLOPS_ERROR_UNSUPPORTED,
+                         "%s: the wrapped VkBuffer lacks TRANSFER_SRC and TRANSFER_DST usage, so the host cannot reach it",
+                         what);
+        } else {
+            st = dm_vk_staged(vk, m->buffer, inner, h, n, to_device, what);
+        }
+        done += n;
     }
     pthread_mutex_unlock(vk->lock);
     return st;

@@ -83,27 +83,34 @@ static int dm_pick_split(const dm_gather *g, const dm_box *b, int slot)
     return best;
 }
 
+/* Pieces being planned, with their parameter records. */
+typedef struct dm_piece_set {
+    dm_vk_piece *pieces;
+    uint32_t *params;
+    uint32_t n, cap;
+} dm_piece_set;
+
 /* Appends a piece and returns its parameter record, or NULL (message set). */
-static uint32_t *dm_push_piece(dm_vk_op *plan, uint32_t *cap, uint32_t **params, const dm_vk_piece *p)
+static uint32_t *dm_push_piece(dm_piece_set *set, const dm_vk_piece *p)
 {
-    if (plan->npieces == DM_MAX_PIECES) {
+    if (set->n == DM_MAX_PIECES) {
         dm_set_message("the tensors' layout needs more than %d binding windows on this device", DM_MAX_PIECES);
         return NULL;
     }
-    if (plan->npieces == *cap) {
-        uint32_t n = *cap ? *cap * 2 : 4;
-        dm_vk_piece *q = realloc(plan->pieces, n * sizeof *q);
-        if (q) plan->pieces = q;
-        uint32_t *w = q ? realloc(*params, (size_t)n * DM_P_WORDS * sizeof *w) : NULL;
+    if (set->n == set->cap) {
+        uint32_t n = set->cap ? set->cap * 2 : 4;
+        dm_vk_piece *q = realloc(set->pieces, n * sizeof *q);
+        if (q) set->pieces = q;
+        uint32_t *w = q ? realloc(set->params, (size_t)n * DM_P_WORDS * sizeof *w) : NULL;
         if (!w) {
             dm_set_message("out of host memory planning an operator");
             return NULL;
         }
-        *params = w;
-        *cap = n;
+        set->params = w;
+        set->cap = n;
     }
-    plan->pieces[plan->npieces] = *p;
-    return *params + (size_t)plan->npieces++ * DM_P_WORDS;
+    set->pieces[set->n] = *p;
+    return set->params + (size_t)set->n++ * DM_P_WORDS;
 }
 
 static void dm_fill_params(const dm_gather *g, const dm_box *b, const dm_vk_piece *p, uint32_t *w)
@@ -140,13 +147,14 @@ static void dm_fill_params(const dm_gather *g, const dm_box *b, const dm_vk_piec
         w[DM_P_AUX_BASE] = (uint32_t)((uint64_t)origin[DM_SLOT_AUX] * g->aux_esize - p->span[DM_SLOT_AUX].lo);
 }
 
-static dmlops_status dm_plan_pieces(dm_vk_ctx *vk, dm_vk_op *plan, uint32_t **params)
+/* Splits the gather's output box until every piece's windows fit a binding (and, with
+ * `segs`, lie inside one segment of their buffer) and its units fit 32 bits. */
+static dmlops_status dm_split(const dm_vk_ctx *vk, const dm_gather *g, const dm_vk_segments *segs, dm_piece_set *set)
 {
-    const dm_gather *g = &plan->g;
     /* Room for the aligned-down start and the word rounding of every window. */
     const uint64_t limit = (vk->max_range - vk->align - 4) & ~3ull;
     dm_box *stack = malloc(64 * DM_MAX_RANK * sizeof *stack);
-    uint32_t top = 0, cap = 0;
+    uint32_t top = 0;
     if (!stack) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory planning an operator");
     dm_box *b = &stack[top++];
     for (uint32_t d = 0; d < g->rank; d++) {
@@ -156,7 +164,6 @@ static dmlops_status dm_plan_pieces(dm_vk_ctx *vk, dm_vk_op *plan, uint32_t **pa
     b->wlo = 0;
     b->whi = g->kernel == DM_KERNEL_REVERSE ? g->n : 1;
     dmlops_status st = DMLOPS_SUCCESS;
-    *params = NULL;
     while (top && st == DMLOPS_SUCCESS) {
         dm_box box = stack[--top];
         dm_vk_piece p;
@@ -167,7 +174,10 @@ static dmlops_status dm_plan_pieces(dm_vk_ctx *vk, dm_vk_op *plan, uint32_t **pa
         for (int s = 0; s < DM_SLOT_COUNT && split < 0 && p.units < DM_MAX_UNITS; s++) {
             if (g->binding[s] < 0) continue;
             dm_span_bytes(g, &box, s, &p.span[s]);
-            if (p.span[s].hi - p.span[s].lo > limit) {
+            bool straddles = segs && segs->seg_size[s] &&
+                             (segs->base[s] + p.span[s].lo) / segs->seg_size[s] !=
+                                 (segs->base[s] + p.span[s].hi - 1) / segs->seg_size[s];
+            if (p.span[s].hi - p.span[s].lo > limit || straddles) {
                 split = dm_pick_split(g, &box, s);
                 if (split < 0) {
                     st = dm_fail(DMLOPS_ERROR_UNSUPPORTED, "one element does not fit a %llu-byte binding window",
@@ -179,9 +189,9 @@ static dmlops_status dm_plan_pieces(dm_vk_ctx *vk, dm_vk_op *plan, uint32_t **pa
         if (st != DMLOPS_SUCCESS) break;
         if (split < 0) {
             p.runs = p.units / per_row * ((per_row + vk->run - 1) / vk->run);
-            uint32_t *record = dm_push_piece(plan, &cap, params, &p);
+            uint32_t *record = dm_push_piece(set, &p);
             if (!record) {
-                st = plan->npieces == DM_MAX_PIECES ? DMLOPS_ERROR_UNSUPPORTED : DMLOPS_ERROR_OUT_OF_HOST_MEMORY;
+                st = set->n == DM_MAX_PIECES ? DMLOPS_ERROR_UNSUPPORTED : DMLOPS_ERROR_OUT_OF_HOST_MEMORY;
                 break;
             }
             dm_fill_params(g, &box, &p, record);
@@ -297,8 +307,11 @@ dmlops_status dm_vk_plan(dm_vk_ctx *vk, const dm_op *op, dm_vk_op *plan)
             return dm_fail(DMLOPS_ERROR_UNSUPPORTED, "%s: %s.TotalTensorSizeInBytes = %llu is beyond any device",
                            op->name, op->role[i], (unsigned long long)op->t[i].total_bytes);
     dm_op_lower(op, &plan->g);
-    uint32_t *params = NULL;
-    dmlops_status st = dm_plan_pieces(vk, plan, &params);
+    dm_piece_set set = {0};
+    dmlops_status st = dm_split(vk, &plan->g, NULL, &set);
+    plan->pieces = set.pieces;
+    plan->npieces = set.n;
+    uint32_t *params = set.params;
     if (st == DMLOPS_SUCCESS) st = dm_plan_regions(vk, plan);
     if (st == DMLOPS_SUCCESS) dm_plan_reverse_rows(vk, plan);
     if (st == DMLOPS_SUCCESS) {
@@ -315,6 +328,25 @@ dmlops_status dm_vk_plan(dm_vk_ctx *vk, const dm_op *op, dm_vk_op *plan)
     free(params);
     if (st != DMLOPS_SUCCESS) dm_vk_plan_free(vk, plan);
     return st;
+}
+
+dmlops_status dm_vk_plan_segments(dm_vk_ctx *vk, const dm_gather *g, const dm_vk_segments *segs, dm_vk_piece **pieces,
+                                  uint32_t *npieces, dm_vk_memory *params)
+{
+    dm_piece_set set = {0};
+    dmlops_status st = dm_split(vk, g, segs, &set);
+    uint64_t bytes = (uint64_t)set.n * DM_P_WORDS * 4;
+    /* Host-visible, so that uploading needs neither staging nor the context lock. */
+    if (st == DMLOPS_SUCCESS) st = dm_vk_alloc(vk, bytes, true, "splitting windows at allocation boundaries", params);
+    if (st == DMLOPS_SUCCESS) memcpy(params->map, set.params, (size_t)bytes);
+    free(set.params);
+    if (st != DMLOPS_SUCCESS) {
+        free(set.pieces);
+        return st;
+    }
+    *pieces = set.pieces;
+    *npieces = set.n;
+    return DMLOPS_SUCCESS;
 }
 
 void dm_vk_plan_free(dm_vk_ctx *vk, dm_vk_op *plan)
