@@ -60,3 +60,23 @@ TEST_CTX(executions_after_the_first_allocate_nothing)
     DML_OPERATOR_DESC slice = {DML_OPERATOR_SLICE1, &sd};
     run(ctx, &slice, 1, (const uint64_t[]){rbytes[0], ts.buf.TotalTensorSizeInBytes}, "slice");
 }
+
+/* Buffers split into 256-byte allocations: the first execution plans windows again at the
+ * boundaries; later ones with the same bindings reuse that plan. */
+TEST(segmented_buffers_allocate_only_once)
+{
+    dmlops_context_desc d = {.backend = DMLOPS_BACKEND_VULKAN, .flags = DMLOPS_CONTEXT_FLAG_KERNELS_ONLY};
+    dmlops_context_options o = {.max_allocation_size = 256};
+    dmlops_context *ctx = NULL;
+    if (dmlops_context_create_with_options(&d, &o, &ctx) != DMLOPS_SUCCESS) return; /* no device */
+    const uint32_t sizes[2] = {16, 100}, lsizes[2] = {16, 1};
+    dmt_tensor ti, tl, to;
+    dmt_tensor_init(&ti, DML_TENSOR_DATA_TYPE_UINT16, 2, sizes, NULL, 0);
+    dmt_tensor_init(&tl, DML_TENSOR_DATA_TYPE_UINT32, 2, lsizes, NULL, 0);
+    dmt_tensor_init(&to, DML_TENSOR_DATA_TYPE_UINT16, 2, sizes, NULL, 0);
+    DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC rd = {&ti.desc, &tl.desc, &to.desc, 1};
+    DML_OPERATOR_DESC rev = {DML_OPERATOR_REVERSE_SUBSEQUENCES, &rd};
+    run(ctx, &rev, 2, (const uint64_t[]){ti.buf.TotalTensorSizeInBytes, 64, to.buf.TotalTensorSizeInBytes},
+        "reverse over 256-byte allocations");
+    dmlops_context_destroy(ctx);
+}

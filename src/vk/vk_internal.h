@@ -140,6 +140,12 @@ typedef struct dm_vk_op {
     dmlops_binding_table *table; /* for dmlops_operator_execute */
 } dm_vk_op;
 
+/* Where each slot's tensor starts in its buffer, and that buffer's segment size (0: one). */
+typedef struct dm_vk_segments {
+    uint64_t base[DM_SLOT_COUNT];
+    uint64_t seg_size[DM_SLOT_COUNT];
+} dm_vk_segments;
+
 typedef struct dm_vk_copy {
     VkBuffer src, dst;
     VkBufferCopy region;
@@ -160,6 +166,8 @@ struct dmlops_binding_table {
     dm_vk_piece *own_pieces;   /* pieces planned again at these bindings' segment boundaries */
     uint32_t own_npieces;
     dm_vk_memory own_params;
+    dm_vk_segments own_segs;   /* the boundaries own_pieces were planned for */
+    bool own_active;           /* the current binding uses own_pieces */
     dmlops_path path;
     bool bound;
     bool dynamic;              /* command lists: slab copies rebuilt from the lengths per execution */
@@ -205,11 +213,6 @@ dmlops_status dm_vk_pipeline(dm_vk_ctx *vk, dm_kernel kernel, uint32_t esize, ui
 
 /* vk_plan.c */
 dmlops_status dm_vk_plan(dm_vk_ctx *vk, const dm_op *op, dm_vk_op *plan);
-/* Where each slot's tensor starts in its buffer, and that buffer's segment size (0: one). */
-typedef struct dm_vk_segments {
-    uint64_t base[DM_SLOT_COUNT];
-    uint64_t seg_size[DM_SLOT_COUNT];
-} dm_vk_segments;
 /* Pieces (and a host-visible parameter buffer) whose windows also stay inside segments. */
 dmlops_status dm_vk_plan_segments(dm_vk_ctx *vk, const dm_gather *g, const dm_vk_segments *segs, dm_vk_piece **pieces,
                                   uint32_t *npieces, dm_vk_memory *params);

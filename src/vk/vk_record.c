@@ -60,6 +60,7 @@ static void dm_vk_table_drop_split(dmlops_binding_table *t)
     free(t->own_pieces);
     t->own_pieces = NULL;
     t->own_npieces = 0;
+    t->own_active = false;
     dm_vk_free(t->vk, &t->own_params);
 }
 
@@ -156,10 +157,10 @@ dmlops_status dm_vk_table_bind(dmlops_binding_table *t, dmlops_operator *op, con
     if (plan->nregions > t->region_capacity)
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: the binding table was created for another operator",
                        op->op.name);
+    if (t->op != op) dm_vk_table_drop_split(t);
     t->op = op;
     t->ncopies = 0;
     t->bound = false;
-    dm_vk_table_drop_split(t);
     const dmlops_binding *bs = &bind[g->binding[DM_SLOT_SRC]], *bd = &bind[g->binding[DM_SLOT_DST]];
     if (plan->use_copy && dm_vkbuf(bs->buffer)->transfer && dm_vkbuf(bd->buffer)->transfer) {
         DM_TRY(dm_vk_bind_copies(t, plan, bs, bd));
@@ -170,14 +171,20 @@ dmlops_status dm_vk_table_bind(dmlops_binding_table *t, dmlops_operator *op, con
     const dm_vk_piece *pieces = plan->pieces;
     uint32_t npieces = plan->npieces;
     VkBuffer params = plan->params.buffer;
+    memset(&segs, 0, sizeof segs); /* compared whole, padding included */
     if (dm_vk_straddles(plan, bind, &segs)) {
         /* Rare: buffers above the device's largest allocation. Plan again with the
-         * boundaries known; this allocates, as a first execution does. */
-        DM_TRY(dm_vk_plan_segments(vk, g, &segs, &t->own_pieces, &t->own_npieces, &t->own_params));
+         * boundaries known; this allocates, once per distinct set of boundaries. */
+        if (!t->own_pieces || memcmp(&segs, &t->own_segs, sizeof segs)) {
+            dm_vk_table_drop_split(t);
+            DM_TRY(dm_vk_plan_segments(vk, g, &segs, &t->own_pieces, &t->own_npieces, &t->own_params));
+            t->own_segs = segs;
+        }
         pieces = t->own_pieces;
         npieces = t->own_npieces;
         params = t->own_params.buffer;
     }
+    t->own_active = pieces == t->own_pieces;
     if (npieces > t->capacity) DM_TRY(dm_vk_table_sets(t, npieces));
     for (uint32_t p = 0; p < npieces; p++) {
         VkDescriptorBufferInfo info[1 + DM_SLOT_COUNT];
@@ -222,8 +229,8 @@ void dm_vk_record(dmlops_binding_table *t, VkCommandBuffer cmd)
             vk->vkd.CmdCopyBuffer(cmd, t->copies[i].src, t->copies[i].dst, 1, &t->copies[i].region);
         return;
     }
-    const dm_vk_piece *pieces = t->own_pieces ? t->own_pieces : plan->pieces;
-    uint32_t npieces = t->own_pieces ? t->own_npieces : plan->npieces;
+    const dm_vk_piece *pieces = t->own_active ? t->own_pieces : plan->pieces;
+    uint32_t npieces = t->own_active ? t->own_npieces : plan->npieces;
     vk->vkd.CmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, plan->pipeline);
     for (uint32_t p = 0; p < npieces; p++) {
         /* Kernels loop over their units, so any size fits one capped grid. */
