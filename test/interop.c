@@ -271,6 +271,89 @@ TEST(interop_records_into_the_application_command_buffer)
     CHECK(app_messages == 0, "the validation layer reported %u messages", app_messages);
 }
 
+/* A SLICE1 of long rows records copy regions into the application's command buffer; the
+ * application orders them with transfer-stage barriers, as docs/api.md says. */
+TEST(interop_records_copy_regions)
+{
+    app a;
+    if (!app_init(&a)) {
+        app_done(&a);
+        return;
+    }
+    dmlops_vulkan_context_desc d = {.instance = a.instance, .physical_device = a.phys, .device = a.device,
+                                    .queue_family_index = a.family, .queue = a.queue,
+#ifdef INTEROP_VOLK
+                                    .get_instance_proc_addr = vkGetInstanceProcAddr,
+#endif
+                                    .flags = DMLOPS_CONTEXT_FLAG_PREFER_COPY};
+    enum { R = 4, C = 256, K = 200 };
+    const uint32_t in_sizes[2] = {R, C}, out_sizes[2] = {R, K}, off[2] = {0, 10}, win[2] = {R, K};
+    const int32_t str[2] = {1, 1};
+    dmt_tensor ti, to;
+    dmt_tensor_init(&ti, DML_TENSOR_DATA_TYPE_FLOAT32, 2, in_sizes, NULL, 0);
+    dmt_tensor_init(&to, DML_TENSOR_DATA_TYPE_FLOAT32, 2, out_sizes, NULL, 0);
+    DML_SLICE1_OPERATOR_DESC sd = {&ti.desc, &to.desc, 2, off, win, str};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_SLICE1, &sd};
+    const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                     VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    app_buffer in, out;
+    dmlops_context *ctx = NULL;
+    dmlops_operator *op = NULL;
+    dmlops_binding_table *table = NULL;
+    dmlops_buffer *bin = NULL, *bout = NULL;
+    REQUIRE(app_buffer_create(&a, R * C * 4, usage, &in) && app_buffer_create(&a, R * K * 4, usage, &out));
+    float *x = in.map, *y = out.map;
+    for (int i = 0; i < R * C; i++) x[i] = (float)i;
+    memset(y, 0, R * K * 4);
+    REQUIRE_OK(dmlops_context_create_vulkan(&d, &ctx));
+    REQUIRE_OK(dmlops_operator_create(ctx, &desc, &op));
+    REQUIRE_OK(dmlops_buffer_wrap_vulkan(ctx, in.buffer, 0, R * C * 4, usage, &bin));
+    REQUIRE_OK(dmlops_buffer_wrap_vulkan(ctx, out.buffer, 0, R * K * 4, usage, &bout));
+    REQUIRE_OK(dmlops_binding_table_create(op, &table));
+    dmlops_binding bi = {bin, 0, R * C * 4}, bo = {bout, 0, R * K * 4};
+    REQUIRE_OK(dmlops_binding_table_bind(table, 1, &bi, 1, &bo));
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+    VkFence fence;
+    VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, .queueFamilyIndex = a.family};
+    REQUIRE(vkCreateCommandPool(a.device, &pci, NULL, &pool) == VK_SUCCESS);
+    VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = pool,
+                                       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
+    REQUIRE(vkAllocateCommandBuffers(a.device, &cai, &cmd) == VK_SUCCESS);
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    REQUIRE(vkCreateFence(a.device, &fci, NULL, &fence) == VK_SUCCESS);
+    VkCommandBufferBeginInfo bgi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    REQUIRE(vkBeginCommandBuffer(cmd, &bgi) == VK_SUCCESS);
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_HOST_WRITE_BIT,
+                          .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT};
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_HOST_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    REQUIRE_OK(dmlops_operator_record_vulkan(table, cmd));
+    dmlops_operator_info info;
+    CHECK_OK(dmlops_operator_get_info(op, &info));
+    CHECK(info.last_path == DMLOPS_PATH_COPY_REGIONS, "recorded %s", dmlops_path_name(info.last_path));
+    mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    REQUIRE(vkEndCommandBuffer(cmd) == VK_SUCCESS);
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
+    REQUIRE(vkQueueSubmit(a.queue, 1, &si, fence) == VK_SUCCESS);
+    REQUIRE(vkWaitForFences(a.device, 1, &fence, VK_TRUE, UINT64_MAX) == VK_SUCCESS);
+    bool ok = true;
+    for (int r = 0; r < R && ok; r++)
+        for (int c = 0; c < K && ok; c++) ok = CHECK(y[r * K + c] == x[r * C + 10 + c], "element (%d, %d)", r, c);
+    vkDestroyFence(a.device, fence, NULL);
+    vkDestroyCommandPool(a.device, pool, NULL);
+    dmlops_binding_table_destroy(table);
+    dmlops_buffer_destroy(bin);
+    dmlops_buffer_destroy(bout);
+    dmlops_operator_destroy(op);
+    dmlops_context_destroy(ctx);
+    app_buffer_destroy(&a, &in);
+    app_buffer_destroy(&a, &out);
+    app_done(&a);
+    CHECK(app_messages == 0, "the validation layer reported %u messages", app_messages);
+}
+
 /* libdmlops's own context works in the same process as the application's loader. */
 TEST(own_context_beside_the_application_loader)
 {
