@@ -37,43 +37,33 @@ static bool dm_grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
     return true;
 }
 
-static bool dm_hits(const dm_range *set, uint32_t n, dm_range r)
-{
-    for (uint32_t i = 0; i < n; i++)
-        if (dm_ranges_overlap(set[i], r)) return true;
-    return false;
-}
-
 /* True when an entry reading rd[] and writing wr[] must wait for earlier entries. */
 static bool dm_hazard(const dmlops_command_list *l, const dm_range *rd, uint32_t nrd, const dm_range *wr,
                       uint32_t nwr)
 {
     for (uint32_t i = 0; i < nrd; i++)
-        if (dm_hits(l->writes, l->nwrites, rd[i])) return true;
+        if (dm_range_set_hits(&l->writes, rd[i])) return true;
     for (uint32_t i = 0; i < nwr; i++)
-        if (dm_hits(l->writes, l->nwrites, wr[i]) || dm_hits(l->reads, l->nreads, wr[i])) return true;
+        if (dm_range_set_hits(&l->writes, wr[i]) || dm_range_set_hits(&l->reads, wr[i])) return true;
     return false;
 }
 
 static dmlops_status dm_append(dmlops_command_list *l, dm_list_entry *e, const dm_range *rd, uint32_t nrd,
                                const dm_range *wr, uint32_t nwr)
 {
-    if (!dm_grow((void **)&l->entries, &l->cap, l->count + 1, sizeof *e) ||
-        !dm_grow((void **)&l->reads, &l->cap_reads, l->nreads + nrd, sizeof(dm_range)) ||
-        !dm_grow((void **)&l->writes, &l->cap_writes, l->nwrites + nwr, sizeof(dm_range)))
+    if (!dm_grow((void **)&l->entries, &l->cap, l->count + 1, sizeof *e) || !dm_range_set_reserve(&l->reads, nrd) ||
+        !dm_range_set_reserve(&l->writes, nwr))
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_command_list_record: out of host memory");
     e->barrier_before = dm_hazard(l, rd, nrd, wr, nwr);
     dm_list_entry *slot = &l->entries[l->count];
     *slot = *e;
     DM_TRY(l->ctx->vt->list_record(l, slot)); /* nothing below has happened yet */
     if (e->barrier_before) {
-        l->nreads = l->nwrites = 0;
+        l->reads.n = l->writes.n = 0;
         l->barrier_count++;
     }
-    memcpy(l->reads + l->nreads, rd, nrd * sizeof *rd);
-    memcpy(l->writes + l->nwrites, wr, nwr * sizeof *wr);
-    l->nreads += nrd;
-    l->nwrites += nwr;
+    for (uint32_t i = 0; i < nrd; i++) dm_range_set_add(&l->reads, rd[i]);
+    for (uint32_t i = 0; i < nwr; i++) dm_range_set_add(&l->writes, wr[i]);
     l->count++;
     return DMLOPS_SUCCESS;
 }
@@ -141,7 +131,7 @@ dmlops_status dmlops_command_list_reset(dmlops_command_list *list)
     list->ctx->vt->list_reset(list);
     list->count = 0;
     list->barrier_count = 0;
-    list->nreads = list->nwrites = 0;
+    list->reads.n = list->writes.n = 0;
     return DMLOPS_SUCCESS;
 }
 
@@ -168,7 +158,7 @@ void dmlops_command_list_destroy(dmlops_command_list *list)
     list->ctx->vt->list_reset(list);
     list->ctx->vt->list_destroy(list);
     free(list->entries);
-    free(list->reads);
-    free(list->writes);
+    dm_range_set_free(&list->reads);
+    dm_range_set_free(&list->writes);
     free(list);
 }

@@ -69,13 +69,22 @@ typedef struct dm_range {
     uint64_t lo, hi;
 } dm_range;
 
+/* A set of disjoint byte ranges (range_set.c). */
+typedef struct dm_range_set {
+    dm_range *r;
+    uint32_t n, cap;
+} dm_range_set;
+bool dm_range_set_hits(const dm_range_set *s, dm_range q);
+bool dm_range_set_reserve(dm_range_set *s, uint32_t extra); /* room to add `extra` ranges */
+void dm_range_set_add(dm_range_set *s, dm_range q);         /* after a reserve */
+void dm_range_set_free(dm_range_set *s);
+
 struct dmlops_command_list {
     dmlops_context *ctx;
     dm_list_entry *entries;
     uint32_t count, cap;
     uint32_t barrier_count;
-    dm_range *reads, *writes; /* touched since the last barrier */
-    uint32_t nreads, nwrites, cap_reads, cap_writes;
+    dm_range_set reads, writes; /* bytes touched since the last barrier */
     dmlops_execution_stats stats;
     void *impl;
 };

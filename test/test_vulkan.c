@@ -630,3 +630,70 @@ TEST_CTX(reverse_with_per_element_lengths)
         dmlops_operator_destroy(op);
     }
 }
+
+/* Barriers only where bytes meet: 200 operators write neighbouring slices of one buffer
+ * while reading one input (no barrier); overwriting that input then needs one (WAR); an
+ * operator touching only bytes from before that barrier needs none; reading what it wrote
+ * needs one (RAW). The results show the order held. */
+TEST_CTX(command_list_barriers_only_on_real_hazards)
+{
+    gcase c;
+    reverse_rows(&c, 1, 8); /* 32-byte FLOAT32 rows, broadcast length */
+    dmlops_operator *op = NULL;
+    dmlops_command_list *list = NULL;
+    REQUIRE_OK(dmlops_operator_create(ctx, &c.desc, &op));
+    REQUIRE_OK(dmlops_command_list_create(ctx, &list));
+    float x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, z[8] = {0}, got[8];
+    uint32_t len[4] = {8};
+    dmlops_buffer *in = dmt_buffer(ctx, 32, x), *lb = dmt_buffer(ctx, 16, len), *o = dmt_buffer(ctx, 32 * 202, NULL);
+    dmlops_buffer *zeros = dmt_buffer(ctx, 32, z);
+    REQUIRE(in && lb && o && zeros);
+    dmlops_binding b[2] = {{in, 0, 32}, {lb, 0, 16}};
+    uint32_t ops, barriers;
+    for (int i = 199; i >= 0; i--) { /* out of order, so the set must keep itself sorted */
+        dmlops_binding ob = {o, (uint64_t)(i ^ 1) * 32, 32};
+        REQUIRE_OK(dmlops_command_list_record(list, op, 2, b, 1, &ob));
+    }
+    CHECK_OK(dmlops_command_list_get_counts(list, &ops, &barriers));
+    CHECK(ops == 200 && barriers == 0, "%u ops, %u barriers", ops, barriers);
+    CHECK_OK(dmlops_command_list_record_copy(list, in, 0, zeros, 0, 32)); /* overwrites the shared input: WAR */
+    CHECK_OK(dmlops_command_list_get_counts(list, &ops, &barriers));
+    CHECK(barriers == 1, "write of an input being read: %u barriers", barriers);
+    dmlops_binding from96[2] = {{o, 96 * 32, 32}, {lb, 0, 16}}, to200 = {o, 200 * 32, 32};
+    CHECK_OK(dmlops_command_list_record(list, op, 2, from96, 1, &to200)); /* only bytes from before the barrier */
+    CHECK_OK(dmlops_command_list_get_counts(list, &ops, &barriers));
+    CHECK(barriers == 1, "nothing pending was touched: %u barriers", barriers);
+    dmlops_binding from200[2] = {{o, 200 * 32, 32}, {lb, 0, 16}}, to201 = {o, 201 * 32, 32};
+    CHECK_OK(dmlops_command_list_record(list, op, 2, from200, 1, &to201)); /* reads what the last one wrote: RAW */
+    CHECK_OK(dmlops_command_list_get_counts(list, &ops, &barriers));
+    CHECK(ops == 203 && barriers == 2, "read of a pending write: %u ops, %u barriers", ops, barriers);
+    REQUIRE_OK(dmlops_command_list_execute(list));
+    CHECK_OK(dmlops_buffer_read(o, 0, got, 32));
+    CHECK(got[0] == 8 && got[7] == 1, "slice 0 read the input before it was zeroed: %g .. %g", got[0], got[7]);
+    CHECK_OK(dmlops_buffer_read(o, 201 * 32, got, 32));
+    CHECK(got[0] == 8 && got[7] == 1, "slice 201 = reverse(reverse(reverse x)): %g .. %g", got[0], got[7]);
+    /* A read inside a larger pending read must not shrink what is remembered: a write to
+     * the part only the larger one read still needs its barrier. */
+    gcase wide;
+    reverse_rows(&wide, 1, 16);
+    dmlops_operator *wide_op = NULL;
+    REQUIRE_OK(dmlops_operator_create(ctx, &wide.desc, &wide_op));
+    dmlops_buffer *big = dmt_buffer(ctx, 64, NULL);
+    REQUIRE(big);
+    CHECK_OK(dmlops_command_list_reset(list));
+    dmlops_binding wb[2] = {{big, 0, 64}, {lb, 0, 16}}, nb[2] = {{big, 0, 32}, {lb, 0, 16}};
+    dmlops_binding wo = {o, 0, 64}, no = {o, 64, 32};
+    CHECK_OK(dmlops_command_list_record(list, wide_op, 2, wb, 1, &wo)); /* reads big[0, 64) */
+    CHECK_OK(dmlops_command_list_record(list, op, 2, nb, 1, &no));      /* reads big[0, 32) */
+    CHECK_OK(dmlops_command_list_record_copy(list, big, 48, zeros, 0, 16)); /* writes big[48, 64): WAR */
+    CHECK_OK(dmlops_command_list_get_counts(list, &ops, &barriers));
+    CHECK(ops == 3 && barriers == 1, "write into the wider read: %u ops, %u barriers", ops, barriers);
+    dmlops_buffer_destroy(big);
+    dmlops_operator_destroy(wide_op);
+    dmlops_command_list_destroy(list);
+    dmlops_buffer_destroy(in);
+    dmlops_buffer_destroy(lb);
+    dmlops_buffer_destroy(o);
+    dmlops_buffer_destroy(zeros);
+    dmlops_operator_destroy(op);
+}
