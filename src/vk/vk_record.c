@@ -175,7 +175,7 @@ dmlops_status dm_vk_table_bind(dmlops_binding_table *t, dmlops_operator *op, con
     if (dm_vk_straddles(plan, bind, &segs)) {
         /* Rare: buffers above the device's largest allocation. Plan again with the
          * boundaries known; this allocates, once per distinct set of boundaries. */
-        if (!t->own_pieces || memcmp(&segs, &t->own_segs, sizeof segs)) {
+        if (!t->own_pieces || memcmp(&segs, &t->own_segs, sizeof segs) != 0) {
             dm_vk_table_drop_split(t);
             DM_TRY(dm_vk_plan_segments(vk, g, &segs, &t->own_pieces, &t->own_npieces, &t->own_params));
             t->own_segs = segs;
