@@ -37,6 +37,8 @@ check "make install + pkg-config --static" sh -c "make --no-print-directory -s i
     PKG_CONFIG_PATH=$tmp/root/usr/lib/pkgconfig $CC $LDFLAGS -o $tmp/qs examples/quickstart.c -Iexamples \$(PKG_CONFIG_PATH=$tmp/root/usr/lib/pkgconfig pkg-config --static --cflags --libs dmlops) && \
     DMLOPS_BACKEND=cpu $tmp/qs >/dev/null && test -x $tmp/root/usr/bin/dmlops"
 
+check "examples/vulkan_interop.c builds and runs" sh -c "$CC -std=c11 -Wall -Wextra -Werror -Iinclude examples/vulkan_interop.c $LDFLAGS $B/libdmlops.a -lvulkan -lm -ldl -lpthread -o $tmp/vi && $tmp/vi"
+
 # Kernels need no optional device feature: only the Shader capability.
 for spv in $B/spv/*.spv; do
     check "$(basename $spv) declares only OpCapability Shader" sh -c "spirv-dis $spv | grep OpCapability | grep -vq 'OpCapability Shader\$' && exit 1 || spirv-dis $spv | grep -q 'OpCapability Shader'"
