@@ -12,6 +12,15 @@
         memcpy(dst, &v, sizeof v);                                                        \
     }
 
+/* A run read backwards into contiguous output: constant strides, so compilers vectorise
+ * it (the general loop below has run-time strides and cannot be). */
+#define DM_REVERSE_LOOP(T)                                                                \
+    for (uint64_t i = 0; i < count; i++) {                                                \
+        T v;                                                                              \
+        memcpy(&v, src - i * sizeof(T), sizeof v);                                        \
+        memcpy(dst + i * sizeof(T), &v, sizeof v);                                        \
+    }
+
 void dm_copy_run(uint8_t *dst, int64_t dst_stride, const uint8_t *src, int64_t src_stride,
                  uint64_t count, uint32_t esize)
 {
@@ -19,6 +28,14 @@ void dm_copy_run(uint8_t *dst, int64_t dst_stride, const uint8_t *src, int64_t s
     if ((dst_stride == 1 && src_stride == 1) || count == 1) {
         memcpy(dst, src, (size_t)(count * esize));
         return;
+    }
+    if (dst_stride == 1 && src_stride == -1) {
+        switch (esize) {
+        case 1: DM_REVERSE_LOOP(uint8_t); return;
+        case 2: DM_REVERSE_LOOP(uint16_t); return;
+        case 4: DM_REVERSE_LOOP(uint32_t); return;
+        default: DM_REVERSE_LOOP(uint64_t); return;
+        }
     }
     switch (esize) {
     case 1: DM_COPY_LOOP(uint8_t); break;
