@@ -697,3 +697,41 @@ TEST_CTX(command_list_barriers_only_on_real_hazards)
     dmlops_buffer_destroy(zeros);
     dmlops_operator_destroy(op);
 }
+
+/* An operator's binding table reused across executions must forget the previous
+ * bindings: here the first execution runs copy regions between single-allocation buffers,
+ * the second between buffers split into allocations. The first output must stay as it was
+ * (found by review: the old regions were replayed into it), also once freed. */
+TEST(rebinding_forgets_the_previous_copy_regions)
+{
+    dmlops_context *vk = vkt_context_alloc(DMLOPS_CONTEXT_FLAG_PREFER_COPY, 0, 0, 256);
+    if (!vk) return;
+    gcase c;
+    slice_rows(&c, DML_TENSOR_DATA_TYPE_FLOAT32, 4, 16, 15); /* 256-byte input, 60-byte runs */
+    dmlops_operator *op = NULL;
+    REQUIRE_OK(dmlops_operator_create(vk, &c.desc, &op));
+    uint8_t a[256], z[512], before[256], after[256], d[240];
+    for (int i = 0; i < 512; i++) z[i] = (uint8_t)(i * 7 + 3);
+    for (int i = 0; i < 256; i++) a[i] = (uint8_t)i;
+    dmlops_buffer *A = dmt_buffer(vk, 256, a), *B = dmt_buffer(vk, 256, NULL);
+    dmlops_buffer *C = dmt_buffer(vk, 512, z), *D = dmt_buffer(vk, 256, NULL);
+    REQUIRE(A && B && C && D);
+    dmlops_binding in = {A, 0, 256}, out = {B, 0, 240}, in2 = {C, 256, 256}, out2 = {D, 0, 240};
+    CHECK_OK(dmlops_operator_execute(op, 1, &in, 1, &out));
+    CHECK_OK(dmlops_buffer_write(A, 0, z, 256)); /* a replay of the old regions would now show */
+    CHECK_OK(dmlops_buffer_read(B, 0, before, 256));
+    CHECK_OK(dmlops_operator_execute(op, 1, &in2, 1, &out2));
+    CHECK_OK(dmlops_buffer_read(B, 0, after, 256));
+    CHECK(!memcmp(before, after, 256), "the first execution's output changed during the second");
+    CHECK_OK(dmlops_buffer_read(D, 0, d, 240));
+    bool ok = true;
+    for (int r = 0; r < 4 && ok; r++)
+        ok = CHECK(!memcmp(d + r * 60, z + 256 + r * 64 + 4, 60), "second output row %d", r);
+    dmlops_buffer_destroy(A);
+    dmlops_buffer_destroy(B);
+    CHECK_OK(dmlops_operator_execute(op, 1, &in2, 1, &out2)); /* would name the freed buffers */
+    dmlops_buffer_destroy(C);
+    dmlops_buffer_destroy(D);
+    dmlops_operator_destroy(op);
+    vkt_done(vk);
+}

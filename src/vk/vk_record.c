@@ -159,7 +159,9 @@ dmlops_status dm_vk_table_bind(dmlops_binding_table *t, dmlops_operator *op, con
                        op->op.name);
     if (t->op != op) dm_vk_table_drop_split(t);
     t->op = op;
-    t->ncopies = 0;
+    /* Nothing of an earlier binding survives: regions, copies and their buffers. */
+    t->nregions = t->ncopies = 0;
+    t->copy_src = t->copy_dst = VK_NULL_HANDLE;
     t->bound = false;
     const dmlops_binding *bs = &bind[g->binding[DM_SLOT_SRC]], *bd = &bind[g->binding[DM_SLOT_DST]];
     if (plan->use_copy && dm_vkbuf(bs->buffer)->transfer && dm_vkbuf(bd->buffer)->transfer) {
