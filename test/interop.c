@@ -244,6 +244,15 @@ TEST(interop_records_into_the_application_command_buffer)
     CHECK_OK(dmlops_buffer_read(bin, 0, back, sizeof back)); /* staged through TRANSFER */
     CHECK(!memcmp(back, x, sizeof x));
     CHECK_STATUS(dmlops_buffer_read(bout, 0, back, 16), DMLOPS_ERROR_UNSUPPORTED, "TRANSFER");
+    /* Nor can a command list copy into it (found by review: it recorded an invalid copy). */
+    dmlops_command_list *list = NULL;
+    if (CHECK_OK(dmlops_command_list_create(ctx, &list))) {
+        CHECK_STATUS(dmlops_command_list_record_copy(list, bout, 0, bin, 0, 16), DMLOPS_ERROR_UNSUPPORTED, "TRANSFER");
+        uint32_t ops = 1;
+        CHECK_OK(dmlops_command_list_get_counts(list, &ops, NULL));
+        CHECK(ops == 0);
+        dmlops_command_list_destroy(list);
+    }
     /* Another context's buffer is refused. */
     dmlops_context *other = NULL;
     dmlops_context_desc cpu = {.backend = DMLOPS_BACKEND_CPU};

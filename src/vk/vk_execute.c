@@ -191,8 +191,15 @@ static void dm_vk_list_destroy(dmlops_command_list *list)
 static dmlops_status dm_vk_list_record(dmlops_command_list *list, dm_list_entry *e)
 {
     dm_vk_list *l = list->impl;
+    if (!e->op) {
+        if (!dm_vkbuf(e->copy_src)->transfer || !dm_vkbuf(e->copy_dst)->transfer)
+            return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
+                           "dmlops_command_list_record_copy: a wrapped VkBuffer lacks TRANSFER_SRC and TRANSFER_DST "
+                           "usage, so vkCmdCopyBuffer cannot use it");
+        l->dirty = true;
+        return DMLOPS_SUCCESS;
+    }
     l->dirty = true;
-    if (!e->op) return DMLOPS_SUCCESS;
     dm_vk_op *plan = e->op->impl;
     dmlops_binding_table *t = NULL;
     for (uint32_t i = 0; i < l->nspare && !t; i++) {
