@@ -457,10 +457,12 @@ typedef struct dmlops_vulkan_context_desc {
     VkPhysicalDevice physical_device;
     VkDevice device;                  /* the application's; no feature needs to be enabled */
     uint32_t queue_family_index;      /* a family with VK_QUEUE_COMPUTE_BIT */
-    VkQueue queue;                    /* used by execute, buffer read/write and command
-                                         lists; those calls lock the context while they use
-                                         it, but the application must not use the queue
-                                         concurrently (VkQueue is externally synchronised) */
+    VkQueue queue;                    /* libdmlops submits to it (and waits) in execute,
+                                         buffer read/write, command lists, and, on devices
+                                         whose memory the host cannot map, in buffer and
+                                         operator creation; those calls lock the context,
+                                         but the application must not use the queue at the
+                                         same time (VkQueue is externally synchronised) */
     PFN_vkGetInstanceProcAddr get_instance_proc_addr; /* NULL: from the system loader */
     uint32_t api_version;             /* the instance's apiVersion; 0 means 1.1 */
     DML_FEATURE_LEVEL feature_level;  /* 0: the highest */
@@ -499,7 +501,8 @@ DMLOPS_API void dmlops_binding_table_destroy(dmlops_binding_table *table);
  * barrier. The caller orders the operator against other work with its own barriers:
  * kernels access buffers as VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT with
  * SHADER_READ / SHADER_WRITE, copy regions as VK_PIPELINE_STAGE_TRANSFER_BIT with
- * TRANSFER_READ / TRANSFER_WRITE (dmlops_operator_info.planned_path says which). Buffers
+ * TRANSFER_READ / TRANSFER_WRITE (dmlops_operator_info.last_path says which was recorded:
+ * the planned copy path falls back to a kernel on buffers without TRANSFER usage). Buffers
  * must be in a state where those accesses are legal. */
 DMLOPS_API dmlops_status dmlops_operator_record_vulkan(dmlops_binding_table *table, VkCommandBuffer cmd);
 

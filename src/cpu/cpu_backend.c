@@ -28,15 +28,20 @@ static dmlops_status dm_cpu_buffer_create(dmlops_buffer *buf)
 
 static void dm_cpu_buffer_destroy(dmlops_buffer *buf) { free(buf->impl); }
 
+/* Host access waits for running executions, as on Vulkan: both take the context lock. */
 static dmlops_status dm_cpu_buffer_write(dmlops_buffer *buf, uint64_t offset, const void *src, uint64_t size)
 {
+    pthread_mutex_lock(&buf->ctx->lock);
     memcpy(dm_cpu_data(buf) + offset, src, (size_t)size);
+    pthread_mutex_unlock(&buf->ctx->lock);
     return DMLOPS_SUCCESS;
 }
 
 static dmlops_status dm_cpu_buffer_read(dmlops_buffer *buf, uint64_t offset, void *dst, uint64_t size)
 {
+    pthread_mutex_lock(&buf->ctx->lock);
     memcpy(dst, dm_cpu_data(buf) + offset, (size_t)size);
+    pthread_mutex_unlock(&buf->ctx->lock);
     return DMLOPS_SUCCESS;
 }
 

@@ -56,7 +56,9 @@ static void dm_vk_load_device_table(dm_vk_ctx *vk)
 static void dm_vk_teardown(dm_vk_ctx *vk)
 {
     if (vk->device) {
-        vk->vkd.DeviceWaitIdle(vk->device);
+        /* Every submission of ours was waited for; an application's device is only ours
+         * to wait on when we created it (vkDeviceWaitIdle would need all its queues). */
+        if (vk->owns_device && vk->vkd.DeviceWaitIdle) vk->vkd.DeviceWaitIdle(vk->device);
         dm_vk_pipelines_destroy(vk);
         dm_vk_free(vk, &vk->staging);
         dm_vk_free(vk, &vk->dummy);
@@ -105,7 +107,7 @@ dmlops_status dm_vk_setup_device(dmlops_context *ctx, dm_vk_ctx *vk, const dm_vk
     vk->align = dm_max_u64(vk->info.min_storage_buffer_offset_alignment, 16);
     vk->max_range = vk->info.max_storage_buffer_range;
     if (params->max_binding_range && params->max_binding_range < vk->max_range)
-        vk->max_range = dm_max_u64(params->max_binding_range, 64);
+        vk->max_range = dm_max_u64(params->max_binding_range, vk->align + 64); /* room for a window */
     for (int i = 0; i < 2; i++) {
         vk->max_groups[i] = vk->info.max_compute_work_group_count[i];
         if (params->max_workgroup_count && params->max_workgroup_count < vk->max_groups[i])

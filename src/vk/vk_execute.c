@@ -129,25 +129,28 @@ static dmlops_status dm_vk_list_create(dmlops_command_list *list)
     VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                    .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
                                    .queueFamilyIndex = vk->queue_family};
+    const char *call = "vkCreateCommandPool";
     VkResult r = vk->vkd.CreateCommandPool(vk->device, &pci, NULL, &l->pool);
     if (r == VK_SUCCESS) {
         VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                            .commandPool = l->pool,
                                            .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                            .commandBufferCount = 1};
+        call = "vkAllocateCommandBuffers";
         r = vk->vkd.AllocateCommandBuffers(vk->device, &cai, &l->cmd);
     }
     if (r == VK_SUCCESS && vk->timestamp_bits) {
         VkQueryPoolCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                      .queryType = VK_QUERY_TYPE_TIMESTAMP,
                                      .queryCount = 2};
+        call = "vkCreateQueryPool";
         r = vk->vkd.CreateQueryPool(vk->device, &qci, NULL, &l->queries);
     }
     if (r != VK_SUCCESS) {
         if (l->pool) vk->vkd.DestroyCommandPool(vk->device, l->pool, NULL);
         free(l);
         list->impl = NULL;
-        return dm_vk_fail(vk, r, "vkCreateCommandPool", "creating a command list");
+        return dm_vk_fail(vk, r, call, "creating a command list");
     }
     return DMLOPS_SUCCESS;
 }

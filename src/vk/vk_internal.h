@@ -48,8 +48,7 @@ typedef struct dm_vk_dtable {
 typedef struct dm_vk_memory {
     VkBuffer buffer;
     VkDeviceMemory memory;
-    void *map;           /* persistent mapping, or NULL */
-    bool coherent;
+    void *map;           /* persistent mapping of coherent memory, or NULL */
     uint64_t size;
 } dm_vk_memory;
 

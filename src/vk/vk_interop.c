@@ -165,6 +165,7 @@ dmlops_status dmlops_operator_record_vulkan(dmlops_binding_table *table, VkComma
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_operator_record_vulkan: the binding table has no bindings yet "
                        "(call dmlops_binding_table_bind)");
     dm_vk_record(table, cmd);
-    table->op->info.last_path = table->path;
+    dmlops_path *last = &table->op->info.last_path;
+    *last = *last == DMLOPS_PATH_NONE || *last == table->path ? table->path : DMLOPS_PATH_MIXED;
     return DMLOPS_SUCCESS;
 }

@@ -55,13 +55,17 @@ dmlops_status dm_vk_alloc(dm_vk_ctx *vk, uint64_t size, bool host_visible, const
     m->size = size;
     r = vk->vkd.BindBufferMemory(vk->device, m->buffer, m->memory, 0);
     VkMemoryPropertyFlags flags = vk->memprops.memoryTypes[type].propertyFlags;
-    if (r == VK_SUCCESS && (flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)) {
-        m->coherent = (flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
+    const char *call = "vkBindBufferMemory";
+    /* Only coherent memory is mapped: the library never flushes or invalidates, so other
+     * memory goes through staging like device-only memory. */
+    const VkMemoryPropertyFlags mappable = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    if (r == VK_SUCCESS && (flags & mappable) == mappable) {
+        call = "vkMapMemory";
         r = vk->vkd.MapMemory(vk->device, m->memory, 0, VK_WHOLE_SIZE, 0, &m->map);
     }
     if (r != VK_SUCCESS) {
         dm_vk_free(vk, m);
-        return dm_vk_fail(vk, r, m->map ? "vkMapMemory" : "vkBindBufferMemory", what);
+        return dm_vk_fail(vk, r, call, what);
     }
     return DMLOPS_SUCCESS;
 }

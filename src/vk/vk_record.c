@@ -179,7 +179,8 @@ dmlops_status dm_vk_table_bind(dmlops_binding_table *t, dmlops_operator *op, con
          * boundaries known; this allocates, once per distinct set of boundaries. */
         if (!t->own_pieces || memcmp(&segs, &t->own_segs, sizeof segs) != 0) {
             dm_vk_table_drop_split(t);
-            DM_TRY(dm_vk_plan_segments(vk, g, &segs, &t->own_pieces, &t->own_npieces, &t->own_params));
+            dmlops_status st = dm_vk_plan_segments(vk, g, &segs, &t->own_pieces, &t->own_npieces, &t->own_params);
+            if (st != DMLOPS_SUCCESS) return dm_fail_prefix(st, "%s (binding windows at allocation boundaries)", op->op.name);
             t->own_segs = segs;
         }
         pieces = t->own_pieces;
