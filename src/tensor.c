@@ -138,6 +138,51 @@ static dm_layout dm_unique_by_counting(const dm_dim *dims, uint32_t n, uint64_t 
     return r;
 }
 
+/* dims sorted by stride, all of size > 1 and stride > 0. If the strides of the larger
+ * dimensions share a divisor g greater than the whole reach R of the smaller ones, the two
+ * groups cannot cancel each other (any non-zero combination of the larger ones is at least
+ * g > R in size), so the layout is one-to-one exactly when each group is. Nested layouts
+ * (packed, padded, permuted) split down to single dimensions this way; what does not
+ * split goes to the exact checks. */
+static dm_layout dm_layout_group(dm_dim *dims, uint32_t n)
+{
+    if (n <= 1) return DM_LAYOUT_ONE_TO_ONE;
+    uint64_t reach = 0;
+    for (uint32_t k = 1; k < n; k++) {
+        reach += dims[k - 1].extent; /* cannot overflow: the tensor's span did not */
+        uint64_t g = 0;
+        for (uint32_t i = k; i < n; i++) g = dm_gcd(g, dims[i].stride);
+        if (g <= reach) continue;
+        dm_layout inner = dm_layout_group(dims, k);
+        if (inner != DM_LAYOUT_ONE_TO_ONE) return inner;
+        dm_dim outer[DM_MAX_RANK];
+        for (uint32_t i = k; i < n; i++) {
+            outer[i - k] = dims[i];
+            outer[i - k].stride /= g;
+            outer[i - k].extent /= g;
+        }
+        return dm_layout_group(outer, n - k);
+    }
+    uint64_t g = 0, count = 1;
+    for (uint32_t i = 0; i < n; i++) g = dm_gcd(g, dims[i].stride);
+    reach = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        dims[i].stride /= g; /* g >= 1: strides here are non-zero */
+        dims[i].extent /= g;
+        reach += dims[i].extent;
+        count *= dims[i].size; /* <= the tensor's element count, < 2^32 */
+    }
+    if (n == 2) {
+        /* d0 * s0 = -d1 * s1 has the smallest non-zero solution |d0| = s1 / g, |d1| = s0 / g. */
+        uint64_t g2 = dm_gcd(dims[0].stride, dims[1].stride);
+        bool collide = dims[1].stride / g2 < dims[0].size && dims[0].stride / g2 < dims[1].size;
+        return collide ? DM_LAYOUT_OVERLAPPING : DM_LAYOUT_ONE_TO_ONE;
+    }
+    if (count <= DM_EXACT_COUNT_LIMIT) return dm_unique_by_sorting(dims, n, count);
+    if (reach <= DM_EXACT_REACH_LIMIT) return dm_unique_by_counting(dims, n, reach);
+    return DM_LAYOUT_UNPROVEN;
+}
+
 dm_layout dm_layout_check(uint32_t rank, const uint32_t *sizes, const uint64_t *strides)
 {
     dm_dim dims[DM_MAX_RANK] = {{0, 0, 0}};
@@ -152,32 +197,7 @@ dm_layout dm_layout_check(uint32_t rank, const uint32_t *sizes, const uint64_t *
         n++;
     }
     qsort(dims, n, sizeof dims[0], dm_dim_cmp);
-    /* A dimension whose stride passes the whole reach of the smaller ones never collides
-     * with them: nested layouts (packed, padded, permuted) end here, and such dimensions
-     * drop out of the exact checks. */
-    uint64_t reach = 0;
-    for (uint32_t i = 0; i < n; i++) reach += dims[i].extent;
-    while (n && dims[n - 1].stride > reach - dims[n - 1].extent) reach -= dims[--n].extent;
-    if (n == 0) return DM_LAYOUT_ONE_TO_ONE;
-    uint64_t g = 0, count = 1;
-    for (uint32_t i = 0; i < n; i++) g = dm_gcd(g, dims[i].stride);
-    if (g == 0) return DM_LAYOUT_OVERLAPPING; /* unreachable: strides here are non-zero */
-    reach = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        dims[i].stride /= g;
-        dims[i].extent /= g;
-        reach += dims[i].extent;
-        count *= dims[i].size; /* <= the tensor's element count, < 2^32 */
-    }
-    if (n == 2) {
-        /* d0 * s0 = -d1 * s1 has the smallest non-zero solution |d0| = s1 / g, |d1| = s0 / g. */
-        uint64_t g2 = dm_gcd(dims[0].stride, dims[1].stride);
-        bool collide = dims[1].stride / g2 < dims[0].size && dims[0].stride / g2 < dims[1].size;
-        return collide ? DM_LAYOUT_OVERLAPPING : DM_LAYOUT_ONE_TO_ONE;
-    }
-    if (count <= DM_EXACT_COUNT_LIMIT) return dm_unique_by_sorting(dims, n, count);
-    if (reach <= DM_EXACT_REACH_LIMIT) return dm_unique_by_counting(dims, n, reach);
-    return DM_LAYOUT_UNPROVEN;
+    return dm_layout_group(dims, n);
 }
 
 dmlops_status dm_tensor_parse(const DML_TENSOR_DESC *desc, const char *op, const char *role,

@@ -975,6 +975,25 @@ VCASE(pass, output_interleaved_one_to_one_huge, 0, OK, NULL)
     set_strides(&v->t[1], strides);
 }
 
+/* Blocks: 2a + 3b (reach 2101) below multiples of gcd(4600, 6900) = 2300, each block
+ * one-to-one, so the whole is, with 31.5 million elements (found refused by review). */
+VCASE(pass, output_blocks_of_interleaved_dims, 0, OK, NULL)
+{
+    static const uint32_t in[] = {3, 700, 3, 4999}, off[] = {0, 0, 0, 0}, strides[] = {2, 3, 4600, 6900};
+    static const int32_t str[] = {1, 1, 1, 1};
+    slice_make(v, U8, 4, in, off, in, str, in);
+    set_strides(&v->t[1], strides);
+}
+/* The same with 4 in the third dimension: 2300 * (3 - 0) = 2300 * (0 + ...) meet, since
+ * 3 * 4600 = 2 * 6900. */
+VCASE(tensor, output_blocks_that_collide, 0, INVALID, "OutputTensor.Strides")
+{
+    static const uint32_t in[] = {3, 700, 4, 4999}, off[] = {0, 0, 0, 0}, strides[] = {2, 3, 4600, 6900};
+    static const int32_t str[] = {1, 1, 1, 1};
+    slice_make(v, U8, 4, in, off, in, str, in);
+    set_strides(&v->t[1], strides);
+}
+
 /* ---- Every tensor rule on every tensor of every operator ---- */
 typedef enum tfault {
     TF_TYPE_INVALID, TF_TENSOR_NULL, TF_DESC_NULL, TF_DTYPE_UNKNOWN, TF_DTYPE_UINT4, TF_FLAGS_OWNED,
@@ -1381,4 +1400,49 @@ TEST_CTX(operator_create_obeys_context_feature_level)
     op = NULL;
     if (CHECK_OK(dmlops_operator_create(c20, &v.op, &op))) dmlops_operator_destroy(op);
     context_release(ctx, c20);
+}
+
+/* The output-overlap verdict against brute force on random small layouts: ranks 1-4,
+ * sizes 1-6, strides 0-14 (seed printed on failure). */
+TEST(output_overlap_matches_brute_force)
+{
+    dmt_rng r = {0x0ee1a9};
+    int refused = 0;
+    for (int n = 0; n < 3000; n++) {
+        uint64_t seed = r.s;
+        uint32_t rank = 1 + dmt_below(&r, 4), sizes[4], strides[4], count = 1;
+        for (uint32_t d = 0; d < rank; d++) {
+            sizes[d] = 1 + dmt_below(&r, 6);
+            strides[d] = dmt_below(&r, 15);
+            count *= sizes[d];
+        }
+        /* Brute force: every address, counted. */
+        uint32_t span = 1;
+        for (uint32_t d = 0; d < rank; d++) span += (sizes[d] - 1) * strides[d];
+        uint8_t seen[4096] = {0};
+        bool unique = true;
+        for (uint32_t i = 0; i < count && unique; i++) {
+            uint32_t rest = i, off = 0;
+            for (uint32_t d = rank; d-- > 0;) {
+                off += rest % sizes[d] * strides[d];
+                rest /= sizes[d];
+            }
+            unique = !seen[off]++;
+        }
+        dmt_tensor in, out;
+        const uint32_t zero[4] = {0};
+        const int32_t ones[4] = {1, 1, 1, 1};
+        dmt_tensor_init(&in, DML_TENSOR_DATA_TYPE_UINT8, rank, sizes, NULL, 0);
+        dmt_tensor_init(&out, DML_TENSOR_DATA_TYPE_UINT8, rank, sizes, strides, 0);
+        DML_SLICE1_OPERATOR_DESC sd = {&in.desc, &out.desc, rank, zero, sizes, ones};
+        DML_OPERATOR_DESC desc = {DML_OPERATOR_SLICE1, &sd};
+        dmlops_status st = dmlops_validate_operator(&desc, 0);
+        refused += st != DMLOPS_SUCCESS;
+        if (!CHECK(st == (unique ? DMLOPS_SUCCESS : DMLOPS_ERROR_INVALID_ARGUMENT),
+                   "seed 0x%llx: rank %u sizes {%u,%u,%u,%u} strides {%u,%u,%u,%u}: %s, brute force says %s (span %u)",
+                   (unsigned long long)seed, rank, sizes[0], sizes[1], sizes[2], sizes[3], strides[0], strides[1],
+                   strides[2], strides[3], dmlops_status_string(st), unique ? "one-to-one" : "overlapping", span))
+            break;
+    }
+    CHECK(refused > 300 && refused < 2700, "only %d of 3000 refused: the generator is lopsided", refused);
 }
