@@ -133,6 +133,47 @@ static void app_buffer_destroy(app *a, app_buffer *b)
     vkFreeMemory(a->device, b->memory, NULL);
 }
 
+/* The application's own command buffer, begun, with a fence. */
+typedef struct app_cmd {
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+    VkFence fence;
+} app_cmd;
+
+static bool app_cmd_begin(app *a, app_cmd *c)
+{
+    VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, .queueFamilyIndex = a->family};
+    VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    if (vkCreateCommandPool(a->device, &pci, NULL, &c->pool) != VK_SUCCESS) return false;
+    cai.commandPool = c->pool;
+    return vkAllocateCommandBuffers(a->device, &cai, &c->cmd) == VK_SUCCESS &&
+           vkCreateFence(a->device, &fci, NULL, &c->fence) == VK_SUCCESS && vkBeginCommandBuffer(c->cmd, &bi) == VK_SUCCESS;
+}
+
+/* A global memory barrier the application records around libdmlops's work. */
+static void app_barrier(app_cmd *c, VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
+                        VkAccessFlags dst_access)
+{
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = src_access, .dstAccessMask = dst_access};
+    vkCmdPipelineBarrier(c->cmd, src, dst, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+static bool app_cmd_submit_wait(app *a, app_cmd *c)
+{
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &c->cmd};
+    return vkEndCommandBuffer(c->cmd) == VK_SUCCESS && vkQueueSubmit(a->queue, 1, &si, c->fence) == VK_SUCCESS &&
+           vkWaitForFences(a->device, 1, &c->fence, VK_TRUE, UINT64_MAX) == VK_SUCCESS;
+}
+
+static void app_cmd_done(app *a, app_cmd *c)
+{
+    vkDestroyFence(a->device, c->fence, NULL);
+    vkDestroyCommandPool(a->device, c->pool, NULL);
+}
+
 /* Reverse rows of a 4 x 8 float tensor with lengths {8, 3, 0, 20}. */
 static const uint32_t sizes[2] = {4, 8}, len_sizes[2] = {4, 1};
 static const uint32_t lengths[4] = {8, 3, 0, 20};
@@ -201,34 +242,19 @@ TEST(interop_records_into_the_application_command_buffer)
     CHECK_STATUS(dmlops_buffer_wrap_vulkan(ctx, in.buffer, 8, 64, usage, &bad), DMLOPS_ERROR_INVALID_ARGUMENT, "16");
     REQUIRE_OK(dmlops_binding_table_create(op, &table));
 
-    VkCommandPool pool;
-    VkCommandBuffer cmd;
-    VkFence fence;
-    VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, .queueFamilyIndex = a.family};
-    REQUIRE(vkCreateCommandPool(a.device, &pci, NULL, &pool) == VK_SUCCESS);
-    VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = pool,
-                                       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
-    REQUIRE(vkAllocateCommandBuffers(a.device, &cai, &cmd) == VK_SUCCESS);
-    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    REQUIRE(vkCreateFence(a.device, &fci, NULL, &fence) == VK_SUCCESS);
-    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    REQUIRE(vkBeginCommandBuffer(cmd, &bi) == VK_SUCCESS);
-    CHECK_STATUS(dmlops_operator_record_vulkan(table, cmd), DMLOPS_ERROR_INVALID_ARGUMENT, "binding_table_bind");
+    app_cmd c;
+    REQUIRE(app_cmd_begin(&a, &c));
+    CHECK_STATUS(dmlops_operator_record_vulkan(table, c.cmd), DMLOPS_ERROR_INVALID_ARGUMENT, "binding_table_bind");
 
     dmlops_binding inputs[2] = {{bin, 0, 128}, {blen, 0, 16}}, output = {bout, 0, 128};
     REQUIRE_OK(dmlops_binding_table_bind(table, 2, inputs, 1, &output));
-    /* The application's barrier: its host writes, then our compute reads. */
-    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_HOST_WRITE_BIT,
-                          .dstAccessMask = VK_ACCESS_SHADER_READ_BIT};
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_HOST_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
-    REQUIRE_OK(dmlops_operator_record_vulkan(table, cmd));
-    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-    mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
-    REQUIRE(vkEndCommandBuffer(cmd) == VK_SUCCESS);
-    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
-    REQUIRE(vkQueueSubmit(a.queue, 1, &si, fence) == VK_SUCCESS);
-    REQUIRE(vkWaitForFences(a.device, 1, &fence, VK_TRUE, UINT64_MAX) == VK_SUCCESS);
+    /* The application's barriers: its host writes, our compute, its host reads. */
+    app_barrier(&c, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                VK_ACCESS_SHADER_READ_BIT);
+    REQUIRE_OK(dmlops_operator_record_vulkan(table, c.cmd));
+    app_barrier(&c, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                VK_ACCESS_HOST_READ_BIT);
+    REQUIRE(app_cmd_submit_wait(&a, &c));
     memcpy(got, (uint8_t *)out.map + 256, sizeof got);
     CHECK(!memcmp(got, want, sizeof got), "recorded reverse wrong: got[0..3] = %g %g %g %g", got[0], got[1], got[2],
           got[3]);
@@ -265,8 +291,7 @@ TEST(interop_records_into_the_application_command_buffer)
         dmlops_context_destroy(other);
     }
 
-    vkDestroyFence(a.device, fence, NULL);
-    vkDestroyCommandPool(a.device, pool, NULL);
+    app_cmd_done(&a, &c);
     dmlops_binding_table_destroy(table);
     dmlops_buffer_destroy(bin);
     dmlops_buffer_destroy(blen);
@@ -321,37 +346,21 @@ TEST(interop_records_copy_regions)
     REQUIRE_OK(dmlops_binding_table_create(op, &table));
     dmlops_binding bi = {bin, 0, R * C * 4}, bo = {bout, 0, R * K * 4};
     REQUIRE_OK(dmlops_binding_table_bind(table, 1, &bi, 1, &bo));
-    VkCommandPool pool;
-    VkCommandBuffer cmd;
-    VkFence fence;
-    VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, .queueFamilyIndex = a.family};
-    REQUIRE(vkCreateCommandPool(a.device, &pci, NULL, &pool) == VK_SUCCESS);
-    VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = pool,
-                                       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
-    REQUIRE(vkAllocateCommandBuffers(a.device, &cai, &cmd) == VK_SUCCESS);
-    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    REQUIRE(vkCreateFence(a.device, &fci, NULL, &fence) == VK_SUCCESS);
-    VkCommandBufferBeginInfo bgi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    REQUIRE(vkBeginCommandBuffer(cmd, &bgi) == VK_SUCCESS);
-    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_HOST_WRITE_BIT,
-                          .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT};
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_HOST_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
-    REQUIRE_OK(dmlops_operator_record_vulkan(table, cmd));
+    app_cmd cb;
+    REQUIRE(app_cmd_begin(&a, &cb));
+    app_barrier(&cb, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                VK_ACCESS_TRANSFER_READ_BIT);
+    REQUIRE_OK(dmlops_operator_record_vulkan(table, cb.cmd));
     dmlops_operator_info info;
     CHECK_OK(dmlops_operator_get_info(op, &info));
     CHECK(info.last_path == DMLOPS_PATH_COPY_REGIONS, "recorded %s", dmlops_path_name(info.last_path));
-    mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
-    REQUIRE(vkEndCommandBuffer(cmd) == VK_SUCCESS);
-    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
-    REQUIRE(vkQueueSubmit(a.queue, 1, &si, fence) == VK_SUCCESS);
-    REQUIRE(vkWaitForFences(a.device, 1, &fence, VK_TRUE, UINT64_MAX) == VK_SUCCESS);
+    app_barrier(&cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                VK_ACCESS_HOST_READ_BIT);
+    REQUIRE(app_cmd_submit_wait(&a, &cb));
     bool ok = true;
     for (int r = 0; r < R && ok; r++)
         for (int c = 0; c < K && ok; c++) ok = CHECK(y[r * K + c] == x[r * C + 10 + c], "element (%d, %d)", r, c);
-    vkDestroyFence(a.device, fence, NULL);
-    vkDestroyCommandPool(a.device, pool, NULL);
+    app_cmd_done(&a, &cb);
     dmlops_binding_table_destroy(table);
     dmlops_buffer_destroy(bin);
     dmlops_buffer_destroy(bout);
