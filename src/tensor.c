@@ -165,9 +165,10 @@ static dm_layout dm_layout_group(dm_dim *dims, uint32_t n)
     }
     uint64_t g = 0, count = 1;
     for (uint32_t i = 0; i < n; i++) g = dm_gcd(g, dims[i].stride);
+    if (g == 0) return DM_LAYOUT_OVERLAPPING; /* unreachable: strides here are non-zero */
     reach = 0;
     for (uint32_t i = 0; i < n; i++) {
-        dims[i].stride /= g; /* g >= 1: strides here are non-zero */
+        dims[i].stride /= g;
         dims[i].extent /= g;
         reach += dims[i].extent;
         count *= dims[i].size; /* <= the tensor's element count, < 2^32 */
