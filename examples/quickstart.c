@@ -25,23 +25,9 @@ static void print_tensor(const char *name, const seed_tensor *t, const void *dat
     }
 }
 
-int main(void)
+/* Runs every example on ctx; returns the number that failed. */
+static int run_examples(dmlops_context *ctx)
 {
-    dmlops_context *ctx = NULL;
-    dmlops_context_info info;
-    if (dmlops_context_create(NULL, &ctx) != DMLOPS_SUCCESS) {
-        fprintf(stderr, "quickstart: %s\n", dmlops_last_error_message());
-        return 1;
-    }
-    dmlops_context_get_info(ctx, &info);
-    if (info.backend == DMLOPS_BACKEND_VULKAN)
-        printf("device: %s (Vulkan, %s), feature level %s\n\n", info.device.name,
-               info.device.driver_name[0] ? info.device.driver_name : "driver unknown",
-               dmlops_feature_level_name(info.feature_level));
-    else
-        printf("device: CPU backend (%s), feature level %s\n\n", info.note[0] ? info.note : "requested",
-               dmlops_feature_level_name(info.feature_level));
-
     int failures = 0;
     for (size_t i = 0; i < SEED_EXAMPLE_COUNT; i++) {
         const seed_example *ex = &seed_examples[i];
@@ -65,8 +51,55 @@ int main(void)
         printf("  %s\n\n", same ? "matches the documentation" : "DIFFERS from the documentation");
         failures += !same;
     }
+    return failures;
+}
+
+static void print_backend(const dmlops_context_info *info)
+{
+    if (info->backend == DMLOPS_BACKEND_VULKAN)
+        printf("backend: Vulkan on %s (%s), feature level %s\n", info->device.name,
+               info->device.driver_name[0] ? info->device.driver_name : "driver unknown",
+               dmlops_feature_level_name(info->feature_level));
+    else
+        printf("backend: CPU, %u threads, feature level %s\n", info->cpu_threads,
+               dmlops_feature_level_name(info->feature_level));
+    printf("why:     %s\n\n", info->note);
+}
+
+/* The default backend first (what dmlops_context_create(NULL) picks), then every other
+ * backend this machine has, so that a machine without a GPU still shows Vulkan working
+ * on its software device. */
+int main(void)
+{
+    const dmlops_backend order[2] = {DMLOPS_BACKEND_VULKAN, DMLOPS_BACKEND_CPU};
+    dmlops_context *ctx = NULL;
+    dmlops_context_info info;
+    if (dmlops_context_create(NULL, &ctx) != DMLOPS_SUCCESS) {
+        fprintf(stderr, "quickstart: %s\n", dmlops_last_error_message());
+        return 1;
+    }
+    dmlops_context_get_info(ctx, &info);
+    const dmlops_backend first = info.backend;
+    printf("== default backend\n");
+    print_backend(&info);
+    int failures = run_examples(ctx), runs = 1;
     dmlops_context_destroy(ctx);
-    printf("%d of %zu examples match the DirectML documentation\n", (int)SEED_EXAMPLE_COUNT - failures,
-           (size_t)SEED_EXAMPLE_COUNT);
+    for (int b = 0; b < 2; b++) {
+        if (order[b] == first) continue;
+        dmlops_context_desc desc = {.backend = order[b]};
+        if (dmlops_context_create(&desc, &ctx) != DMLOPS_SUCCESS) {
+            printf("== %s backend: not available here (%s)\n\n", order[b] == DMLOPS_BACKEND_CPU ? "CPU" : "Vulkan",
+                   dmlops_last_error_message());
+            continue;
+        }
+        dmlops_context_get_info(ctx, &info);
+        printf("== also on the %s backend\n", order[b] == DMLOPS_BACKEND_CPU ? "CPU" : "Vulkan");
+        print_backend(&info);
+        failures += run_examples(ctx);
+        runs++;
+        dmlops_context_destroy(ctx);
+    }
+    printf("%d of %zu examples match the DirectML documentation on %d backend%s\n",
+           runs * (int)SEED_EXAMPLE_COUNT - failures, (size_t)runs * SEED_EXAMPLE_COUNT, runs, runs > 1 ? "s" : "");
     return failures != 0;
 }

@@ -204,7 +204,9 @@ DMLOPS_API dmlops_status dmlops_validate_operator(const DML_OPERATOR_DESC *desc,
 /* ---- Contexts ---------------------------------------------------------------------- */
 
 typedef enum dmlops_backend {
-    DMLOPS_BACKEND_AUTO = 0, /* Vulkan if any device is usable, else CPU */
+    DMLOPS_BACKEND_AUTO = 0, /* a hardware Vulkan device (discrete, integrated or virtual GPU)
+                                if one is usable, else the CPU backend; never a software
+                                Vulkan device such as lavapipe or SwiftShader */
     DMLOPS_BACKEND_VULKAN,
     DMLOPS_BACKEND_CPU
 } dmlops_backend;
@@ -220,7 +222,7 @@ typedef enum dmlops_backend {
 #define DMLOPS_CONTEXT_FLAG_QUIET 0x8u
 
 typedef struct dmlops_context_desc {
-    dmlops_backend backend;          /* AUTO: Vulkan if any device is usable, else CPU */
+    dmlops_backend backend;          /* AUTO: a hardware Vulkan device, else CPU (see below) */
     const char *device;              /* NULL: best device; else an index, a UUID, or a name substring */
     DML_FEATURE_LEVEL feature_level; /* 0: the highest the library implements */
     uint32_t flags;                  /* DMLOPS_CONTEXT_FLAG_* */
@@ -240,11 +242,14 @@ typedef struct dmlops_context_options {
 /* Creates a context. desc may be NULL for the defaults. The environment variables
  * DMLOPS_BACKEND (auto|vulkan|cpu) and DMLOPS_DEVICE override the defaults; a non-zero
  * or non-NULL field in desc wins over the environment.
- * Device choice, when not named: discrete, then integrated, then virtual, then CPU
- * devices (so lavapipe on a machine without a GPU). A named device that is absent gives
- * DMLOPS_ERROR_NO_DEVICE with a message listing the available ones.
- * With AUTO, a machine without a Vulkan loader or device gets the CPU backend and
- * dmlops_context_info.note says why. Thread-safe. */
+ * AUTO (the default) takes the best hardware Vulkan device: discrete, then integrated,
+ * then virtual GPU. Without one it takes the CPU backend, which is faster than a
+ * software Vulkan device (VK_PHYSICAL_DEVICE_TYPE_CPU: lavapipe, SwiftShader); such a
+ * device runs only when asked for, with backend VULKAN, DMLOPS_BACKEND=vulkan, or by
+ * naming it. VULKAN ranks discrete, integrated, virtual, then CPU devices. A named
+ * device that is absent gives DMLOPS_ERROR_NO_DEVICE with a message listing the
+ * available ones, whatever the backend. dmlops_context_info.note says what was chosen
+ * and why. Thread-safe. */
 DMLOPS_API dmlops_status dmlops_context_create(const dmlops_context_desc *desc, dmlops_context **out);
 
 /* dmlops_context_create with options (NULL: the defaults). Thread-safe. */
@@ -322,7 +327,10 @@ typedef struct dmlops_context_info {
     uint32_t supported_data_types;   /* bit (1 << DML_TENSOR_DATA_TYPE_x) per supported type */
     uint32_t debug_message_count;    /* validation-layer warnings and errors so far */
     uint32_t pipeline_count;         /* pipelines created so far */
-    char note[512];                  /* e.g. why AUTO fell back to the CPU backend */
+    char note[512];                  /* which backend and device, and why (AUTO's choice,
+                                        an explicit request, or a named device) */
+    uint32_t cpu_threads;            /* CPU backend: threads one execution may use, the
+                                        caller's included (1: inline); 0 on Vulkan */
 } dmlops_context_info;
 
 /* Thread-safe. */

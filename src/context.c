@@ -31,6 +31,26 @@ dmlops_status dmlops_context_create(const dmlops_context_desc *desc, dmlops_cont
     return dmlops_context_create_with_options(desc, NULL, out);
 }
 
+static const char *dm_device_type_name(dmlops_device_type t)
+{
+    static const char *const n[] = {"other", "integrated GPU", "discrete GPU", "virtual GPU", "CPU"};
+    return (unsigned)t < 5 ? n[t] : "other";
+}
+
+/* Says in ctx->note which backend and device the context runs on, and why. */
+static void dm_note_choice(dmlops_context *ctx, const char *why)
+{
+    if (ctx->backend == DMLOPS_BACKEND_CPU) {
+        snprintf(ctx->note, sizeof ctx->note, "CPU backend: %s", why);
+        return;
+    }
+    dmlops_context_info info;
+    memset(&info, 0, sizeof info);
+    ctx->vt->context_info(ctx, &info);
+    snprintf(ctx->note, sizeof ctx->note, "Vulkan on [%u] %.120s (%s): %.300s", info.device.index, info.device.name,
+             dm_device_type_name(info.device.type), why);
+}
+
 dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc, const dmlops_context_options *options,
                                                  dmlops_context **out)
 {
@@ -42,8 +62,13 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
     if (!options) options = &no_options;
 
     dmlops_backend backend = DMLOPS_BACKEND_AUTO;
-    if (desc->backend != DMLOPS_BACKEND_AUTO) backend = desc->backend;
-    else DM_TRY(dm_backend_from_env(&backend));
+    bool from_env = false;
+    if (desc->backend != DMLOPS_BACKEND_AUTO) {
+        backend = desc->backend;
+    } else {
+        DM_TRY(dm_backend_from_env(&backend));
+        from_env = backend != DMLOPS_BACKEND_AUTO;
+    }
     if (backend > DMLOPS_BACKEND_CPU)
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_context_desc.backend = %d is not a dmlops_backend",
                        (int)backend);
@@ -55,6 +80,9 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
         .max_workgroup_count = options->max_workgroup_count,
         .max_allocation_size = options->max_allocation_size,
     };
+    /* AUTO never picks a software Vulkan device: on a machine without a GPU the CPU
+     * backend is faster than lavapipe or SwiftShader (docs/performance.md). */
+    params.hardware_only = backend == DMLOPS_BACKEND_AUTO && !params.device;
     DML_FEATURE_LEVEL level;
     DM_TRY(dm_feature_level_normalize(desc->feature_level, &level));
     const uint32_t known = DMLOPS_CONTEXT_FLAG_DEBUG | DMLOPS_CONTEXT_FLAG_KERNELS_ONLY |
@@ -65,15 +93,29 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
     dmlops_context *ctx = NULL;
     DM_TRY(dm_context_alloc(level, desc->flags, &ctx));
 
+    char why[400];
     dmlops_status st = DMLOPS_SUCCESS;
+    if (backend == DMLOPS_BACKEND_CPU)
+        snprintf(why, sizeof why, "asked for (%s)",
+                 from_env ? "DMLOPS_BACKEND=cpu" : "dmlops_context_desc.backend = DMLOPS_BACKEND_CPU");
     if (backend != DMLOPS_BACKEND_CPU) {
         st = dm_vk_context_init(ctx, &params);
-        if (st != DMLOPS_SUCCESS && backend == DMLOPS_BACKEND_AUTO && !params.device) {
-            snprintf(ctx->note, sizeof ctx->note, "Vulkan unavailable (%s): using the CPU backend",
+        if (st != DMLOPS_SUCCESS && params.hardware_only) {
+            snprintf(why, sizeof why,
+                     "AUTO found no hardware Vulkan device (%s); software Vulkan devices run only when asked for "
+                     "(DMLOPS_BACKEND=vulkan or a device name)",
                      dmlops_last_error_message());
             st = DMLOPS_SUCCESS;
             backend = DMLOPS_BACKEND_CPU;
+        } else if (params.device) {
+            snprintf(why, sizeof why, "named by %s = \"%s\"",
+                     desc->device ? "dmlops_context_desc.device" : "DMLOPS_DEVICE", params.device);
+            backend = DMLOPS_BACKEND_VULKAN;
         } else {
+            snprintf(why, sizeof why, "%s; the first of discrete, integrated, virtual, then CPU devices",
+                     backend == DMLOPS_BACKEND_AUTO ? "AUTO takes a hardware Vulkan device when there is one"
+                     : from_env                     ? "asked for (DMLOPS_BACKEND=vulkan)"
+                                                    : "asked for (dmlops_context_desc.backend = DMLOPS_BACKEND_VULKAN)");
             backend = DMLOPS_BACKEND_VULKAN;
         }
     }
@@ -83,6 +125,7 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
         return st;
     }
     ctx->backend = backend;
+    dm_note_choice(ctx, why);
     *out = ctx;
     return DMLOPS_SUCCESS;
 }

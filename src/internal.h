@@ -107,6 +107,7 @@ dmlops_status dm_cpu_context_init(dmlops_context *ctx);
 
 typedef struct dm_vk_params {
     const char *device;
+    bool hardware_only;               /* AUTO: skip software (CPU-type) devices */
     const char *pipeline_cache_path;
     uint64_t max_binding_range;
     uint32_t max_workgroup_count;

@@ -735,3 +735,46 @@ TEST(rebinding_forgets_the_previous_copy_regions)
     dmlops_operator_destroy(op);
     vkt_done(vk);
 }
+
+/* AUTO takes a hardware Vulkan device when there is one and otherwise the CPU backend,
+ * never a software (CPU-type) Vulkan device; the note says why. */
+TEST(auto_prefers_hardware_vulkan_else_cpu)
+{
+    uint32_t n = 0;
+    bool hardware = false, software = false;
+    dmlops_device_info *all = NULL;
+    if (dmlops_enumerate_devices(NULL, &n) == DMLOPS_SUCCESS && n) {
+        all = calloc(n, sizeof *all);
+        REQUIRE(all);
+        REQUIRE_OK(dmlops_enumerate_devices(all, &n));
+        for (uint32_t i = 0; i < n; i++) {
+            hardware |= all[i].type != DMLOPS_DEVICE_TYPE_CPU;
+            software |= all[i].type == DMLOPS_DEVICE_TYPE_CPU;
+        }
+    }
+    dmlops_context *ctx = NULL;
+    dmlops_context_info info;
+    REQUIRE_OK(dmlops_context_create(NULL, &ctx));
+    CHECK_OK(dmlops_context_get_info(ctx, &info));
+    if (hardware) {
+        CHECK(info.backend == DMLOPS_BACKEND_VULKAN && info.device.type != DMLOPS_DEVICE_TYPE_CPU,
+              "AUTO chose backend %d, device type %d", info.backend, info.device.type);
+        CHECK(strstr(info.note, "AUTO takes a hardware Vulkan device") != NULL, "note: \"%s\"", info.note);
+    } else {
+        CHECK(info.backend == DMLOPS_BACKEND_CPU, "AUTO chose backend %d on a machine without a GPU", info.backend);
+        CHECK(strstr(info.note, "AUTO found no hardware Vulkan device") != NULL, "note: \"%s\"", info.note);
+        CHECK(info.cpu_threads >= 1, "cpu_threads %u", info.cpu_threads);
+    }
+    dmlops_context_destroy(ctx);
+    if (software && !hardware) {
+        /* The software device still runs when asked for. */
+        dmlops_context_desc d = {.backend = DMLOPS_BACKEND_VULKAN};
+        if (CHECK_OK(dmlops_context_create(&d, &ctx))) {
+            CHECK_OK(dmlops_context_get_info(ctx, &info));
+            CHECK(info.backend == DMLOPS_BACKEND_VULKAN && info.device.type == DMLOPS_DEVICE_TYPE_CPU);
+            CHECK(strstr(info.note, "asked for") != NULL, "note: \"%s\"", info.note);
+            dmlops_context_destroy(ctx);
+        }
+    }
+    free(all);
+}

@@ -9,7 +9,7 @@ static uint8_t *dm_cpu_data(const dmlops_buffer *buf) { return buf->impl; }
 
 static void dm_cpu_context_destroy(dmlops_context *ctx) { (void)ctx; }
 
-static void dm_cpu_context_info(dmlops_context *ctx, dmlops_context_info *info) { (void)ctx; (void)info; }
+static void dm_cpu_context_info(dmlops_context *ctx, dmlops_context_info *info) { (void)ctx; info->cpu_threads = 1; }
 
 static dmlops_status dm_cpu_buffer_create(dmlops_buffer *buf)
 {

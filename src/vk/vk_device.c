@@ -155,7 +155,7 @@ dmlops_status dm_vk_context_init(dmlops_context *ctx, const dm_vk_params *params
     vk->quiet = (ctx->flags & DMLOPS_CONTEXT_FLAG_QUIET) != 0;
     vk->lock = &ctx->lock;
     dmlops_status st = dm_vk_create_instance((ctx->flags & DMLOPS_CONTEXT_FLAG_DEBUG) != 0, vk);
-    if (st == DMLOPS_SUCCESS) st = dm_vk_choose_device(vk, params->device);
+    if (st == DMLOPS_SUCCESS) st = dm_vk_choose_device(vk, params->device, params->hardware_only);
     if (st == DMLOPS_SUCCESS) st = dm_vk_create_device(vk);
     if (st == DMLOPS_SUCCESS) st = dm_vk_setup_device(ctx, vk, params);
     if (st != DMLOPS_SUCCESS) {

@@ -301,7 +301,7 @@ static bool dm_contains_ci(const char *hay, const char *needle)
     return n == 0;
 }
 
-dmlops_status dm_vk_choose_device(dm_vk_ctx *vk, const char *request)
+dmlops_status dm_vk_choose_device(dm_vk_ctx *vk, const char *request, bool hardware_only)
 {
     uint32_t n = 0;
     VkResult r = vk->vki.EnumeratePhysicalDevices(vk->instance, &n, NULL);
@@ -315,7 +315,7 @@ dmlops_status dm_vk_choose_device(dm_vk_ctx *vk, const char *request)
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory listing devices");
     }
     r = vk->vki.EnumeratePhysicalDevices(vk->instance, &n, phys);
-    int best = -1, def = -1; /* the request's match, and what default selection picks */
+    int best = -1, def = -1, hw = -1; /* the request's match, default selection, best hardware device */
     uint8_t uuid[16];
     bool by_index = false, by_uuid = false;
     char *end = NULL;
@@ -329,13 +329,16 @@ dmlops_status dm_vk_choose_device(dm_vk_ctx *vk, const char *request)
         dm_vk_fill_device_info(&vk->vki, phys[i], i, &infos[i]);
         bool ok = dm_usable(&vk->vki, phys[i], &infos[i]);
         if (ok && (def < 0 || dm_type_rank(infos[i].type) < dm_type_rank(infos[def].type))) def = (int)i;
+        if (ok && infos[i].type != DMLOPS_DEVICE_TYPE_CPU &&
+            (hw < 0 || dm_type_rank(infos[i].type) < dm_type_rank(infos[hw].type)))
+            hw = (int)i;
         if (request && *request) {
             bool match = by_index ? index == i : by_uuid ? !memcmp(uuid, infos[i].uuid, 16)
                                                          : dm_contains_ci(infos[i].name, request);
             if (match && ok && best < 0) best = (int)i;
         }
     }
-    if (!(request && *request)) best = def;
+    if (!(request && *request)) best = hardware_only ? hw : def;
     dmlops_status st = DMLOPS_SUCCESS;
     if (r != VK_SUCCESS) {
         st = dm_vk_fail(NULL, r, "vkEnumeratePhysicalDevices", "listing Vulkan devices");
@@ -348,10 +351,13 @@ dmlops_status dm_vk_choose_device(dm_vk_ctx *vk, const char *request)
                                     i ? "; " : "", i, infos[i].name, dm_type_name(infos[i].type),
                                     infos[i].uuid_string,
                                     dm_usable(&vk->vki, phys[i], &infos[i]) ? "" : " [unusable: needs Vulkan 1.1 compute]");
-        st = request && *request
-                 ? dm_fail(DMLOPS_ERROR_NO_DEVICE, "Vulkan device \"%s\" not found; available: %s", request, list)
-                 : dm_fail(DMLOPS_ERROR_NO_DEVICE, "no usable Vulkan device (needs Vulkan 1.1 and compute); found: %s",
-                           list);
+        if (request && *request)
+            st = dm_fail(DMLOPS_ERROR_NO_DEVICE, "Vulkan device \"%s\" not found; available: %s", request, list);
+        else if (hardware_only && def >= 0)
+            st = dm_fail(DMLOPS_ERROR_NO_DEVICE, "only software Vulkan devices: %s", list);
+        else
+            st = dm_fail(DMLOPS_ERROR_NO_DEVICE, "no usable Vulkan device (needs Vulkan 1.1 and compute); found: %s",
+                         list);
     } else {
         vk->phys = phys[best];
         vk->info = infos[best];

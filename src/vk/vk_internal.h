@@ -185,7 +185,9 @@ dmlops_status dm_vk_fail(dm_vk_ctx *vk, VkResult r, const char *call, const char
 dmlops_status dm_vk_loader(PFN_vkGetInstanceProcAddr *gipa);
 dmlops_status dm_vk_create_instance(bool debug, dm_vk_ctx *vk);
 void dm_vk_fill_device_info(const dm_vk_itable *vki, VkPhysicalDevice phys, uint32_t index, dmlops_device_info *info);
-dmlops_status dm_vk_choose_device(dm_vk_ctx *vk, const char *request);
+/* request NULL: the best device by type (discrete, integrated, virtual, CPU); with
+ * hardware_only, CPU-type (software) devices are not candidates. */
+dmlops_status dm_vk_choose_device(dm_vk_ctx *vk, const char *request, bool hardware_only);
 void dm_vk_load_instance_table(PFN_vkGetInstanceProcAddr gipa, VkInstance instance, dm_vk_itable *t);
 
 /* vk_device.c */
