@@ -237,6 +237,15 @@ typedef struct dmlops_context_options {
     uint64_t max_allocation_size;    /* testing: split buffers into allocations of at most this
                                         many bytes (>= 256), as happens above the device's
                                         maxMemoryAllocationSize */
+    uint32_t cpu_threads;            /* CPU backend: threads one execution may use, the
+                                        caller's included; 1 runs everything on the caller's
+                                        thread. 0: $DMLOPS_CPU_THREADS, else the CPUs this
+                                        process may run on (online CPUs, fewer under an
+                                        affinity mask). At most 1024. */
+    uint64_t cpu_chunk_bytes;        /* testing: CPU backend work is split into chunks that
+                                        move at least this many bytes (0: the measured
+                                        default, 128 KiB), so small tensors cross split
+                                        points */
 } dmlops_context_options;
 
 /* Creates a context. desc may be NULL for the defaults. The environment variables

@@ -119,7 +119,10 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
             backend = DMLOPS_BACKEND_VULKAN;
         }
     }
-    if (st == DMLOPS_SUCCESS && backend == DMLOPS_BACKEND_CPU) st = dm_cpu_context_init(ctx);
+    if (st == DMLOPS_SUCCESS && backend == DMLOPS_BACKEND_CPU) {
+        dm_cpu_params cpu = {.threads = options->cpu_threads, .chunk_bytes = options->cpu_chunk_bytes};
+        st = dm_cpu_context_init(ctx, &cpu);
+    }
     if (st != DMLOPS_SUCCESS) {
         dm_context_free(ctx);
         return st;

@@ -1,5 +1,6 @@
-/* The per-feature-level support tables of operators.md section 3, and the public
- * validation entry point that classifies failures as INVALID or UNSUPPORTED. */
+/* The per-feature-level support tables of operators.md section 3: which operators,
+ * ranks and data types each level accepts, and whether a failure is INVALID (no level
+ * accepts it) or UNSUPPORTED (a higher level would). */
 #include <stdio.h>
 #include <string.h>
 
@@ -137,32 +138,4 @@ dmlops_status dm_check_feature_level(const dm_op *op, DML_FEATURE_LEVEL level, c
         }
     }
     return DMLOPS_SUCCESS;
-}
-
-dmlops_status dm_op_parse(const DML_OPERATOR_DESC *desc, DML_FEATURE_LEVEL level, dm_op *op)
-{
-    memset(op, 0, sizeof *op);
-    if (!desc) return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "operator desc is NULL");
-    if (desc->Type != DML_OPERATOR_INVALID && !desc->Desc)
-        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: DML_OPERATOR_DESC.Desc is NULL",
-                       dmlops_operator_type_name(desc->Type));
-    switch (desc->Type) {
-    case DML_OPERATOR_REVERSE_SUBSEQUENCES: return dm_reverse_parse(desc->Desc, level, op);
-    case DML_OPERATOR_SLICE1: return dm_slice_parse(desc->Desc, level, op);
-    case DML_OPERATOR_ONE_HOT: return dm_one_hot_parse(desc->Desc, level, op);
-    case DML_OPERATOR_INVALID:
-        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "DML_OPERATOR_DESC.Type = DML_OPERATOR_INVALID (0)");
-    default:
-        return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
-                       "DML_OPERATOR_DESC.Type = %d is not implemented: libdmlops runs ONE_HOT (95), "
-                       "REVERSE_SUBSEQUENCES (106) and SLICE1 (111)",
-                       (int)desc->Type);
-    }
-}
-
-dmlops_status dmlops_validate_operator(const DML_OPERATOR_DESC *desc, DML_FEATURE_LEVEL level)
-{
-    dm_op op;
-    DM_TRY(dm_feature_level_normalize(level, &level));
-    return dm_op_parse(desc, level, &op);
 }

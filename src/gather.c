@@ -1,7 +1,5 @@
-/* Collapsing gather descriptions. */
+/* Collapsing gather descriptions, and walking them in row segments. */
 #include "gather.h"
-
-#include <string.h>
 
 uint32_t dm_aux_type(DML_TENSOR_DATA_TYPE type)
 {
@@ -42,14 +40,48 @@ void dm_gather_collapse(dm_gather *g)
     }
 }
 
-void dm_op_lower(const dm_op *op, dm_gather *g)
+uint64_t dm_gather_elements(const dm_gather *g)
 {
-    memset(g, 0, sizeof *g);
-    for (uint32_t s = 0; s < DM_SLOT_COUNT; s++) g->binding[s] = -1;
-    switch (op->type) {
-    case DML_OPERATOR_REVERSE_SUBSEQUENCES: dm_reverse_lower(op, g); break;
-    case DML_OPERATOR_SLICE1: dm_slice_lower(op, g); break;
-    default: dm_one_hot_lower(op, g); break;
+    uint64_t n = 1;
+    for (uint32_t d = 0; d < g->rank; d++) n *= g->size[d]; /* < 2^32: a tensor's count */
+    return n;
+}
+
+bool dm_rows_begin(dm_rows *r, const dm_gather *g, uint64_t e0, uint64_t e1)
+{
+    r->g = g;
+    r->last = g->rank - 1;
+    if (e0 >= e1) return false;
+    const uint64_t m = g->size[r->last];
+    uint64_t row = e0 / m;
+    for (uint32_t s = 0; s < DM_SLOT_COUNT; s++) r->off[s] = 0;
+    for (uint32_t d = r->last; d-- > 0;) {
+        r->coord[d] = (uint32_t)(row % g->size[d]);
+        row /= g->size[d];
+        for (uint32_t s = 0; s < DM_SLOT_COUNT; s++) r->off[s] += (int64_t)r->coord[d] * g->stride[s][d];
     }
-    dm_gather_collapse(g);
+    r->c0 = (uint32_t)(e0 % m);
+    uint64_t c1 = r->c0 + (e1 - e0);
+    r->c1 = (uint32_t)(c1 < m ? c1 : m);
+    r->left = e1 - e0 - (r->c1 - r->c0);
+    return true;
+}
+
+bool dm_rows_next(dm_rows *r)
+{
+    if (!r->left) return false;
+    const dm_gather *g = r->g;
+    for (uint32_t d = r->last; d-- > 0;) {
+        if (++r->coord[d] < g->size[d]) {
+            for (uint32_t s = 0; s < DM_SLOT_COUNT; s++) r->off[s] += g->stride[s][d];
+            break;
+        }
+        r->coord[d] = 0;
+        for (uint32_t s = 0; s < DM_SLOT_COUNT; s++) r->off[s] -= g->stride[s][d] * (int64_t)(g->size[d] - 1);
+    }
+    const uint64_t m = g->size[r->last];
+    r->c0 = 0;
+    r->c1 = (uint32_t)(r->left < m ? r->left : m);
+    r->left -= r->c1;
+    return true;
 }

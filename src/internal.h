@@ -21,6 +21,9 @@ typedef struct dm_list_entry {
 } dm_list_entry;
 
 typedef struct dm_backend_vtbl {
+    /* Executions may run at once on several threads: the front end does not serialise
+     * them on the context lock (the backend locks what it shares). */
+    bool concurrent_execute;
     void (*context_destroy)(dmlops_context *ctx);
     void (*context_info)(dmlops_context *ctx, dmlops_context_info *info);
     dmlops_status (*buffer_create)(dmlops_buffer *buf);
@@ -102,8 +105,11 @@ dmlops_status dm_context_alloc(DML_FEATURE_LEVEL level, uint32_t flags, dmlops_c
 void dm_context_free(dmlops_context *ctx);
 
 /* Backends. */
-extern const dm_backend_vtbl dm_cpu_vtbl;
-dmlops_status dm_cpu_context_init(dmlops_context *ctx);
+typedef struct dm_cpu_params {
+    uint32_t threads;     /* 0: $DMLOPS_CPU_THREADS, else the CPUs this process may use */
+    uint64_t chunk_bytes; /* 0: the measured default */
+} dm_cpu_params;
+dmlops_status dm_cpu_context_init(dmlops_context *ctx, const dm_cpu_params *params);
 
 typedef struct dm_vk_params {
     const char *device;

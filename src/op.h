@@ -1,6 +1,7 @@
-/* A parsed, validated operator descriptor (deep copy), and the entry points of the
- * three operator files. Each op_<name>.c holds everything about one operator: its
- * rules, its reference (CPU) semantics and its lowering for the GPU. */
+/* A parsed, validated operator descriptor (deep copy), and the registry entry each
+ * operator file exports. Each op_<name>.c holds everything about one operator: its
+ * rules, its CPU semantics and its lowering for the GPU; op.c holds the table and the
+ * only dispatch on DML_OPERATOR_TYPE. Adding an operator means one file and one row. */
 #ifndef DM_OP_H
 #define DM_OP_H
 
@@ -8,9 +9,13 @@
 
 enum { DM_MAX_BINDINGS = 3 };
 
+struct dm_gather;
+typedef struct dm_op_class dm_op_class;
+
 typedef struct dm_op {
     DML_OPERATOR_TYPE type;
     const char *name;                 /* "SLICE1" */
+    const dm_op_class *cls;           /* the operator's registry entry */
     uint32_t input_count, output_count;
     dm_tensor t[DM_MAX_BINDINGS];     /* binding order: inputs, then the output */
     const char *role[DM_MAX_BINDINGS];
@@ -20,8 +25,35 @@ typedef struct dm_op {
     int32_t win_strides[DM_MAX_RANK];
 } dm_op;
 
+/* Produces output elements [e0, e1) of a collapsed gather (row-major over g->size) on
+ * the CPU. slot[s] is the first byte of the binding feeding gather slot s (NULL when the
+ * slot is unused). Writes only those elements, so disjoint ranges may run on different
+ * threads at once. */
+typedef void (*dm_cpu_fn)(const struct dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1);
+
+struct dm_op_class {
+    DML_OPERATOR_TYPE type;
+    const char *name;
+    /* Validates the DML_*_OPERATOR_DESC at `level` and fills op (calls dm_op_begin). */
+    dmlops_status (*parse)(const void *desc, DML_FEATURE_LEVEL level, dm_op *op);
+    /* Describes the operator as a gather (gather.h); dm_op_lower collapses it. */
+    void (*lower)(const dm_op *op, struct dm_gather *g);
+    /* The CPU engine's entry: the loop specialised for this collapsed gather, chosen
+     * once at operator creation. */
+    dm_cpu_fn (*cpu_loop)(const struct dm_gather *g);
+    /* Bytes an execution must read and write at the least: the basis of bandwidth. */
+    void (*traffic)(const dm_op *op, uint64_t *read, uint64_t *written);
+};
+
+extern const dm_op_class dm_reverse_class, dm_slice_class, dm_one_hot_class;
+
+/* op.c: the registry. NULL for an operator type libdmlops does not implement. */
+const dm_op_class *dm_op_class_of(DML_OPERATOR_TYPE type);
 /* Validates desc at `level` (already normalised) and fills op. */
 dmlops_status dm_op_parse(const DML_OPERATOR_DESC *desc, DML_FEATURE_LEVEL level, dm_op *op);
+/* The operator's gather description, collapsed (gather.h). */
+void dm_op_lower(const dm_op *op, struct dm_gather *g);
+void dm_op_traffic(const dm_op *op, uint64_t *read, uint64_t *written);
 
 /* 0 becomes the highest level; a value that is not a DML_FEATURE_LEVEL is refused. */
 dmlops_status dm_feature_level_normalize(DML_FEATURE_LEVEL level, DML_FEATURE_LEVEL *out);
@@ -35,27 +67,6 @@ typedef enum dm_type_column { DM_COLUMN_DATA, DM_COLUMN_INDEX } dm_type_column;
 dmlops_status dm_check_feature_level(const dm_op *op, DML_FEATURE_LEVEL level,
                                      const dm_type_column *columns);
 
-/* Run on plain host memory: base[i] points at binding i's first byte. */
-void dm_op_run_cpu(const dm_op *op, uint8_t *const *base);
-
-dmlops_status dm_reverse_parse(const DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC *d, DML_FEATURE_LEVEL level, dm_op *op);
-dmlops_status dm_slice_parse(const DML_SLICE1_OPERATOR_DESC *d, DML_FEATURE_LEVEL level, dm_op *op);
-dmlops_status dm_one_hot_parse(const DML_ONE_HOT_OPERATOR_DESC *d, DML_FEATURE_LEVEL level, dm_op *op);
-
-void dm_reverse_run_cpu(const dm_op *op, uint8_t *const *base);
-void dm_slice_run_cpu(const dm_op *op, uint8_t *const *base);
-void dm_one_hot_run_cpu(const dm_op *op, uint8_t *const *base);
-
-/* Index and length decoding shared by the CPU paths (the shaders mirror it). */
-uint64_t dm_read_length(DML_TENSOR_DATA_TYPE type, const uint8_t *p, uint64_t n);
-int64_t dm_read_index(DML_TENSOR_DATA_TYPE type, const uint8_t *p, uint64_t n);
-
-/* Copies count elements of esize bytes between strided runs (strides in elements). */
-void dm_copy_run(uint8_t *dst, int64_t dst_stride, const uint8_t *src, int64_t src_stride,
-                 uint64_t count, uint32_t esize);
-
-#endif
-
 /* Shape rules shared by several operators (op_rules.c). i and j index op->t. */
 dmlops_status dm_rule_same_rank(const dm_op *op, uint32_t i, uint32_t j);
 dmlops_status dm_rule_same_type(const dm_op *op, uint32_t i, uint32_t j);
@@ -67,8 +78,14 @@ dmlops_status dm_rule_sizes_match(const dm_op *op, uint32_t i, uint32_t j, bool 
  * tensors in that order. */
 dmlops_status dm_op_begin(dm_op *op, DML_OPERATOR_TYPE type, uint32_t input_count, const char *const *roles,
                           const DML_TENSOR_DESC *const *descs);
+
 /* SLICE1: element offset of the output origin in the input, and the signed input step
  * (elements) per output step in each dimension. */
 void dm_slice_input_map(const dm_op *op, int64_t *origin, int64_t *steps);
+/* The CPU loop of an affine gather (DM_KERNEL_SLICE): SLICE1's, also used by a
+ * REVERSE_SUBSEQUENCES whose axis has length 1. */
+dm_cpu_fn dm_affine_cpu_loop(const struct dm_gather *g);
 /* ONE_HOT: element offset of OnValue in ValuesTensor (OffValue is at 0). */
 uint64_t dm_one_hot_on_offset(const dm_op *op);
+
+#endif

@@ -1,13 +1,17 @@
-/* DML_REVERSE_SUBSEQUENCES: rules and reference semantics (operators.md section 4).
+/* DML_REVERSE_SUBSEQUENCES: rules and semantics (operators.md section 4).
  * out[..i..] = in[..L-1-i..] for i < L, else in[..i..], with L read from
  * SequenceLengths at the same coordinate (Axis coordinate 0) and clamped to the axis. */
+#include <string.h>
+
+#include "elements.h"
 #include "gather.h"
 #include "status.h"
 
 enum { IN = 0, LEN = 1, OUT = 2 };
 
-dmlops_status dm_reverse_parse(const DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC *d, DML_FEATURE_LEVEL level, dm_op *op)
+static dmlops_status dm_reverse_parse(const void *desc, DML_FEATURE_LEVEL level, dm_op *op)
 {
+    const DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC *d = desc;
     static const dm_type_column columns[] = {DM_COLUMN_DATA, DM_COLUMN_INDEX, DM_COLUMN_DATA};
     static const char *const roles[] = {"InputTensor", "SequenceLengthsTensor", "OutputTensor"};
     const DML_TENSOR_DESC *descs[] = {d->InputTensor, d->SequenceLengthsTensor, d->OutputTensor};
@@ -22,67 +26,13 @@ dmlops_status dm_reverse_parse(const DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC *d, 
     return dm_check_feature_level(op, level, columns);
 }
 
+/* The source coordinate along the axis of output coordinate i. */
 static uint64_t dm_reversed(uint64_t i, uint64_t len) { return i < len ? len - 1 - i : i; }
-
-void dm_reverse_run_cpu(const dm_op *op, uint8_t *const *base)
-{
-    const dm_tensor *in = &op->t[IN], *len = &op->t[LEN], *out = &op->t[OUT];
-    const uint32_t es = in->esize, ax = op->axis, last = in->rank - 1;
-    const uint64_t n = in->sizes[ax];
-    const int64_t sa = (int64_t)in->strides[ax], da = (int64_t)out->strides[ax];
-    dm_walk w = {.nstreams = 3};
-
-    if (ax == last) {
-        /* One contiguous-ish sequence per walk step: reverse a prefix, copy the rest. */
-        for (uint32_t d = 0; d < last; d++) {
-            w.sizes[w.rank] = in->sizes[d];
-            w.strides[IN][w.rank] = (int64_t)in->strides[d];
-            w.strides[LEN][w.rank] = (int64_t)len->strides[d];
-            w.strides[OUT][w.rank] = (int64_t)out->strides[d];
-            w.rank++;
-        }
-        do {
-            uint64_t L = dm_read_length(len->type, base[LEN] + w.offset[LEN] * len->esize, n);
-            const uint8_t *src = base[IN] + w.offset[IN] * es;
-            uint8_t *dst = base[OUT] + w.offset[OUT] * es;
-            if (L) dm_copy_run(dst, da, src + (int64_t)(L - 1) * sa * es, -sa, L, es);
-            if (L < n) dm_copy_run(dst + (int64_t)L * da * es, da, src + (int64_t)L * sa * es, sa, n - L, es);
-        } while (dm_walk_next(&w));
-        return;
-    }
-
-    /* Axis outside the innermost dimension: walk rows of the innermost dimension so that
-     * memory is touched in order; the lengths tensor never moves along the axis. */
-    for (uint32_t d = 0; d < last; d++) {
-        w.sizes[d] = in->sizes[d];
-        w.strides[IN][d] = (int64_t)in->strides[d];
-        w.strides[LEN][d] = d == ax ? 0 : (int64_t)len->strides[d];
-        w.strides[OUT][d] = (int64_t)out->strides[d];
-    }
-    w.rank = last;
-    const uint64_t m = in->sizes[last];
-    const int64_t si = (int64_t)in->strides[last], li = (int64_t)len->strides[last], di = (int64_t)out->strides[last];
-    do {
-        uint64_t i = w.coord[ax];
-        const uint8_t *lp = base[LEN] + w.offset[LEN] * len->esize;
-        uint8_t *dst = base[OUT] + w.offset[OUT] * es;
-        const uint8_t *row = base[IN] + (w.offset[IN] - (int64_t)i * sa) * es; /* axis coordinate 0 */
-        if (li == 0 || m == 1) {
-            uint64_t src_i = dm_reversed(i, dm_read_length(len->type, lp, n));
-            dm_copy_run(dst, di, row + (int64_t)src_i * sa * es, si, m, es);
-            continue;
-        }
-        for (uint64_t j = 0; j < m; j++) {
-            uint64_t src_i = dm_reversed(i, dm_read_length(len->type, lp + (int64_t)j * li * len->esize, n));
-            dm_copy_run(dst + (int64_t)j * di * es, 1, row + ((int64_t)src_i * sa + (int64_t)j * si) * es, 1, 1, es);
-        }
-    } while (dm_walk_next(&w));
-}
 
 /* Rows leave the axis out of the source offset: the kernel adds the reversed (or not)
  * axis coordinate times axis_src_stride. A length-1 axis is the identity, lowered as a
  * plain copy so that it can use copy regions. */
-void dm_reverse_lower(const dm_op *op, dm_gather *g)
+static void dm_reverse_lower(const dm_op *op, dm_gather *g)
 {
     const dm_tensor *in = &op->t[IN], *len = &op->t[LEN], *out = &op->t[OUT];
     const uint32_t ax = op->axis;
@@ -95,6 +45,7 @@ void dm_reverse_lower(const dm_op *op, dm_gather *g)
     g->axis_src_stride = (int64_t)in->strides[ax];
     g->aux_type = dm_aux_type(len->type);
     g->aux_esize = len->esize;
+    g->aux_dtype = len->type;
     g->binding[DM_SLOT_DST] = OUT;
     g->binding[DM_SLOT_SRC] = IN;
     if (!identity) g->binding[DM_SLOT_AUX] = LEN;
@@ -105,3 +56,72 @@ void dm_reverse_lower(const dm_op *op, dm_gather *g)
         g->stride[DM_SLOT_AUX][d] = d == ax || identity ? 0 : (int64_t)len->strides[d];
     }
 }
+
+/* Axis innermost: each row is one sequence with one length. Columns [c0, c1) split into
+ * the reversed prefix (a run read backwards) and the copied rest. */
+static void dm_reverse_rows_along_axis(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
+{
+    const int64_t es = g->esize, sa = g->axis_src_stride;
+    const int64_t ds = g->stride[DM_SLOT_DST][g->rank - 1];
+    dm_rows r;
+    for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
+        const int64_t L = (int64_t)dm_read_length(g->aux_dtype, slot[DM_SLOT_AUX] + r.off[DM_SLOT_AUX] * g->aux_esize, g->n);
+        const int64_t c0 = r.c0, c1 = r.c1;
+        uint8_t *dst = slot[DM_SLOT_DST] + r.off[DM_SLOT_DST] * es;
+        const uint8_t *src = slot[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] * es;
+        if (c0 < L) {
+            int64_t hi = c1 < L ? c1 : L;
+            dm_copy_run(dst + c0 * ds * es, ds, src + (L - 1 - c0) * sa * es, -sa, (uint64_t)(hi - c0), g->esize);
+        }
+        int64_t lo = c0 > L ? c0 : L;
+        if (lo < c1) dm_copy_run(dst + lo * ds * es, ds, src + lo * sa * es, sa, (uint64_t)(c1 - lo), g->esize);
+    }
+}
+
+/* Axis outside the innermost dimension: a row is a run across sequences, at axis
+ * coordinate a. With one length per row the whole row comes from one source row;
+ * otherwise each element reads its own length. */
+static void dm_reverse_rows_across_axis(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
+{
+    const uint32_t last = g->rank - 1;
+    const int64_t es = g->esize, sa = g->axis_src_stride, les = g->aux_esize;
+    const int64_t ds = g->stride[DM_SLOT_DST][last], ss = g->stride[DM_SLOT_SRC][last], ls = g->stride[DM_SLOT_AUX][last];
+    dm_rows r;
+    for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
+        const uint64_t a = r.coord[g->axis];
+        const uint8_t *lp = slot[DM_SLOT_AUX] + r.off[DM_SLOT_AUX] * les;
+        uint8_t *dst = slot[DM_SLOT_DST] + r.off[DM_SLOT_DST] * es;
+        const uint8_t *src = slot[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] * es;
+        if (ls == 0) {
+            int64_t x = (int64_t)dm_reversed(a, dm_read_length(g->aux_dtype, lp, g->n)), c0 = r.c0;
+            dm_copy_run(dst + c0 * ds * es, ds, src + (x * sa + c0 * ss) * es, ss, r.c1 - r.c0, g->esize);
+            continue;
+        }
+        for (int64_t j = r.c0; j < (int64_t)r.c1; j++) {
+            int64_t x = (int64_t)dm_reversed(a, dm_read_length(g->aux_dtype, lp + j * ls * les, g->n));
+            memcpy(dst + j * ds * es, src + (x * sa + j * ss) * es, (size_t)es);
+        }
+    }
+}
+
+static dm_cpu_fn dm_reverse_cpu_loop(const dm_gather *g)
+{
+    if (g->kernel == DM_KERNEL_SLICE) return dm_affine_cpu_loop(g); /* a length-1 axis */
+    return (uint32_t)g->axis == g->rank - 1 ? dm_reverse_rows_along_axis : dm_reverse_rows_across_axis;
+}
+
+static void dm_reverse_traffic(const dm_op *op, uint64_t *read, uint64_t *written)
+{
+    const dm_tensor *out = &op->t[OUT], *len = &op->t[LEN];
+    *written = out->count * out->esize;
+    *read = *written + dm_tensor_footprint(len) * len->esize;
+}
+
+const dm_op_class dm_reverse_class = {
+    .type = DML_OPERATOR_REVERSE_SUBSEQUENCES,
+    .name = "REVERSE_SUBSEQUENCES",
+    .parse = dm_reverse_parse,
+    .lower = dm_reverse_lower,
+    .cpu_loop = dm_reverse_cpu_loop,
+    .traffic = dm_reverse_traffic,
+};

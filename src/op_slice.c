@@ -1,8 +1,9 @@
-/* DML_SLICE1: rules and reference semantics (operators.md section 5).
+/* DML_SLICE1: rules and semantics (operators.md section 5).
  * out[c] = in[start + WindowStrides * c] per dimension, where start is the window offset,
  * moved to the window's end when the stride is negative. */
-#include <stdlib.h>
+#include <string.h>
 
+#include "elements.h"
 #include "gather.h"
 #include "status.h"
 
@@ -10,8 +11,9 @@ enum { IN = 0, OUT = 1 };
 
 static uint64_t dm_abs_i32(int32_t v) { return v < 0 ? (uint64_t)(-(int64_t)v) : (uint64_t)v; }
 
-dmlops_status dm_slice_parse(const DML_SLICE1_OPERATOR_DESC *d, DML_FEATURE_LEVEL level, dm_op *op)
+static dmlops_status dm_slice_parse(const void *desc, DML_FEATURE_LEVEL level, dm_op *op)
 {
+    const DML_SLICE1_OPERATOR_DESC *d = desc;
     static const dm_type_column columns[] = {DM_COLUMN_DATA, DM_COLUMN_DATA};
     static const char *const roles[] = {"InputTensor", "OutputTensor"};
     const DML_TENSOR_DESC *descs[] = {d->InputTensor, d->OutputTensor};
@@ -62,27 +64,8 @@ void dm_slice_input_map(const dm_op *op, int64_t *origin, int64_t *steps)
     }
 }
 
-void dm_slice_run_cpu(const dm_op *op, uint8_t *const *base)
-{
-    const dm_tensor *in = &op->t[IN], *out = &op->t[OUT];
-    const uint32_t es = in->esize, last = in->rank - 1;
-    int64_t origin, steps[DM_MAX_RANK];
-    dm_walk w = {.nstreams = 2, .rank = last};
-    dm_slice_input_map(op, &origin, steps);
-    w.offset[IN] = origin;
-    for (uint32_t d = 0; d < last; d++) {
-        w.sizes[d] = out->sizes[d];
-        w.strides[IN][d] = steps[d];
-        w.strides[OUT][d] = (int64_t)out->strides[d];
-    }
-    do {
-        dm_copy_run(base[OUT] + w.offset[OUT] * es, (int64_t)out->strides[last], base[IN] + w.offset[IN] * es,
-                    steps[last], out->sizes[last], es);
-    } while (dm_walk_next(&w));
-}
-
 /* SLICE1 is an affine gather: the source element moves by steps[d] per output step. */
-void dm_slice_lower(const dm_op *op, dm_gather *g)
+static void dm_slice_lower(const dm_op *op, dm_gather *g)
 {
     const dm_tensor *out = &op->t[OUT];
     g->kernel = DM_KERNEL_SLICE;
@@ -97,3 +80,49 @@ void dm_slice_lower(const dm_op *op, dm_gather *g)
         g->stride[DM_SLOT_DST][d] = (int64_t)out->strides[d];
     }
 }
+
+/* Each row segment is one strided run; dm_copy_run picks memcpy, the reversed or the
+ * every-other-element vector loop, or a constant-stride loop from the two strides. */
+static void dm_slice_rows(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
+{
+    const int64_t es = g->esize;
+    dm_rows r;
+    for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
+        const int64_t ds = g->stride[DM_SLOT_DST][r.last], ss = g->stride[DM_SLOT_SRC][r.last], c0 = r.c0;
+        dm_copy_run(slot[DM_SLOT_DST] + (r.off[DM_SLOT_DST] + c0 * ds) * es, ds,
+                    slot[DM_SLOT_SRC] + (g->src_base + r.off[DM_SLOT_SRC] + c0 * ss) * es, ss, r.c1 - r.c0, g->esize);
+    }
+}
+
+/* Contiguous rows on both sides (after collapsing, this means rows that are not
+ * contiguous with each other): one memcpy per row segment. */
+static void dm_slice_rows_memcpy(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
+{
+    const int64_t es = g->esize;
+    dm_rows r;
+    for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r))
+        memcpy(slot[DM_SLOT_DST] + (r.off[DM_SLOT_DST] + r.c0) * es,
+               slot[DM_SLOT_SRC] + (g->src_base + r.off[DM_SLOT_SRC] + r.c0) * es, (size_t)((r.c1 - r.c0) * es));
+}
+
+dm_cpu_fn dm_affine_cpu_loop(const dm_gather *g)
+{
+    const uint32_t last = g->rank - 1;
+    bool contiguous = g->stride[DM_SLOT_DST][last] == 1 && g->stride[DM_SLOT_SRC][last] == 1;
+    return contiguous ? dm_slice_rows_memcpy : dm_slice_rows;
+}
+
+static void dm_slice_traffic(const dm_op *op, uint64_t *read, uint64_t *written)
+{
+    const dm_tensor *out = &op->t[OUT];
+    *read = *written = out->count * out->esize;
+}
+
+const dm_op_class dm_slice_class = {
+    .type = DML_OPERATOR_SLICE1,
+    .name = "SLICE1",
+    .parse = dm_slice_parse,
+    .lower = dm_slice_lower,
+    .cpu_loop = dm_affine_cpu_loop,
+    .traffic = dm_slice_traffic,
+};

@@ -6,27 +6,6 @@
 #include "checked.h"
 #include "internal.h"
 
-/* Distinct elements a tensor can hold: broadcast (stride 0) dimensions add none. */
-static uint64_t dm_footprint(const dm_tensor *t)
-{
-    uint64_t n = 1;
-    for (uint32_t d = 0; d < t->rank; d++)
-        if (t->strides[d]) n *= t->sizes[d];
-    return n;
-}
-
-/* Bytes an execution must read and write at the least: the basis of bandwidth figures. */
-static void dm_op_traffic(const dm_op *o, uint64_t *read, uint64_t *written)
-{
-    const dm_tensor *out = &o->t[o->input_count];
-    *written = out->count * out->esize;
-    switch (o->type) {
-    case DML_OPERATOR_SLICE1: *read = out->count * out->esize; break;
-    case DML_OPERATOR_ONE_HOT: *read = dm_footprint(&o->t[0]) * o->t[0].esize + 2ull * out->esize; break;
-    default: *read = out->count * out->esize + dm_footprint(&o->t[1]) * o->t[1].esize; break;
-    }
-}
-
 dmlops_status dmlops_operator_create(dmlops_context *ctx, const DML_OPERATOR_DESC *desc, dmlops_operator **out)
 {
     DM_CHECK_ARG(ctx, "dmlops_operator_create");
@@ -62,7 +41,9 @@ dmlops_status dmlops_operator_get_info(const dmlops_operator *op, dmlops_operato
 {
     DM_CHECK_ARG(op, "dmlops_operator_get_info");
     DM_CHECK_ARG(info, "dmlops_operator_get_info");
+    pthread_mutex_lock(&op->ctx->lock); /* executions note their path under it */
     *info = op->info;
+    pthread_mutex_unlock(&op->ctx->lock);
     return DMLOPS_SUCCESS;
 }
 
@@ -141,8 +122,9 @@ dmlops_status dmlops_operator_execute(dmlops_operator *op, uint32_t input_count,
     dmlops_binding bound[DM_MAX_BINDINGS];
     DM_CHECK_ARG(op, "dmlops_operator_execute");
     DM_TRY(dm_check_bindings(op, input_count, inputs, output_count, outputs, bound));
-    pthread_mutex_lock(&op->ctx->lock);
+    const bool serial = !op->ctx->vt->concurrent_execute;
+    if (serial) pthread_mutex_lock(&op->ctx->lock);
     dmlops_status st = op->ctx->vt->operator_execute(op, bound);
-    pthread_mutex_unlock(&op->ctx->lock);
+    if (serial) pthread_mutex_unlock(&op->ctx->lock);
     return st;
 }

@@ -277,6 +277,14 @@ dmlops_status dm_tensor_parse(const DML_TENSOR_DESC *desc, const char *op, const
     return DMLOPS_SUCCESS;
 }
 
+uint64_t dm_tensor_footprint(const dm_tensor *t)
+{
+    uint64_t n = 1;
+    for (uint32_t d = 0; d < t->rank; d++)
+        if (t->strides[d]) n *= t->sizes[d];
+    return n;
+}
+
 bool dm_walk_next(dm_walk *w)
 {
     for (uint32_t d = w->rank; d-- > 0;) {

@@ -42,6 +42,9 @@ bool dm_calc_min_bytes(uint32_t esize, uint32_t rank, const uint32_t *sizes,
 typedef enum dm_layout { DM_LAYOUT_ONE_TO_ONE, DM_LAYOUT_OVERLAPPING, DM_LAYOUT_UNPROVEN } dm_layout;
 dm_layout dm_layout_check(uint32_t rank, const uint32_t *sizes, const uint64_t *strides);
 
+/* Distinct elements a tensor can address: broadcast (stride 0) dimensions add none. */
+uint64_t dm_tensor_footprint(const dm_tensor *t);
+
 /* Walks every coordinate of a box of up to DM_MAX_RANK dimensions while keeping up to
  * DM_WALK_STREAMS element offsets (one per tensor) in step. Offsets are signed so that
  * negative slice strides work. The innermost dimension is left to the caller. */

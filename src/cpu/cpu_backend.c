@@ -1,15 +1,58 @@
-/* The CPU backend: buffers are host memory and operators run their reference
- * semantics (op_*.c). It is the fallback when no Vulkan device exists. */
+/* The CPU backend: buffers are host memory, and each operator runs the loop its
+ * operator file specialises for its collapsed gather (op_*.c), split by output ranges
+ * over the context's worker pool (cpu_pool.c).
+ *
+ * Concurrency: executions do not take the context lock, so several application threads
+ * run at once, each on its own operator call; the pool interleaves their chunks. The
+ * only shared state an execution writes is the operator's last_path, once, under the
+ * lock that dmlops_operator_get_info reads it with. */
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../gather.h"
 #include "../internal.h"
+#include "cpu_pool.h"
 
+/* Work below this many bytes (read + written) per chunk is not split further: waking a
+ * worker costs a few microseconds, the time to move about this much memory
+ * (docs/performance.md, "CPU engine"). Operators under twice this run inline. */
+#define DM_CPU_CHUNK_BYTES (128u << 10)
+/* Chunks per thread: enough that a thread slowed by the rest of the machine does not
+ * hold up the others, few enough that handing them out stays free. */
+#define DM_CPU_CHUNKS_PER_THREAD 4
+#define DM_CPU_MAX_THREADS 1024
+
+typedef struct dm_cpu_ctx {
+    dm_pool *pool;
+    uint32_t threads;     /* configured: caller plus workers */
+    uint64_t chunk_bytes; /* smallest chunk, in bytes of traffic */
+} dm_cpu_ctx;
+
+typedef struct dm_cpu_op {
+    dm_gather g;
+    dm_cpu_fn loop;
+    uint64_t elements, chunk_elements;
+    uint32_t chunks;
+    atomic_bool ran;
+} dm_cpu_op;
+
+static dm_cpu_ctx *dm_cpu(const dmlops_context *ctx) { return ctx->impl; }
 static uint8_t *dm_cpu_data(const dmlops_buffer *buf) { return buf->impl; }
 
-static void dm_cpu_context_destroy(dmlops_context *ctx) { (void)ctx; }
+static void dm_cpu_context_destroy(dmlops_context *ctx)
+{
+    dm_cpu_ctx *c = dm_cpu(ctx);
+    dm_pool_destroy(c->pool);
+    free(c);
+}
 
-static void dm_cpu_context_info(dmlops_context *ctx, dmlops_context_info *info) { (void)ctx; info->cpu_threads = 1; }
+static void dm_cpu_context_info(dmlops_context *ctx, dmlops_context_info *info)
+{
+    info->cpu_threads = dm_pool_threads(dm_cpu(ctx)->pool);
+}
 
 static dmlops_status dm_cpu_buffer_create(dmlops_buffer *buf)
 {
@@ -28,38 +71,76 @@ static dmlops_status dm_cpu_buffer_create(dmlops_buffer *buf)
 
 static void dm_cpu_buffer_destroy(dmlops_buffer *buf) { free(buf->impl); }
 
-/* Host access waits for running executions, as on Vulkan: both take the context lock. */
+/* Executions are synchronous, so everything submitted by this thread is complete; work
+ * of other threads on the same bytes is for the application to order (docs/api.md). */
 static dmlops_status dm_cpu_buffer_write(dmlops_buffer *buf, uint64_t offset, const void *src, uint64_t size)
 {
-    pthread_mutex_lock(&buf->ctx->lock);
     memcpy(dm_cpu_data(buf) + offset, src, (size_t)size);
-    pthread_mutex_unlock(&buf->ctx->lock);
     return DMLOPS_SUCCESS;
 }
 
 static dmlops_status dm_cpu_buffer_read(dmlops_buffer *buf, uint64_t offset, void *dst, uint64_t size)
 {
-    pthread_mutex_lock(&buf->ctx->lock);
     memcpy(dst, dm_cpu_data(buf) + offset, (size_t)size);
-    pthread_mutex_unlock(&buf->ctx->lock);
     return DMLOPS_SUCCESS;
+}
+
+/* Splits the output into chunks of whole 64-byte lines of elements, each moving at
+ * least chunk_bytes, at most DM_CPU_CHUNKS_PER_THREAD per thread. */
+static void dm_cpu_split(const dm_cpu_ctx *c, dm_cpu_op *o, uint64_t traffic)
+{
+    const uint64_t line = o->g.esize < 64 ? 64 / o->g.esize : 1;
+    uint64_t chunks = c->threads > 1 ? traffic / c->chunk_bytes : 1;
+    uint64_t most = (uint64_t)c->threads * DM_CPU_CHUNKS_PER_THREAD;
+    if (chunks > most) chunks = most;
+    if (chunks < 1) chunks = 1;
+    uint64_t per = (o->elements + chunks - 1) / chunks;
+    per = (per + line - 1) / line * line;
+    o->chunk_elements = per;
+    o->chunks = (uint32_t)((o->elements + per - 1) / per);
 }
 
 static dmlops_status dm_cpu_operator_create(dmlops_operator *op)
 {
+    dm_cpu_op *o = calloc(1, sizeof *o);
+    if (!o) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", op->op.name);
+    dm_op_lower(&op->op, &o->g);
+    o->loop = op->op.cls->cpu_loop(&o->g);
+    o->elements = dm_gather_elements(&o->g);
+    atomic_init(&o->ran, false);
+    dm_cpu_split(dm_cpu(op->ctx), o, op->info.bytes_read + op->info.bytes_written);
+    op->impl = o;
     op->info.planned_path = DMLOPS_PATH_CPU;
     return DMLOPS_SUCCESS;
 }
 
-static void dm_cpu_operator_destroy(dmlops_operator *op) { (void)op; }
+static void dm_cpu_operator_destroy(dmlops_operator *op) { free(op->impl); }
+
+typedef struct dm_cpu_job {
+    const dm_cpu_op *o;
+    uint8_t *slot[DM_SLOT_COUNT];
+} dm_cpu_job;
+
+static void dm_cpu_chunk(void *arg, uint32_t c)
+{
+    const dm_cpu_job *j = arg;
+    const dm_cpu_op *o = j->o;
+    uint64_t e0 = (uint64_t)c * o->chunk_elements, e1 = e0 + o->chunk_elements;
+    o->loop(&o->g, j->slot, e0, e1 < o->elements ? e1 : o->elements);
+}
 
 static dmlops_status dm_cpu_operator_execute(dmlops_operator *op, const dmlops_binding *bind)
 {
-    uint8_t *base[DM_MAX_BINDINGS] = {0};
-    for (uint32_t i = 0; i < op->op.input_count + op->op.output_count; i++)
-        base[i] = dm_cpu_data(bind[i].buffer) + bind[i].offset;
-    dm_op_run_cpu(&op->op, base);
-    op->info.last_path = DMLOPS_PATH_CPU;
+    dm_cpu_op *o = op->impl;
+    dm_cpu_job j = {.o = o};
+    for (uint32_t s = 0; s < DM_SLOT_COUNT; s++)
+        if (o->g.binding[s] >= 0) j.slot[s] = dm_cpu_data(bind[o->g.binding[s]].buffer) + bind[o->g.binding[s]].offset;
+    dm_pool_run(dm_cpu(op->ctx)->pool, o->chunks, dm_cpu_chunk, &j);
+    if (!atomic_exchange(&o->ran, true)) {
+        pthread_mutex_lock(&op->ctx->lock);
+        op->info.last_path = DMLOPS_PATH_CPU;
+        pthread_mutex_unlock(&op->ctx->lock);
+    }
     return DMLOPS_SUCCESS;
 }
 
@@ -68,6 +149,8 @@ static void dm_cpu_list_destroy(dmlops_command_list *list) { (void)list; }
 static dmlops_status dm_cpu_list_record(dmlops_command_list *list, dm_list_entry *e) { (void)list; (void)e; return DMLOPS_SUCCESS; }
 static void dm_cpu_list_reset(dmlops_command_list *list) { (void)list; }
 
+/* Entries run in order, each split over the pool: an entry starts once the previous
+ * one has finished, which orders every hazard the list recorded. */
 static dmlops_status dm_cpu_list_execute(dmlops_command_list *list)
 {
     for (uint32_t i = 0; i < list->count; i++) {
@@ -84,6 +167,7 @@ static dmlops_status dm_cpu_list_execute(dmlops_command_list *list)
 }
 
 const dm_backend_vtbl dm_cpu_vtbl = {
+    .concurrent_execute = true,
     .context_destroy = dm_cpu_context_destroy,
     .context_info = dm_cpu_context_info,
     .buffer_create = dm_cpu_buffer_create,
@@ -100,8 +184,45 @@ const dm_backend_vtbl dm_cpu_vtbl = {
     .list_reset = dm_cpu_list_reset,
 };
 
-dmlops_status dm_cpu_context_init(dmlops_context *ctx)
+/* CPUs this process may run on: the online ones, fewer when an affinity mask (taskset,
+ * a container's cpuset) says so. */
+static uint32_t dm_cpu_count(void)
 {
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    uint32_t n = online > 0 ? (uint32_t)online : 1;
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        int allowed = CPU_COUNT(&set);
+        if (allowed > 0 && (uint32_t)allowed < n) n = (uint32_t)allowed;
+    }
+    return n;
+}
+
+dmlops_status dm_cpu_context_init(dmlops_context *ctx, const dm_cpu_params *params)
+{
+    uint32_t threads = params->threads;
+    const char *env = getenv("DMLOPS_CPU_THREADS");
+    if (!threads && env && *env) {
+        char *end = NULL;
+        unsigned long v = strtoul(env, &end, 10);
+        if (*end || env[0] < '0' || env[0] > '9' || v < 1 || v > DM_CPU_MAX_THREADS)
+            return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "DMLOPS_CPU_THREADS = \"%s\" is not a thread count from 1 to %u",
+                           env, DM_CPU_MAX_THREADS);
+        threads = (uint32_t)v;
+    }
+    if (threads > DM_CPU_MAX_THREADS)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_context_options.cpu_threads = %u exceeds %u", threads,
+                       DM_CPU_MAX_THREADS);
+    if (!threads) threads = dm_cpu_count();
+    dm_cpu_ctx *c = calloc(1, sizeof *c);
+    if (c) c->pool = dm_pool_create(threads);
+    if (!c || !c->pool) {
+        free(c);
+        return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_context_create: out of host memory");
+    }
+    c->threads = threads;
+    c->chunk_bytes = params->chunk_bytes ? params->chunk_bytes : DM_CPU_CHUNK_BYTES;
+    ctx->impl = c;
     ctx->vt = &dm_cpu_vtbl;
     return DMLOPS_SUCCESS;
 }

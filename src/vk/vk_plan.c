@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../checked.h"
+#include "../elements.h"
 #include "vk_internal.h"
 
 enum { DM_MAX_PIECES = 1 << 16, DM_MAX_REGIONS = 1 << 18 };

@@ -1,0 +1,50 @@
+/* The operator registry: one row per operator, and the only dispatch on its type. */
+#include <string.h>
+
+#include "gather.h"
+#include "status.h"
+
+static const dm_op_class *const dm_classes[] = {&dm_one_hot_class, &dm_reverse_class, &dm_slice_class};
+
+const dm_op_class *dm_op_class_of(DML_OPERATOR_TYPE type)
+{
+    for (size_t i = 0; i < sizeof dm_classes / sizeof dm_classes[0]; i++)
+        if (dm_classes[i]->type == type) return dm_classes[i];
+    return NULL;
+}
+
+dmlops_status dm_op_parse(const DML_OPERATOR_DESC *desc, DML_FEATURE_LEVEL level, dm_op *op)
+{
+    memset(op, 0, sizeof *op);
+    if (!desc) return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "operator desc is NULL");
+    if (desc->Type == DML_OPERATOR_INVALID)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "DML_OPERATOR_DESC.Type = DML_OPERATOR_INVALID (0)");
+    const dm_op_class *cls = dm_op_class_of(desc->Type);
+    if (!desc->Desc)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: DML_OPERATOR_DESC.Desc is NULL",
+                       dmlops_operator_type_name(desc->Type));
+    if (!cls)
+        return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
+                       "DML_OPERATOR_DESC.Type = %d is not implemented: libdmlops runs ONE_HOT (95), "
+                       "REVERSE_SUBSEQUENCES (106) and SLICE1 (111)",
+                       (int)desc->Type);
+    op->cls = cls;
+    return cls->parse(desc->Desc, level, op);
+}
+
+void dm_op_lower(const dm_op *op, dm_gather *g)
+{
+    memset(g, 0, sizeof *g);
+    for (uint32_t s = 0; s < DM_SLOT_COUNT; s++) g->binding[s] = -1;
+    op->cls->lower(op, g);
+    dm_gather_collapse(g);
+}
+
+void dm_op_traffic(const dm_op *op, uint64_t *read, uint64_t *written) { op->cls->traffic(op, read, written); }
+
+dmlops_status dmlops_validate_operator(const DML_OPERATOR_DESC *desc, DML_FEATURE_LEVEL level)
+{
+    dm_op op;
+    DM_TRY(dm_feature_level_normalize(level, &level));
+    return dm_op_parse(desc, level, &op);
+}
