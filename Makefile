@@ -26,12 +26,12 @@ LIB      := $(B)/libdmlops.a
 TEST_SRC  := $(wildcard test/test_*.c)
 TEST_SH   := $(wildcard test/test_*.sh)
 # The interop test twice: against -lvulkan, and with the application's own volk.
-INTEROP_BIN := $(B)/test/interop_vulkan $(B)/test/interop_volk $(B)/test/no_alloc
+INTEROP_BIN := $(B)/test/interop_vulkan $(B)/test/interop_volk $(B)/test/no_alloc $(B)/test/thread_fail
 TEST_BIN  := $(TEST_SRC:test/%.c=$(B)/test/%)
 TEST_HARNESS := $(B)/obj/test/harness.o
 
 
-.PHONY: all lib cli deps deps-check test test-asan test-big test-valgrind fuzz demo bench install uninstall clean lint help
+.PHONY: all lib cli deps deps-check test test-asan test-big test-valgrind fuzz demo bench bench-docs install uninstall clean lint help
 all: lib cli
 lib: $(LIB)
 cli: $(CLI)
@@ -43,7 +43,8 @@ help:
 	@echo "make test-asan  the suite under AddressSanitizer + UBSan"
 	@echo "make test-big   tensors above maxStorageBufferRange (300 MiB, 2^25 elements)"
 	@echo "make test-valgrind  the CPU tests under valgrind"
-	@echo "make bench      the benchmark suite; writes docs/bench/ and docs/performance.md"
+	@echo "make bench      the benchmark suite (and numpy, when installed); writes $(B)/bench/"
+	@echo "make bench-docs the same, refreshing docs/performance.md and docs/bench/ (BENCH_ARGS=--backend vulkan ...)"
 	@echo "make install PREFIX=... DESTDIR=...   header, library, dmlops.pc, dmlops tool"
 	@echo "make deps       install the Debian packages (as root) or print the apt-get line"
 	@echo "make lint       clang-tidy and cppcheck"
@@ -114,6 +115,12 @@ $(B)/test/no_alloc: test/no_alloc.c $(TEST_HARNESS) $(LIB)
 	$(CC) -std=c11 -D_GNU_SOURCE -Iinclude -Itest $(WARN) -Wno-missing-prototypes $(CFLAGS) $(LDFLAGS) -o $@ $< \
 	    $(TEST_HARNESS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc $(LIB) $(LIBS)
 
+# Makes the library's pthread_create fail on demand (see the file).
+$(B)/test/thread_fail: test/thread_fail.c $(TEST_HARNESS) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -Iinclude -Itest $(WARN) -Wno-missing-prototypes $(CFLAGS) $(LDFLAGS) -o $@ $< \
+	    $(TEST_HARNESS) -Wl,--wrap=pthread_create $(LIB) $(LIBS)
+
 $(B)/test/interop_volk: test/interop.c /usr/include/volk.c $(TEST_HARNESS) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -DINTEROP_VOLK -Iinclude -Itest $(WARN) -Wno-missing-prototypes $(CFLAGS) $(LDFLAGS) \
@@ -154,9 +161,19 @@ $(B)/examples/%: examples/%.c $(LIB)
 demo: deps-check $(B)/examples/quickstart
 	$(B)/examples/quickstart
 
-# ---- benchmarks: docs/bench/<device>.{csv,svg} and the table in docs/performance.md ----
+# ---- benchmarks ------------------------------------------------------------------------
+# `make bench` writes $(B)/bench/performance.md and $(B)/bench/bench/<device>.{csv,svg};
+# `make bench-docs` refreshes the tracked docs/performance.md and docs/bench/ instead.
+# numpy (Debian's python3-numpy) is timed on the same cases when a python3 has it.
+BENCH_ARGS ?=
+NUMPY_PYTHON = $(firstword $(foreach p,python3 /usr/bin/python3,$(if $(shell $(p) -c 'import numpy' 2>/dev/null && echo y),$(p))))
+BENCH_PEER = $(if $(NUMPY_PYTHON),--numpy-peer "$(NUMPY_PYTHON) bench/numpy_peer.py")
 bench: deps-check $(CLI)
-	$(CLI) bench --report docs
+	@mkdir -p $(B)/bench
+	DMLOPS_BENCH_TARGET="make bench" $(CLI) bench $(BENCH_PEER) --report $(B)/bench $(BENCH_ARGS)
+
+bench-docs: deps-check $(CLI)
+	DMLOPS_BENCH_TARGET="make bench-docs" $(CLI) bench $(BENCH_PEER) --report docs $(BENCH_ARGS)
 
 # ---- install ----------------------------------------------------------------------------
 install: $(LIB) $(CLI)

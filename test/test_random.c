@@ -238,17 +238,21 @@ static const uint32_t size_menu[] = {1,  1,  1,  1,  2,  2,  2,  3,  3,  4,  5, 
                                      13, 16, 17, 17, 31, 32, 33, 33, 63, 64, 65, 100, 127, 128, 257, 1000, 1023};
 enum { SIZE_MENU_N = sizeof size_menu / sizeof size_menu[0] };
 
+/* Multiplies the element budget of generated tensors; the large-tensor suites raise it
+ * so that the CPU engine's default split points (hundreds of kilobytes) are crossed. */
+static uint64_t budget_scale = 1;
+
 static uint64_t pick_budget(dmt_rng *r)
 {
     switch (dmt_below(r, 10)) {
     case 0:
     case 1:
-    case 2: return 1 + dmt_below(r, 64);
+    case 2: return budget_scale * (1 + dmt_below(r, 64));
     case 3:
     case 4:
     case 5:
-    case 6: return 64 + dmt_below(r, 448);
-    default: return 512 + dmt_below(r, 1500);
+    case 6: return budget_scale * (64 + dmt_below(r, 448));
+    default: return budget_scale * (512 + dmt_below(r, 1500));
     }
 }
 
@@ -271,6 +275,12 @@ static void gen_sizes(dmt_rng *r, uint32_t rank, uint64_t budget, uint32_t *size
         for (int tries = 0; tries < 8 && v >= sizes[j]; tries++) v = size_menu[dmt_below(r, SIZE_MENU_N)];
         sizes[j] = v < sizes[j] ? v : sizes[j] / 2;
         if (!sizes[j]) sizes[j] = 1;
+    }
+    /* Large suites: double random dimensions until the product nears the budget, so
+     * that large budgets give large tensors whatever the rank. */
+    for (int grow = 0; budget_scale > 1 && grow < 64 && product(sizes, rank) * 2 <= budget; grow++) {
+        uint32_t j = dmt_below(r, rank);
+        if (sizes[j] <= (1u << 20)) sizes[j] *= 2;
     }
 }
 
@@ -875,16 +885,17 @@ static void sb_paths(sbuf *b, const coverage *cv)
 typedef void (*gen_fn)(rcase *rc, dmt_rng *r);
 
 /* Runs `default_cases` (or $DMT_CASES) random cases from gen on ctx. `label` names the
- * context in messages when it is not the harness's. */
+ * context in messages when it is not the harness's; `rerun` is then the TEST that
+ * makes it (NULL: `test`). */
 static void random_suite(dmlops_context *ctx, const char *test, const char *label, uint64_t default_seed, gen_fn gen,
-                         int default_cases)
+                         int default_cases, const char *rerun)
 {
     bool one = false, seed_set = false;
     uint64_t base = env_u64("DMT_SEED", default_seed, &seed_set);
     uint64_t only = env_u64("DMT_CASE_SEED", 0, &one);
     int ncases = (int)env_u64("DMT_CASES", (uint64_t)default_cases, NULL);
     if (one) ncases = 1;
-    suite_state st = {.test = test, .label = label, .filter = label ? "random_vulkan_forced_paths" : test};
+    suite_state st = {.test = test, .label = label, .filter = rerun ? rerun : test};
     coverage cv;
     memset(&cv, 0, sizeof cv);
     rcase *rc = malloc(sizeof *rc);
@@ -936,10 +947,10 @@ static int default_cases(void) { return dmt_is_vulkan() ? 1500 : 3000; }
 
 TEST_CTX(random_reverse_subsequences)
 {
-    random_suite(ctx, "random_reverse_subsequences", NULL, 0x5EED0001ull, gen_reverse, default_cases());
+    random_suite(ctx, "random_reverse_subsequences", NULL, 0x5EED0001ull, gen_reverse, default_cases(), NULL);
 }
-TEST_CTX(random_slice1) { random_suite(ctx, "random_slice1", NULL, 0x5EED0002ull, gen_slice, default_cases()); }
-TEST_CTX(random_one_hot) { random_suite(ctx, "random_one_hot", NULL, 0x5EED0003ull, gen_one_hot, default_cases()); }
+TEST_CTX(random_slice1) { random_suite(ctx, "random_slice1", NULL, 0x5EED0002ull, gen_slice, default_cases(), NULL); }
+TEST_CTX(random_one_hot) { random_suite(ctx, "random_one_hot", NULL, 0x5EED0003ull, gen_one_hot, default_cases(), NULL); }
 
 /* Vulkan only: the same random cases on contexts forced onto each execution path
  * (KERNELS_ONLY, PREFER_COPY), with the validation layer counting messages. */
@@ -957,15 +968,59 @@ TEST_CTX(random_vulkan_forced_paths)
             d.flags = flags[f]; /* no validation layer here */
             if (!CHECK_OK(dmlops_context_create(&d, &c))) continue;
         }
-        random_suite(c, "random_reverse_subsequences", names[f], 0x5EED0101ull + (uint64_t)f, gen_reverse, 300);
-        random_suite(c, "random_slice1", names[f], 0x5EED0201ull + (uint64_t)f, gen_slice, 300);
-        random_suite(c, "random_one_hot", names[f], 0x5EED0301ull + (uint64_t)f, gen_one_hot, 300);
+        random_suite(c, "random_reverse_subsequences", names[f], 0x5EED0101ull + (uint64_t)f, gen_reverse, 300, "random_vulkan_forced_paths");
+        random_suite(c, "random_slice1", names[f], 0x5EED0201ull + (uint64_t)f, gen_slice, 300, "random_vulkan_forced_paths");
+        random_suite(c, "random_one_hot", names[f], 0x5EED0301ull + (uint64_t)f, gen_one_hot, 300, "random_vulkan_forced_paths");
         dmlops_context_info info;
         if (CHECK_OK(dmlops_context_get_info(c, &info)))
             CHECK(info.debug_message_count == 0, "%s context: the validation layer reported %u messages", names[f],
                   info.debug_message_count);
         dmlops_context_destroy(c);
     }
+}
+
+/* CPU only: the same random cases on contexts whose engine runs on one thread, and on
+ * four threads with chunks of a few dozen bytes, so that nearly every case is split at
+ * arbitrary points of its rows (chunks start at any element, mid-row and mid-sequence)
+ * and its chunks run concurrently. The outputs are strided, broadcast-free, padded and
+ * interleaved as the generator makes them, and every unaddressed byte is checked. */
+TEST_CTX(random_cpu_threads)
+{
+    (void)ctx;
+    if (dmt_is_vulkan()) return;
+    static const dmlops_context_options opts[2] = {{.cpu_threads = 1}, {.cpu_threads = 4, .cpu_chunk_bytes = 48}};
+    static const char *const names[2] = {"1 thread", "4 threads, 48-byte chunks"};
+    for (int k = 0; k < 2; k++) {
+        dmlops_context *c = NULL;
+        dmlops_context_desc d = {.backend = DMLOPS_BACKEND_CPU};
+        if (!CHECK_OK(dmlops_context_create_with_options(&d, &opts[k], &c))) continue;
+        dmlops_context_info info;
+        if (CHECK_OK(dmlops_context_get_info(c, &info)))
+            CHECK(info.cpu_threads == opts[k].cpu_threads, "%s: cpu_threads %u", names[k], info.cpu_threads);
+        random_suite(c, "random_reverse_subsequences", names[k], 0x5EED0501ull + (uint64_t)k, gen_reverse, 800, "random_cpu_threads");
+        random_suite(c, "random_slice1", names[k], 0x5EED0601ull + (uint64_t)k, gen_slice, 800, "random_cpu_threads");
+        random_suite(c, "random_one_hot", names[k], 0x5EED0701ull + (uint64_t)k, gen_one_hot, 800, "random_cpu_threads");
+        dmlops_context_destroy(c);
+    }
+}
+
+/* CPU only: tensors 300 times the usual budget (up to a few megabytes) on a context
+ * with the default split size and four threads, so the measured split points are
+ * crossed as in production. */
+TEST_CTX(random_cpu_threads_large)
+{
+    (void)ctx;
+    if (dmt_is_vulkan()) return;
+    dmlops_context_options opts = {.cpu_threads = 4};
+    dmlops_context_desc d = {.backend = DMLOPS_BACKEND_CPU};
+    dmlops_context *c = NULL;
+    REQUIRE_OK(dmlops_context_create_with_options(&d, &opts, &c));
+    budget_scale = 300;
+    random_suite(c, "random_reverse_subsequences", "4 threads, large", 0x5EED0801ull, gen_reverse, 30, "random_cpu_threads_large");
+    random_suite(c, "random_slice1", "4 threads, large", 0x5EED0802ull, gen_slice, 60, "random_cpu_threads_large");
+    random_suite(c, "random_one_hot", "4 threads, large", 0x5EED0803ull, gen_one_hot, 30, "random_cpu_threads_large");
+    budget_scale = 1;
+    dmlops_context_destroy(c);
 }
 
 /* ======================================================================================

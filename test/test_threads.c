@@ -1,62 +1,90 @@
-/* Several threads share one context: each creates its own operators, buffers and command
- * lists, executes, and reads back, all at once. The context must serialise what needs it;
- * the validation layer's threading checks (on for the Vulkan context) must stay silent. */
+/* Eight application threads share one context and one operator: each also creates its
+ * own operators, buffers and command lists, executes the shared operator and its own
+ * ones (directly and through lists), reads dmlops_operator_get_info, and checks every
+ * result, all at once. On Vulkan the context serialises submissions and the validation
+ * layer's threading checks (on for the harness context) must stay silent; on the CPU
+ * backend executions run concurrently and, on the threaded context below, their chunks
+ * interleave in one worker pool. */
 #include <pthread.h>
 #include <stdlib.h>
 
 #include "harness.h"
 
-enum { THREADS = 4, ROUNDS = 25, R = 8, C = 96 };
+enum { THREADS = 8, ROUNDS = 12, R = 8, C = 96 };
+
+typedef struct shared_op {
+    dmlops_operator *op; /* REVERSE [R, C] INT16 along axis 1, shared by every thread */
+} shared_op;
 
 typedef struct worker {
     dmlops_context *ctx;
+    const shared_op *shared;
     int id;
     int failures;
     char message[256];
 } worker;
 
+typedef struct reverse_desc {
+    dmt_tensor ti, tl, to;
+    DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC rd;
+    DML_OPERATOR_DESC desc;
+} reverse_desc;
+
+static void reverse_desc_init(reverse_desc *d)
+{
+    const uint32_t sizes[2] = {R, C}, lsizes[2] = {R, 1};
+    dmt_tensor_init(&d->ti, DML_TENSOR_DATA_TYPE_INT16, 2, sizes, NULL, 0);
+    dmt_tensor_init(&d->tl, DML_TENSOR_DATA_TYPE_UINT32, 2, lsizes, NULL, 0);
+    dmt_tensor_init(&d->to, DML_TENSOR_DATA_TYPE_INT16, 2, sizes, NULL, 0);
+    d->rd = (DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC){&d->ti.desc, &d->tl.desc, &d->to.desc, 1};
+    d->desc = (DML_OPERATOR_DESC){DML_OPERATOR_REVERSE_SUBSEQUENCES, &d->rd};
+}
+
+static void fail(worker *w, int round, const char *what)
+{
+    if (w->failures++) return;
+    snprintf(w->message, sizeof w->message, "thread %d round %d: %s: %s", w->id, round, what,
+             dmlops_last_error_message());
+}
+
 static void *work(void *arg)
 {
     worker *w = arg;
-    const uint32_t sizes[2] = {R, C}, lsizes[2] = {R, 1};
-    dmt_tensor ti, tl, to;
-    dmt_tensor_init(&ti, DML_TENSOR_DATA_TYPE_INT16, 2, sizes, NULL, 0);
-    dmt_tensor_init(&tl, DML_TENSOR_DATA_TYPE_UINT32, 2, lsizes, NULL, 0);
-    dmt_tensor_init(&to, DML_TENSOR_DATA_TYPE_INT16, 2, sizes, NULL, 0);
-    DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC rd = {&ti.desc, &tl.desc, &to.desc, 1};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_REVERSE_SUBSEQUENCES, &rd};
+    reverse_desc d;
+    reverse_desc_init(&d);
     const uint64_t bytes = (uint64_t)R * C * 2;
     int16_t x[R * C], y[R * C];
     uint32_t len[R];
     for (int round = 0; round < ROUNDS && !w->failures; round++) {
         for (int i = 0; i < R * C; i++) x[i] = (int16_t)(w->id * 1000 + round * 7 + i);
         for (int r = 0; r < R; r++) len[r] = (uint32_t)((r * 13 + round + w->id) % (C + 5));
-        dmlops_operator *op = NULL;
+        /* Odd rounds use the shared operator, even rounds one of this thread's own. */
+        dmlops_operator *own = NULL, *op = w->shared->op;
         dmlops_buffer *bx = NULL, *bl = NULL, *by = NULL;
         dmlops_command_list *list = NULL;
-        dmlops_status st = dmlops_operator_create(w->ctx, &desc, &op);
+        dmlops_status st = DMLOPS_SUCCESS;
+        if (round % 2 == 0 && (st = dmlops_operator_create(w->ctx, &d.desc, &own)) == DMLOPS_SUCCESS) op = own;
         if (!st) st = dmlops_buffer_create(w->ctx, bytes, &bx);
         if (!st) st = dmlops_buffer_create(w->ctx, 32, &bl);
         if (!st) st = dmlops_buffer_create(w->ctx, bytes, &by);
         if (!st) st = dmlops_buffer_write(bx, 0, x, bytes);
         if (!st) st = dmlops_buffer_write(bl, 0, len, sizeof len);
         dmlops_binding in[2] = {{bx, 0, bytes}, {bl, 0, 32}}, out = {by, 0, bytes};
-        if (!st && round % 2) st = dmlops_operator_execute(op, 2, in, 1, &out);
-        if (!st && !(round % 2)) st = dmlops_command_list_create(w->ctx, &list);
-        if (!st && !(round % 2)) st = dmlops_command_list_record(list, op, 2, in, 1, &out);
-        if (!st && !(round % 2)) st = dmlops_command_list_execute(list);
+        if (!st && round % 3 != 0) st = dmlops_operator_execute(op, 2, in, 1, &out);
+        if (!st && round % 3 == 0) st = dmlops_command_list_create(w->ctx, &list);
+        if (!st && round % 3 == 0) st = dmlops_command_list_record(list, op, 2, in, 1, &out);
+        if (!st && round % 3 == 0) st = dmlops_command_list_execute(list);
         if (!st) st = dmlops_buffer_read(by, 0, y, bytes);
-        if (st) {
-            w->failures++;
-            snprintf(w->message, sizeof w->message, "thread %d round %d: %s", w->id, round, dmlops_last_error_message());
-        }
+        dmlops_operator_info info;
+        if (!st) st = dmlops_operator_get_info(w->shared->op, &info);
+        if (st) fail(w, round, "a call failed");
+        else if (info.type != DML_OPERATOR_REVERSE_SUBSEQUENCES || info.bytes_written != bytes)
+            fail(w, round, "get_info of the shared operator");
         for (int r = 0; r < R && !st && !w->failures; r++)
             for (int i = 0; i < C; i++) {
                 int L = len[r] > C ? C : (int)len[r], s = i < L ? L - 1 - i : i;
                 if (y[r * C + i] != x[r * C + s]) {
-                    w->failures++;
-                    snprintf(w->message, sizeof w->message, "thread %d round %d: row %d element %d wrong", w->id,
-                             round, r, i);
+                    fail(w, round, "wrong result");
                     break;
                 }
             }
@@ -64,19 +92,45 @@ static void *work(void *arg)
         dmlops_buffer_destroy(bx);
         dmlops_buffer_destroy(bl);
         dmlops_buffer_destroy(by);
-        dmlops_operator_destroy(op);
+        dmlops_operator_destroy(own);
     }
     return NULL;
 }
 
-TEST_CTX(threads_share_a_context)
+static void run_threads(dmlops_context *ctx, const char *label)
 {
+    reverse_desc d;
+    reverse_desc_init(&d);
+    shared_op shared = {NULL};
+    REQUIRE_OK(dmlops_operator_create(ctx, &d.desc, &shared.op));
     pthread_t t[THREADS];
     worker w[THREADS];
+    int started = 0;
     for (int i = 0; i < THREADS; i++) {
-        w[i] = (worker){ctx, i, 0, ""};
-        REQUIRE(pthread_create(&t[i], NULL, work, &w[i]) == 0);
+        w[i] = (worker){ctx, &shared, i, 0, ""};
+        if (!CHECK(pthread_create(&t[i], NULL, work, &w[i]) == 0, "%s: thread %d", label, i)) break;
+        started++;
     }
-    for (int i = 0; i < THREADS; i++) pthread_join(t[i], NULL);
-    for (int i = 0; i < THREADS; i++) CHECK(w[i].failures == 0, "%s", w[i].message);
+    for (int i = 0; i < started; i++) pthread_join(t[i], NULL);
+    for (int i = 0; i < started; i++) CHECK(w[i].failures == 0, "%s: %s", label, w[i].message);
+    dmlops_operator_info info;
+    if (CHECK_OK(dmlops_operator_get_info(shared.op, &info)))
+        CHECK(info.last_path != DMLOPS_PATH_NONE, "%s: the shared operator never noted a path", label);
+    dmlops_operator_destroy(shared.op);
+}
+
+TEST_CTX(threads_share_a_context_and_an_operator) { run_threads(ctx, dmt_backend_name()); }
+
+/* The CPU backend with four pool threads and chunks of 64 bytes: every execution of
+ * the 1.5 KiB operator is split, and the eight callers' chunks interleave. */
+TEST(threads_share_a_threaded_cpu_context)
+{
+    dmlops_context_desc d = {.backend = DMLOPS_BACKEND_CPU};
+    dmlops_context_options o = {.cpu_threads = 4, .cpu_chunk_bytes = 64};
+    dmlops_context *ctx = NULL;
+    REQUIRE_OK(dmlops_context_create_with_options(&d, &o, &ctx));
+    run_threads(ctx, "cpu, 4 pool threads");
+    dmlops_context_info info;
+    if (CHECK_OK(dmlops_context_get_info(ctx, &info))) CHECK(info.cpu_threads == 4, "cpu_threads %u", info.cpu_threads);
+    dmlops_context_destroy(ctx);
 }

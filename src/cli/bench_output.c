@@ -21,11 +21,6 @@ static bool path_fmt(char *buf, size_t len, const char *fmt, ...)
     return false;
 }
 
-static double ratio(double a, double b)
-{
-    return b > 0 ? a / b : 0;
-}
-
 static const char *timer_name(const bench_result *r)
 {
     return r->gpu_timer ? "gpu" : "wall";
@@ -38,23 +33,50 @@ static bool any_wall(const bench_run *run)
     return false;
 }
 
+static bool is_vulkan(const bench_run *run) { return run->ctx.backend == DMLOPS_BACKEND_VULKAN; }
+
+/* "1.234" or "-" when the baseline was not measured. */
+static const char *fmt_ratio(double a, double b, char buf[16])
+{
+    if (b > 0 && a > 0) snprintf(buf, 16, "%.3f", a / b);
+    else snprintf(buf, 16, "-");
+    return buf;
+}
+
+static double numpy_gbps(const bench_result *r)
+{
+    return r->numpy_s > 0 ? (double)r->bytes / r->numpy_s * 1e-9 : 0;
+}
+
 void bench_print_table(const bench_run *run, FILE *f)
 {
-    fprintf(f, "\n%-48s %-13s %-5s %6s %11s %11s %9s %9s %8s %11s %9s\n", "case", "path", "timer", "iters", "median us",
-            "min us", "GB/s", "copy GB/s", "vs copy", "memcpy GB/s", "vs memcpy");
+    const bool vk = is_vulkan(run);
+    char a[16], b[16], c[16], d[16];
+    fprintf(f, "\n%-50s %-13s %-5s %5s %11s %9s %9s %9s %9s %9s%s\n", "case", "path", "timer", "iters", "median us",
+            "GB/s", "vs memcpy", "vs numpy", "vs memset", vk ? "copy GB/s" : "", vk ? "   vs copy" : "");
     for (size_t i = 0; i < run->count; i++) {
         const bench_result *r = &run->results[i];
         if (r->skipped[0]) {
-            fprintf(f, "%-48s skipped: %s\n", r->label, r->skipped);
+            fprintf(f, "%-50s skipped: %s\n", r->c->label, r->skipped);
             continue;
         }
-        fprintf(f, "%-48s %-13s %-5s %6u %11.1f %11.1f %9.3f %9.3f %8.3f %11.3f %9.3f\n", r->label,
-                dmlops_path_name(r->path), timer_name(r), r->iterations, r->median_s * 1e6, r->min_s * 1e6, r->gbps,
-                r->copy_gbps, ratio(r->gbps, r->copy_gbps), r->memcpy_gbps, ratio(r->gbps, r->memcpy_gbps));
+        fprintf(f, "%-50s %-13s %-5s %5u %11.1f %9.3f %9s %9s %9s", r->c->label, dmlops_path_name(r->path),
+                timer_name(r), r->iterations, r->median_s * 1e6, r->gbps, fmt_ratio(r->gbps, r->memcpy_gbps, a),
+                fmt_ratio(r->gbps, numpy_gbps(r), b), fmt_ratio(r->gbps, r->memset_gbps, c));
+        if (vk) fprintf(f, " %9.3f %9s", r->copy_gbps, fmt_ratio(r->gbps, r->copy_gbps, d));
+        fputc('\n', f);
     }
     if (any_wall(run))
         fprintf(f, "timer 'wall': no GPU timestamps (CPU backend, or a device without timestamp queries), so "
                    "host wall time from submission to completion was used\n");
+    if (run->have_numpy) fprintf(f, "vs numpy: numpy %s doing the same operation, one thread\n", run->numpy_version);
+    for (size_t i = 0; i < run->nscaling; i++) {
+        const bench_scaling *s = &run->scaling[i];
+        if (i == 0) fprintf(f, "\nCPU engine scaling (GB/s by threads):\n");
+        fprintf(f, "  %-50s", s->c->label);
+        for (uint32_t k = 0; k < s->n; k++) fprintf(f, "  %u: %7.2f", s->threads[k], s->gbps[k]);
+        fprintf(f, "  (x%.2f)\n", s->n ? bench_ratio(s->gbps[s->n - 1], s->gbps[0]) : 0);
+    }
     const bench_overhead *o = &run->overhead;
     if (o->measured) {
         fprintf(f, "\nsmall-operator overhead, %u SLICE1 operators on a 4x4 tensor:\n", o->ops);
@@ -83,18 +105,23 @@ bool bench_write_csv(const bench_run *run, const char *path)
         return false;
     }
     fputs("device,backend,operator,variant,data_type,element_bytes,tensor_bytes,bytes_moved,path,timer,iterations,"
-          "median_us,min_us,gbps,copy_gbps,ratio_copy,memcpy_gbps,ratio_memcpy\n",
+          "median_us,min_us,gbps,copy_gbps,ratio_copy,memcpy_gbps,ratio_memcpy,memset_gbps,ratio_memset,numpy_us,"
+          "ratio_numpy,threads\n",
           f);
     for (size_t i = 0; i < run->count; i++) {
         const bench_result *r = &run->results[i];
         if (r->skipped[0]) continue;
+        const bench_case *c = r->c;
         csv_string(f, run->device);
-        fprintf(f, ",%s,%s,%s,%s,%u,%llu,%llu,%s,%s,%u,%.3f,%.3f,%.4f,%.4f,%.4f,%.4f,%.4f\n",
-                run->ctx.backend == DMLOPS_BACKEND_CPU ? "cpu" : "vulkan", r->op, r->variant,
-                dmlops_data_type_name(r->type), dmlops_data_type_size(r->type), (unsigned long long)r->tensor_bytes,
-                (unsigned long long)r->bytes, dmlops_path_name(r->path), timer_name(r), r->iterations,
-                r->median_s * 1e6, r->min_s * 1e6, r->gbps, r->copy_gbps, ratio(r->gbps, r->copy_gbps), r->memcpy_gbps,
-                ratio(r->gbps, r->memcpy_gbps));
+        fprintf(f, ",%s,%s,", run->backend, dmlops_operator_type_name(c->fam->op));
+        csv_string(f, c->fam->variant);
+        fprintf(f, ",%s,%u,%llu,%llu,%s,%s,%u,%.3f,%.3f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.3f,%.4f,%u\n",
+                dmlops_data_type_name(c->type),
+                dmlops_data_type_size(c->type), (unsigned long long)c->tensor_bytes, (unsigned long long)r->bytes,
+                dmlops_path_name(r->path), timer_name(r), r->iterations, r->median_s * 1e6, r->min_s * 1e6, r->gbps,
+                r->copy_gbps, bench_ratio(r->gbps, r->copy_gbps), r->memcpy_gbps, bench_ratio(r->gbps, r->memcpy_gbps),
+                r->memset_gbps, bench_ratio(r->gbps, r->memset_gbps), r->numpy_s * 1e6,
+                bench_ratio(r->gbps, numpy_gbps(r)), run->ctx.cpu_threads);
     }
     bool ok = !ferror(f);
     if (fclose(f) != 0) ok = false;
@@ -103,6 +130,28 @@ bool bench_write_csv(const bench_run *run, const char *path)
 }
 
 /* ---- docs/performance.md ------------------------------------------------------------ */
+
+static void markdown_table(const bench_run *run, FILE *f)
+{
+    const bool vk = is_vulkan(run);
+    char a[16], b[16], c[16], d[16];
+    fprintf(f, "| Case | Path | Median µs | GB/s | vs memcpy | vs numpy | vs memset |%s\n",
+            vk ? " Copy GB/s | vs copy |" : "");
+    fprintf(f, "|---|---|--:|--:|--:|--:|--:|%s\n", vk ? "--:|--:|" : "");
+    for (size_t i = 0; i < run->count; i++) {
+        const bench_result *r = &run->results[i];
+        const char *bold = bench_case_is_headline(r->c) ? "**" : "";
+        if (r->skipped[0]) {
+            fprintf(f, "| %s | skipped | | | | | |%s\n", r->c->label, vk ? " | |" : "");
+            continue;
+        }
+        fprintf(f, "| %s%s%s | %s | %.1f | %.2f | %s | %s | %s |", bold, r->c->label, bold, dmlops_path_name(r->path),
+                r->median_s * 1e6, r->gbps, fmt_ratio(r->gbps, r->memcpy_gbps, a),
+                fmt_ratio(r->gbps, numpy_gbps(r), b), fmt_ratio(r->gbps, r->memset_gbps, c));
+        if (vk) fprintf(f, " %.2f | %s |", r->copy_gbps, fmt_ratio(r->gbps, r->copy_gbps, d));
+        fputc('\n', f);
+    }
+}
 
 static char *markdown_section(const bench_run *run)
 {
@@ -113,32 +162,38 @@ static char *markdown_section(const bench_run *run)
     const dmlops_device_info *d = &run->ctx.device;
     fprintf(f, "<!-- bench:%s:begin -->\n## %s\n\n", run->slug, run->device);
     fprintf(f, "| | |\n|---|---|\n");
-    if (run->ctx.backend == DMLOPS_BACKEND_VULKAN) {
+    if (is_vulkan(run)) {
         fprintf(f, "| Device | %s (Vulkan %u.%u.%u, index %u, UUID %s) |\n", run->device, (d->api_version >> 22) & 0x7f,
                 (d->api_version >> 12) & 0x3ff, d->api_version & 0xfff, d->index, d->uuid_string);
     } else {
         fprintf(f, "| Device | %s |\n", run->device);
     }
-    fprintf(f, "| Driver | %s |\n| CPU | %s |\n| Date | %s |\n| Command | `%s` |\n", run->driver, run->cpu, run->date,
-            run->command);
-    fprintf(f, "| Timer | %s |\n\n", any_wall(run) ? "host wall time (no GPU timestamps on this backend or device)"
-                                                   : "GPU timestamp queries");
-    fprintf(f, "![GB/s of each case beside the vkCmdCopyBuffer roofline](bench/%s.svg)\n\n", run->slug);
+    fprintf(f, "| Backend | %s |\n| Driver | %s |\n| CPU | %s |\n| Date | %s |\n| Command | `%s` |\n", run->backend,
+            run->driver, run->cpu, run->date, run->command);
+    fprintf(f, "| Suite | %s |\n", run->quick ? "quick (4 KiB and 64 KiB only)" : "standard");
+    fprintf(f, "| Timer | %s |\n", any_wall(run) ? "host wall time (no GPU timestamps on this backend or device)"
+                                                 : "GPU timestamp queries");
+    fprintf(f, "| numpy | %s |\n\n", run->have_numpy ? run->numpy_version : "not measured (no python3-numpy)");
+    fprintf(f, "![GB/s of each case beside its ceilings](bench/%s.svg)\n\n", run->slug);
     fprintf(f, "Raw numbers: [bench/%s.csv](bench/%s.csv). *GB/s* counts the bytes the operator must read and "
-               "write; *vs copy* divides it by the bandwidth of a `vkCmdCopyBuffer` of the same byte count, "
-               "measured in the same run; *vs memcpy* by a host `memcpy` of the same bytes.\n\n",
-            run->slug, run->slug);
-    fprintf(f, "| Case | Path | Median µs | Min µs | GB/s | Copy GB/s | vs copy | vs memcpy |\n");
-    fprintf(f, "|---|---|--:|--:|--:|--:|--:|--:|\n");
-    for (size_t i = 0; i < run->count; i++) {
-        const bench_result *r = &run->results[i];
-        if (r->skipped[0]) {
-            fprintf(f, "| %s | skipped | | | | | | |\n", r->label);
-            continue;
+               "write. Each *vs* column divides it by a baseline measured in the same run on the same machine: "
+               "*memcpy*, a host `memcpy` of the same bytes; *numpy*, numpy doing the same operation on one "
+               "thread; *memset*, a host `memset` of a ONE_HOT's output bytes%s. Headline cases are in bold.\n\n",
+            run->slug, run->slug,
+            is_vulkan(run) ? "; *copy*, a `vkCmdCopyBuffer` of the same bytes on the device" : "");
+    markdown_table(run, f);
+    for (size_t i = 0; i < run->nscaling; i++) {
+        const bench_scaling *s = &run->scaling[i];
+        if (i == 0) {
+            fprintf(f, "\nCPU engine scaling, GB/s by thread count:\n\n| Case |");
+            for (uint32_t k = 0; k < s->n; k++) fprintf(f, " %u |", s->threads[k]);
+            fprintf(f, " speed-up |\n|---|");
+            for (uint32_t k = 0; k <= s->n; k++) fprintf(f, "--:|");
+            fputc('\n', f);
         }
-        fprintf(f, "| %s | %s | %.1f | %.1f | %.3f | %.3f | %.3f | %.3f |\n", r->label, dmlops_path_name(r->path),
-                r->median_s * 1e6, r->min_s * 1e6, r->gbps, r->copy_gbps, ratio(r->gbps, r->copy_gbps),
-                ratio(r->gbps, r->memcpy_gbps));
+        fprintf(f, "| %s |", s->c->label);
+        for (uint32_t k = 0; k < s->n; k++) fprintf(f, " %.2f |", s->gbps[k]);
+        fprintf(f, " %.2fx |\n", s->n ? bench_ratio(s->gbps[s->n - 1], s->gbps[0]) : 0);
     }
     const bench_overhead *o = &run->overhead;
     if (o->measured) {

@@ -1,6 +1,8 @@
 /* The benchmark chart, written as SVG by hand: one horizontal bar per case (its GB/s) on a
- * logarithmic axis, with a red mark at the vkCmdCopyBuffer bandwidth of the same byte
- * count, so each bar's distance from its mark is the distance from the copy roofline. */
+ * logarithmic axis, with a mark at each ceiling measured for the same bytes in the same
+ * run, so a bar's distance from a mark is its distance from that ceiling: on Vulkan
+ * vkCmdCopyBuffer (red), on the CPU backend host memcpy (red) and numpy doing the same
+ * operation (purple). */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
@@ -20,11 +22,22 @@ static void xml_text(FILE *f, const char *s)
     }
 }
 
-static const char *op_color(const char *op)
+static const char *op_color(DML_OPERATOR_TYPE op)
 {
-    if (!strcmp(op, "REVERSE_SUBSEQUENCES")) return "#4e79a7";
-    if (!strcmp(op, "SLICE1")) return "#f28e2b";
+    if (op == DML_OPERATOR_REVERSE_SUBSEQUENCES) return "#4e79a7";
+    if (op == DML_OPERATOR_SLICE1) return "#f28e2b";
     return "#59a14f";
+}
+
+/* The ceilings drawn as marks: the device's copy (Vulkan) or memcpy (CPU), and numpy. */
+static double ceiling(const bench_run *run, const bench_result *r)
+{
+    return run->ctx.backend == DMLOPS_BACKEND_VULKAN ? r->copy_gbps : r->memcpy_gbps;
+}
+
+static double numpy_gbps(const bench_result *r)
+{
+    return r->numpy_s > 0 ? (double)r->bytes / r->numpy_s * 1e-9 : 0;
 }
 
 typedef struct axis {
@@ -44,8 +57,8 @@ static axis make_axis(const bench_run *run)
     for (size_t i = 0; i < run->count; i++) {
         const bench_result *r = &run->results[i];
         if (r->skipped[0]) continue;
-        double v[2] = {r->gbps, r->copy_gbps};
-        for (int k = 0; k < 2; k++)
+        double v[3] = {r->gbps, ceiling(run, r), numpy_gbps(r)};
+        for (int k = 0; k < 3; k++)
             if (v[k] > 0) {
                 mn = v[k] < mn ? v[k] : mn;
                 mx = v[k] > mx ? v[k] : mx;
@@ -72,9 +85,11 @@ bool bench_write_svg(const bench_run *run, const char *path)
                "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"11\">\n",
             WIDTH, height, WIDTH, height);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    const bool vk = run->ctx.backend == DMLOPS_BACKEND_VULKAN;
     fprintf(f, "<text x=\"10\" y=\"22\" font-size=\"16\" font-weight=\"bold\">libdmlops effective bandwidth on ");
     xml_text(f, run->device);
-    fprintf(f, "</text>\n<text x=\"10\" y=\"40\" fill=\"#555\">");
+    fprintf(f, " (%s backend, %s suite)</text>\n<text x=\"10\" y=\"40\" fill=\"#555\">", run->backend,
+            run->quick ? "quick: 4 KiB and 64 KiB only" : "standard");
     xml_text(f, run->driver);
     fprintf(f, " | CPU ");
     xml_text(f, run->cpu);
@@ -85,8 +100,12 @@ bool bench_write_svg(const bench_run *run, const char *path)
                "fill=\"#59a14f\"/>\n<text x=\"92\" y=\"61\">operator GB/s: (bytes read + written) / time "
                "(REVERSE_SUBSEQUENCES, SLICE1, ONE_HOT)</text>\n");
     fprintf(f, "<line x1=\"48\" y1=\"68\" x2=\"48\" y2=\"80\" stroke=\"#d62728\" stroke-width=\"2.5\"/>\n"
-               "<text x=\"92\" y=\"78\">vkCmdCopyBuffer of the same bytes in the same run: the copy roofline</text>\n");
-    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#555\">bar / roofline</text>\n", WIDTH - 10, TOP - 6);
+               "<text x=\"92\" y=\"78\">%s of the same bytes in the same run: the copy ceiling</text>\n",
+            vk ? "vkCmdCopyBuffer" : "host memcpy");
+    if (run->have_numpy)
+        fprintf(f, "<line x1=\"400\" y1=\"68\" x2=\"400\" y2=\"80\" stroke=\"#7b3294\" stroke-width=\"2.5\" "
+                   "stroke-dasharray=\"2,1\"/>\n<text x=\"410\" y=\"78\">numpy doing the same operation</text>\n");
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#555\">bar / ceiling</text>\n", WIDTH - 10, TOP - 6);
 
     /* Decade grid with 2x and 5x minor lines. */
     int y0 = TOP, y1 = TOP + (int)rows * ROW;
@@ -107,21 +126,27 @@ bool bench_write_svg(const bench_run *run, const char *path)
         const bench_result *r = &run->results[i];
         if (r->skipped[0]) continue;
         double y = TOP + (double)row++ * ROW;
-        double xb = axis_x(&a, r->gbps), xc = axis_x(&a, r->copy_gbps);
-        double ratio = r->copy_gbps > 0 ? r->gbps / r->copy_gbps : 0;
+        double ceil_gbps = ceiling(run, r), np_gbps = numpy_gbps(r);
+        double xb = axis_x(&a, r->gbps), xc = axis_x(&a, ceil_gbps), xn = axis_x(&a, np_gbps);
+        double ratio = ceil_gbps > 0 ? r->gbps / ceil_gbps : 0;
         fprintf(f, "<g><title>");
-        xml_text(f, r->label);
-        fprintf(f, ": %s path, %.3f GB/s, copy %.3f GB/s (%.2fx), memcpy %.3f GB/s, median %.1f us (%s timer)</title>\n",
-                dmlops_path_name(r->path), r->gbps, r->copy_gbps, ratio, r->memcpy_gbps, r->median_s * 1e6,
-                r->gpu_timer ? "GPU" : "wall");
+        xml_text(f, r->c->label);
+        fprintf(f, ": %s path, %.3f GB/s, %s %.3f GB/s (%.2fx), memcpy %.3f GB/s, numpy %.3f GB/s, median %.1f us "
+                   "(%s timer)</title>\n",
+                dmlops_path_name(r->path), r->gbps, vk ? "copy" : "memcpy", ceil_gbps, ratio, r->memcpy_gbps, np_gbps,
+                r->median_s * 1e6, r->gpu_timer ? "GPU" : "wall");
         fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", LABEL_RIGHT, y + 11.5);
-        xml_text(f, r->label);
+        xml_text(f, r->c->label);
         fprintf(f, "</text>\n<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n", PLOT_X, y + 2,
-                xb - PLOT_X, ROW - 4, op_color(r->op));
+                xb - PLOT_X, ROW - 4, op_color(r->c->fam->op));
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-width=\"2.5\"/>\n",
                 xc, y + 1, xc, y + ROW - 1);
+        if (np_gbps > 0)
+            fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#7b3294\" stroke-width=\"2.5\" "
+                       "stroke-dasharray=\"2,1\"/>\n",
+                    xn, y + 1, xn, y + ROW - 1);
         fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#333\">%.3g / %.3g GB/s (%.2gx)</text></g>\n",
-                WIDTH - 10, y + 11.5, r->gbps, r->copy_gbps, ratio);
+                WIDTH - 10, y + 11.5, r->gbps, ceil_gbps, ratio);
     }
     fprintf(f, "</svg>\n");
     bool ok = !ferror(f);
