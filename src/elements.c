@@ -11,6 +11,13 @@
 
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define DM_NT_STORES 1
+#else
+#define DM_NT_STORES 0
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #define DM_VECTORS 1
 typedef uint32_t dm_v4u32 __attribute__((vector_size(16)));
@@ -27,6 +34,20 @@ static inline dm_v4u32 dm_load16(const uint8_t *p)
 }
 
 static inline void dm_store16(uint8_t *p, dm_v4u32 v) { memcpy(p, &v, 16); }
+
+/* A 16-byte store to a 16-byte aligned p, streaming when asked and available. */
+static inline void dm_store16_to(uint8_t *p, dm_v4u32 v, bool stream)
+{
+#if DM_NT_STORES
+    if (stream) {
+        _mm_stream_si128((__m128i *)(void *)p, (__m128i)v);
+        return;
+    }
+#else
+    (void)stream;
+#endif
+    dm_store16(p, v);
+}
 
 /* Reverses the order of the 16 / esize elements of a 16-byte value. */
 static inline dm_v4u32 dm_reverse16(dm_v4u32 v, uint32_t esize)
@@ -82,55 +103,127 @@ static void dm_copy_strided(uint8_t *dst, int64_t dst_stride, const uint8_t *src
     }
 }
 
+/* The vector body of the reversed and the every-other-element copies, inlined once per
+ * element size and store kind so that the loop holds no decision: dst is 16-byte
+ * aligned, and i counts elements from `from`. */
+#define DM_INLINE static inline __attribute__((always_inline))
+DM_INLINE uint64_t dm_reversed_body(uint8_t *dst, const uint8_t *top, uint64_t i, uint64_t count, const uint32_t esize,
+                                    const bool stream)
+{
+#if DM_VECTORS
+    const uint64_t k = 16 / esize;
+    for (; i + 2 * k <= count; i += 2 * k) {
+        dm_v4u32 a = dm_load16(top - (i + k) * esize), b = dm_load16(top - (i + 2 * k) * esize);
+        dm_store16_to(dst + i * esize, dm_reverse16(a, esize), stream);
+        dm_store16_to(dst + (i + k) * esize, dm_reverse16(b, esize), stream);
+    }
+    for (; i + k <= count; i += k)
+        dm_store16_to(dst + i * esize, dm_reverse16(dm_load16(top - (i + k) * esize), esize), stream);
+#else
+    (void)dst, (void)top, (void)count, (void)esize, (void)stream;
+#endif
+    return i;
+}
+
+DM_INLINE uint64_t dm_even_body(uint8_t *dst, const uint8_t *src, uint64_t i, uint64_t count, const uint32_t esize,
+                                const bool stream)
+{
+#if DM_VECTORS
+    const uint64_t k = 16 / esize;
+    /* The second load of a block reads 16 bytes starting at element 2 (i + k) - k, which
+     * stays inside the run only while i + k < count; the tail loop takes the rest. */
+    for (; i + k < count; i += k) {
+        const uint8_t *s = src + 2 * i * esize;
+        dm_store16_to(dst + i * esize, dm_even16(dm_load16(s), dm_load16(s + 16), esize), stream);
+    }
+#else
+    (void)dst, (void)src, (void)count, (void)esize, (void)stream;
+#endif
+    return i;
+}
+
+/* Calls BODY(dst, src, i, count, esize, stream) with esize and stream as constants. */
+#define DM_SPECIALISE(BODY, dst, src, i, count, esize, stream)                            \
+    (esize == 1   ? (stream ? BODY(dst, src, i, count, 1, true) : BODY(dst, src, i, count, 1, false))   \
+     : esize == 2 ? (stream ? BODY(dst, src, i, count, 2, true) : BODY(dst, src, i, count, 2, false))   \
+     : esize == 4 ? (stream ? BODY(dst, src, i, count, 4, true) : BODY(dst, src, i, count, 4, false))   \
+                  : (stream ? BODY(dst, src, i, count, 8, true) : BODY(dst, src, i, count, 8, false)))
+
+/* Elements to copy one by one before dst reaches a 16-byte boundary (every element
+ * size divides 16, and dst is aligned to its element size). */
+static uint64_t dm_head(const uint8_t *dst, uint64_t count, uint32_t esize)
+{
+    uint64_t h = (uint64_t)((16 - ((uintptr_t)dst & 15)) & 15) / esize;
+    return h < count ? h : count;
+}
+
 /* dst[i] = src[-i]: src is the first element read, the highest address of the run.
  * Each 16-byte block of output is one 16-byte load ending at the mirrored position,
  * reversed in registers. */
-static void dm_copy_reversed(uint8_t *dst, const uint8_t *src, uint64_t count, uint32_t esize)
+static void dm_copy_reversed(uint8_t *dst, const uint8_t *src, uint64_t count, uint32_t esize, bool stream)
 {
-    uint64_t i = 0;
-#if DM_VECTORS
-    const uint64_t k = 16 / esize; /* elements per block */
-    const uint8_t *top = src + esize; /* one past the first element read */
-    for (; i + 2 * k <= count; i += 2 * k) {
-        dm_v4u32 a = dm_load16(top - (i + k) * esize), b = dm_load16(top - (i + 2 * k) * esize);
-        dm_store16(dst + i * esize, dm_reverse16(a, esize));
-        dm_store16(dst + (i + k) * esize, dm_reverse16(b, esize));
-    }
-    for (; i + k <= count; i += k) dm_store16(dst + i * esize, dm_reverse16(dm_load16(top - (i + k) * esize), esize));
-#endif
+    uint64_t i = dm_head(dst, count, esize);
+    if (i) dm_copy_strided(dst, 1, src, -1, i, esize);
+    i = DM_SPECIALISE(dm_reversed_body, dst, src + esize, i, count, esize, stream);
     if (i < count) dm_copy_strided(dst + i * esize, 1, src - (int64_t)(i * esize), -1, count - i, esize);
 }
 
 /* dst[i] = src[2 i]: two 16-byte loads give one 16-byte block of output. */
-static void dm_copy_even(uint8_t *dst, const uint8_t *src, uint64_t count, uint32_t esize)
+static void dm_copy_even(uint8_t *dst, const uint8_t *src, uint64_t count, uint32_t esize, bool stream)
 {
-    uint64_t i = 0;
-#if DM_VECTORS
-    const uint64_t k = 16 / esize;
-    /* The second load of the last block reads 16 bytes starting at element 2 (i + k) - k,
-     * which stays inside the run only while i + k < count; the tail loop takes the rest. */
-    for (; i + k < count; i += k) {
-        const uint8_t *s = src + 2 * i * esize;
-        dm_store16(dst + i * esize, dm_even16(dm_load16(s), dm_load16(s + 16), esize));
-    }
-#endif
+    uint64_t i = dm_head(dst, count, esize);
+    if (i) dm_copy_strided(dst, 1, src, 2, i, esize);
+    i = DM_SPECIALISE(dm_even_body, dst, src, i, count, esize, stream);
     if (i < count) dm_copy_strided(dst + i * esize, 1, src + 2 * i * esize, 2, count - i, esize);
 }
 
+void dm_stream_copy(uint8_t *dst, const uint8_t *src, uint64_t bytes)
+{
+#if DM_NT_STORES && DM_VECTORS
+    uint64_t head = (16 - ((uintptr_t)dst & 15)) & 15;
+    if (head >= bytes) {
+        memcpy(dst, src, (size_t)bytes);
+        return;
+    }
+    memcpy(dst, src, (size_t)head);
+    uint64_t i = head;
+    for (; i + 64 <= bytes; i += 64) {
+        dm_v4u32 a = dm_load16(src + i), b = dm_load16(src + i + 16), c = dm_load16(src + i + 32),
+                 d = dm_load16(src + i + 48);
+        dm_store16_to(dst + i, a, true);
+        dm_store16_to(dst + i + 16, b, true);
+        dm_store16_to(dst + i + 32, c, true);
+        dm_store16_to(dst + i + 48, d, true);
+    }
+    for (; i + 16 <= bytes; i += 16) dm_store16_to(dst + i, dm_load16(src + i), true);
+    memcpy(dst + i, src + i, (size_t)(bytes - i));
+#else
+    memcpy(dst, src, (size_t)bytes);
+#endif
+}
+
+void dm_stream_fence(void)
+{
+#if DM_NT_STORES
+    _mm_sfence();
+#endif
+}
+
 void dm_copy_run(uint8_t *dst, int64_t dst_stride, const uint8_t *src, int64_t src_stride, uint64_t count,
-                 uint32_t esize)
+                 uint32_t esize, bool stream)
 {
     if (count == 0) return;
     if ((dst_stride == 1 && src_stride == 1) || count == 1) {
-        memcpy(dst, src, (size_t)(count * esize));
+        if (stream) dm_stream_copy(dst, src, count * esize);
+        else memcpy(dst, src, (size_t)(count * esize));
         return;
     }
     if (dst_stride == 1 && src_stride == -1) {
-        dm_copy_reversed(dst, src, count, esize);
+        dm_copy_reversed(dst, src, count, esize, stream);
         return;
     }
     if (dst_stride == 1 && src_stride == 2) {
-        dm_copy_even(dst, src, count, esize);
+        dm_copy_even(dst, src, count, esize, stream);
         return;
     }
     dm_copy_strided(dst, dst_stride, src, src_stride, count, esize);
@@ -187,6 +280,36 @@ uint64_t dm_read_length(DML_TENSOR_DATA_TYPE type, const uint8_t *p, uint64_t n)
     default: v = dm_load_u64(p); break; /* UINT64 */
     }
     return v < n ? v : n;
+}
+
+/* A length clamped to [0, n]: negative signed lengths count as 0, as in dm_read_length. */
+static inline uint64_t dm_clamp_signed(int64_t v, uint64_t n) { return v < 0 ? 0 : (uint64_t)v > n ? n : (uint64_t)v; }
+static inline uint64_t dm_clamp_unsigned(uint64_t v, uint64_t n) { return v > n ? n : v; }
+
+/* The scan of dm_equal_length_run for one length type T, converted to 64 bits by CLAMP. */
+#define DM_EQUAL_LENGTH_RUN(T, CLAMP)                                                     \
+    do {                                                                                  \
+        T first;                                                                          \
+        memcpy(&first, p, sizeof first);                                                  \
+        const uint64_t l0 = CLAMP(first, n);                                              \
+        for (k = 1; k < count; k++) {                                                     \
+            T v;                                                                          \
+            memcpy(&v, p + (int64_t)k * step, sizeof v);                                  \
+            if (v != first && CLAMP(v, n) != l0) break;                                   \
+        }                                                                                 \
+    } while (0)
+
+uint64_t dm_equal_length_run(DML_TENSOR_DATA_TYPE type, const uint8_t *p, int64_t step, uint64_t count, uint64_t n)
+{
+    uint64_t k = 1;
+    if (step == 0) return count; /* one length broadcast along the run */
+    switch (type) {
+    case DML_TENSOR_DATA_TYPE_UINT32: DM_EQUAL_LENGTH_RUN(uint32_t, dm_clamp_unsigned); break;
+    case DML_TENSOR_DATA_TYPE_INT32: DM_EQUAL_LENGTH_RUN(int32_t, dm_clamp_signed); break;
+    case DML_TENSOR_DATA_TYPE_INT64: DM_EQUAL_LENGTH_RUN(int64_t, dm_clamp_signed); break;
+    default: DM_EQUAL_LENGTH_RUN(uint64_t, dm_clamp_unsigned); break;
+    }
+    return k;
 }
 
 int64_t dm_read_index(DML_TENSOR_DATA_TYPE type, const uint8_t *p, uint64_t n)

@@ -9,18 +9,36 @@
 
 #include "dmlops.h"
 
+/* Outputs of at least this many bytes are written with streaming (non-temporal) stores
+ * where the CPU has them (SSE2): they do not fit the caches anyway, and stores that do
+ * not first read the line they write move a third less memory. Smaller outputs stay in
+ * the cache for whatever reads them next. */
+#define DM_STREAM_MIN_BYTES (8ull << 20)
+static inline bool dm_streams(uint64_t output_bytes) { return output_bytes >= DM_STREAM_MIN_BYTES; }
+
 /* Copies count elements of esize (1, 2, 4 or 8) bytes from a strided source run to a
  * strided destination run: memcpy when both are contiguous, 16-byte loads reversed in
- * registers when the source runs backwards, a constant-stride loop otherwise. */
+ * registers when the source runs backwards, every other lane of two 16-byte loads for a
+ * source stride of 2, a constant-stride loop otherwise. With `stream`, contiguous
+ * destinations are written with streaming stores; the caller ends with dm_stream_fence. */
 void dm_copy_run(uint8_t *dst, int64_t dst_stride, const uint8_t *src, int64_t src_stride, uint64_t count,
-                 uint32_t esize);
+                 uint32_t esize, bool stream);
 
 /* Writes the esize-byte value at `value` to count elements of a strided run: 16-byte
  * pattern stores (or memset) when the run is contiguous. */
 void dm_fill_run(uint8_t *dst, int64_t dst_stride, const uint8_t *value, uint64_t count, uint32_t esize);
 
+/* memcpy of bytes with streaming stores (plain memcpy where the CPU has none). */
+void dm_stream_copy(uint8_t *dst, const uint8_t *src, uint64_t bytes);
+/* Orders the streaming stores before anything the thread does next (sfence): called
+ * before a chunk is reported done, so the other threads see its output. */
+void dm_stream_fence(void);
+
 /* A sequence length of the given type at p, clamped to [0, n]; negative counts as 0. */
 uint64_t dm_read_length(DML_TENSOR_DATA_TYPE type, const uint8_t *p, uint64_t n);
+/* How many of the count lengths at p (step bytes apart), starting with the first, are
+ * equal once clamped to [0, n] as dm_read_length clamps them. count >= 1. */
+uint64_t dm_equal_length_run(DML_TENSOR_DATA_TYPE type, const uint8_t *p, int64_t step, uint64_t count, uint64_t n);
 /* An index of the given type at p, negative ones counted from n; -1 when outside [0, n). */
 int64_t dm_read_index(DML_TENSOR_DATA_TYPE type, const uint8_t *p, uint64_t n);
 

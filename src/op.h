@@ -25,11 +25,19 @@ typedef struct dm_op {
     int32_t win_strides[DM_MAX_RANK];
 } dm_op;
 
-/* Produces output elements [e0, e1) of a collapsed gather (row-major over g->size) on
- * the CPU. slot[s] is the first byte of the binding feeding gather slot s (NULL when the
- * slot is unused). Writes only those elements, so disjoint ranges may run on different
- * threads at once. */
-typedef void (*dm_cpu_fn)(const struct dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1);
+/* Produces work units [u0, u1) of a collapsed gather on the CPU. A unit is an output
+ * element in row-major order over g->size, unless the loop says otherwise (a column of
+ * the output, say). slot[s] is the first byte of the binding feeding gather slot s (NULL
+ * when the slot is unused). Writes only the output elements of those units, so disjoint
+ * ranges may run on different threads at once. */
+typedef void (*dm_cpu_fn)(const struct dm_gather *g, uint8_t *const *slot, uint64_t u0, uint64_t u1);
+
+/* A CPU loop and how its work divides: `units` of work (0: one per output element),
+ * each moving about the same bytes. */
+typedef struct dm_cpu_loop {
+    dm_cpu_fn fn;
+    uint64_t units;
+} dm_cpu_loop;
 
 struct dm_op_class {
     DML_OPERATOR_TYPE type;
@@ -40,7 +48,7 @@ struct dm_op_class {
     void (*lower)(const dm_op *op, struct dm_gather *g);
     /* The CPU engine's entry: the loop specialised for this collapsed gather, chosen
      * once at operator creation. */
-    dm_cpu_fn (*cpu_loop)(const struct dm_gather *g);
+    dm_cpu_loop (*cpu_loop)(const struct dm_gather *g);
     /* Bytes an execution must read and write at the least: the basis of bandwidth. */
     void (*traffic)(const dm_op *op, uint64_t *read, uint64_t *written);
 };
@@ -84,7 +92,7 @@ dmlops_status dm_op_begin(dm_op *op, DML_OPERATOR_TYPE type, uint32_t input_coun
 void dm_slice_input_map(const dm_op *op, int64_t *origin, int64_t *steps);
 /* The CPU loop of an affine gather (DM_KERNEL_SLICE): SLICE1's, also used by a
  * REVERSE_SUBSEQUENCES whose axis has length 1. */
-dm_cpu_fn dm_affine_cpu_loop(const struct dm_gather *g);
+dm_cpu_loop dm_affine_cpu_loop(const struct dm_gather *g);
 /* ONE_HOT: element offset of OnValue in ValuesTensor (OffValue is at 0). */
 uint64_t dm_one_hot_on_offset(const dm_op *op);
 

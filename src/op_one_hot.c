@@ -63,57 +63,139 @@ static void dm_one_hot_lower(const dm_op *op, dm_gather *g)
     }
 }
 
-/* Writes the row segment: OffValue everywhere (skipped when the caller has already
- * filled the whole range), then OnValue where the index names the position. */
-static void dm_one_hot_row(const dm_gather *g, uint8_t *const *slot, const dm_rows *r, bool prefilled)
+/* Writes a row segment's columns [c0, c1): OffValue (unless the caller already filled
+ * them), then OnValue where the index names the position. Output element offset e is
+ * written at base + (e - shift) * esize: the output itself (shift 0), or a staging
+ * block that starts at element `shift`. */
+static void dm_one_hot_row(const dm_gather *g, uint8_t *const *slot, const dm_rows *r, uint8_t *base, int64_t shift,
+                           bool prefilled)
 {
     const uint32_t last = g->rank - 1;
     const int64_t es = g->esize, ds = g->stride[DM_SLOT_DST][last], c0 = r->c0, c1 = r->c1;
-    const int64_t is = g->stride[DM_SLOT_AUX][last], ies = g->aux_esize;
+    const int64_t is = g->stride[DM_SLOT_AUX][last], ies = g->aux_esize, row = r->off[DM_SLOT_DST] - shift;
     const uint8_t *off_v = slot[DM_SLOT_SRC], *on_v = slot[DM_SLOT_AUX2] + g->aux2_offset * (uint64_t)es;
     const uint8_t *ip = slot[DM_SLOT_AUX] + r->off[DM_SLOT_AUX] * ies;
-    uint8_t *dst = slot[DM_SLOT_DST] + r->off[DM_SLOT_DST] * es;
+#define DM_AT(j) (base + (row + (j) * ds) * es)
     if ((uint32_t)g->axis == last) { /* the row is (part of) one sequence */
-        if (!prefilled) dm_fill_run(dst + c0 * ds * es, ds, off_v, (uint64_t)(c1 - c0), g->esize);
+        if (!prefilled) dm_fill_run(DM_AT(c0), ds, off_v, (uint64_t)(c1 - c0), g->esize);
         int64_t k = dm_read_index(g->aux_dtype, ip, g->n);
-        if (k >= c0 && k < c1) memcpy(dst + k * ds * es, on_v, (size_t)es);
+        if (k >= c0 && k < c1) memcpy(DM_AT(k), on_v, (size_t)es);
         return;
     }
     const int64_t a = r->coord[g->axis];
     if (is == 0) { /* one index for the whole row: all OnValue or all OffValue */
         bool hit = dm_read_index(g->aux_dtype, ip, g->n) == a;
-        if (hit || !prefilled) dm_fill_run(dst + c0 * ds * es, ds, hit ? on_v : off_v, (uint64_t)(c1 - c0), g->esize);
+        if (hit || !prefilled) dm_fill_run(DM_AT(c0), ds, hit ? on_v : off_v, (uint64_t)(c1 - c0), g->esize);
         return;
     }
-    if (!prefilled) dm_fill_run(dst + c0 * ds * es, ds, off_v, (uint64_t)(c1 - c0), g->esize);
+    if (!prefilled) dm_fill_run(DM_AT(c0), ds, off_v, (uint64_t)(c1 - c0), g->esize);
     for (int64_t j = c0; j < c1; j++)
-        if (dm_read_index(g->aux_dtype, ip + j * is * ies, g->n) == a) memcpy(dst + j * ds * es, on_v, (size_t)es);
+        if (dm_read_index(g->aux_dtype, ip + j * is * ies, g->n) == a) memcpy(DM_AT(j), on_v, (size_t)es);
+#undef DM_AT
 }
 
+/* Any output layout: row segment by row segment, in place. */
 static void dm_one_hot_rows(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
 {
     dm_rows r;
-    for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) dm_one_hot_row(g, slot, &r, false);
+    for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r))
+        dm_one_hot_row(g, slot, &r, slot[DM_SLOT_DST], 0, false);
 }
 
-/* A packed output: the whole range [e0, e1) is one contiguous run, filled with
- * OffValue in one pattern fill (memset when its bytes are equal), then each row writes
- * only its OnValue. Short sequences (depth 16) then cost no per-row fill. */
+/* The OnValues of a packed [R, n] output along axis 1 that fall in elements [e0, e1),
+ * written at base + (e - e0) * esize: one index load and at most one store per row.
+ * Rows wholly inside the range need no range check; the cut rows at its ends do.
+ * Inlined once per element size and index type, so nothing is decided per row. */
+#define DM_ON_PASS(T, READ)                                                               \
+    do {                                                                                  \
+        const uint64_t first = (e0 + n - 1) / n, end = e1 / n; /* whole rows */           \
+        for (uint64_t r = e0 / n; r < first && r * n < e1; r++) { /* the cut first row */ \
+            T v;                                                                          \
+            memcpy(&v, ip + (int64_t)r * is, sizeof v);                                  \
+            int64_t k = READ;                                                             \
+            uint64_t e = r * n + (uint64_t)k;                                             \
+            if (k >= 0 && (uint64_t)k < n && e >= e0 && e < e1) memcpy(base + (e - e0) * es, on_v, es); \
+        }                                                                                 \
+        uint8_t *row = base + (first * n - e0) * es;                                      \
+        for (uint64_t r = first; r < end; r++, row += n * es) {                           \
+            T v;                                                                          \
+            memcpy(&v, ip + (int64_t)r * is, sizeof v);                                  \
+            int64_t k = READ;                                                             \
+            if ((uint64_t)k < n) memcpy(row + (uint64_t)k * es, on_v, es);               \
+        }                                                                                 \
+        if (end >= first && end * n < e1) { /* the cut last row */                        \
+            T v;                                                                          \
+            memcpy(&v, ip + (int64_t)end * is, sizeof v);                                \
+            int64_t k = READ;                                                             \
+            uint64_t e = end * n + (uint64_t)k;                                           \
+            if (k >= 0 && (uint64_t)k < n && e < e1) memcpy(base + (e - e0) * es, on_v, es); \
+        }                                                                                 \
+    } while (0)
+
+static inline __attribute__((always_inline)) void dm_on_pass(const dm_gather *g, uint8_t *const *slot, uint64_t e0,
+                                                             uint64_t e1, uint8_t *base, const uint64_t es)
+{
+    const uint64_t n = g->n;
+    const int64_t is = g->stride[DM_SLOT_AUX][0] * (int64_t)g->aux_esize;
+    const uint8_t *ip = slot[DM_SLOT_AUX], *on_v = slot[DM_SLOT_AUX2] + g->aux2_offset * es;
+    switch (g->aux_dtype) {
+    case DML_TENSOR_DATA_TYPE_UINT32: DM_ON_PASS(uint32_t, (int64_t)v); break;
+    case DML_TENSOR_DATA_TYPE_INT32: DM_ON_PASS(int32_t, v < 0 ? (int64_t)v + (int64_t)n : (int64_t)v); break;
+    case DML_TENSOR_DATA_TYPE_INT64: DM_ON_PASS(int64_t, v < 0 && v >= -(int64_t)n ? v + (int64_t)n : v); break;
+    default: DM_ON_PASS(uint64_t, v < n ? (int64_t)v : -1); break;
+    }
+}
+
+static void dm_one_hot_on_pass(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1, uint8_t *base)
+{
+    switch (g->esize) {
+    case 1: dm_on_pass(g, slot, e0, e1, base, 1); break;
+    case 2: dm_on_pass(g, slot, e0, e1, base, 2); break;
+    case 4: dm_on_pass(g, slot, e0, e1, base, 4); break;
+    default: dm_on_pass(g, slot, e0, e1, base, 8); break;
+    }
+}
+
+/* Blocks of a packed output: in place, blocks of this many bytes are filled and then
+ * given their OnValues while still in the cache; when streaming, blocks are built in a
+ * staging buffer of this many bytes that stays in L1 and then streamed out, so no line
+ * of the output is ever read. */
+#define DM_ONE_HOT_BLOCK_BYTES (32u << 10)
+#define DM_ONE_HOT_STAGE_BYTES 4096u
+
+/* A packed output: each block of [e0, e1) is one contiguous run, filled with OffValue in
+ * one pattern fill (memset when its bytes are equal), then given its OnValues. Short
+ * sequences (depth 16) then cost no fill per row. */
 static void dm_one_hot_rows_packed(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
 {
-    dm_fill_run(slot[DM_SLOT_DST] + e0 * g->esize, 1, slot[DM_SLOT_SRC], e1 - e0, g->esize);
-    dm_rows r;
-    for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) dm_one_hot_row(g, slot, &r, true);
+    _Alignas(64) uint8_t stage[DM_ONE_HOT_STAGE_BYTES];
+    const bool stream = dm_streams(dm_gather_elements(g) * g->esize);
+    const bool tight = g->rank == 2 && g->axis == 1;
+    const uint64_t block = (stream ? DM_ONE_HOT_STAGE_BYTES : DM_ONE_HOT_BLOCK_BYTES) / g->esize;
+    for (uint64_t b0 = e0; b0 < e1; b0 += block) {
+        const uint64_t b1 = b0 + block < e1 ? b0 + block : e1;
+        uint8_t *out = stream ? stage : slot[DM_SLOT_DST] + b0 * g->esize;
+        dm_fill_run(out, 1, slot[DM_SLOT_SRC], b1 - b0, g->esize);
+        if (tight) {
+            dm_one_hot_on_pass(g, slot, b0, b1, out);
+        } else {
+            dm_rows r;
+            for (bool more = dm_rows_begin(&r, g, b0, b1); more; more = dm_rows_next(&r))
+                dm_one_hot_row(g, slot, &r, out, (int64_t)b0, true);
+        }
+        if (stream) dm_stream_copy(slot[DM_SLOT_DST] + b0 * g->esize, stage, (b1 - b0) * g->esize);
+    }
+    if (stream) dm_stream_fence();
 }
 
-static dm_cpu_fn dm_one_hot_cpu_loop(const dm_gather *g)
+static dm_cpu_loop dm_one_hot_cpu_loop(const dm_gather *g)
 {
     int64_t packed = 1;
     for (uint32_t d = g->rank; d-- > 0;) {
-        if (g->size[d] > 1 && g->stride[DM_SLOT_DST][d] != packed) return dm_one_hot_rows;
+        if (g->size[d] > 1 && g->stride[DM_SLOT_DST][d] != packed) return (dm_cpu_loop){dm_one_hot_rows, 0};
         packed *= g->size[d];
     }
-    return dm_one_hot_rows_packed;
+    return (dm_cpu_loop){dm_one_hot_rows_packed, 0};
 }
 
 static void dm_one_hot_traffic(const dm_op *op, uint64_t *read, uint64_t *written)

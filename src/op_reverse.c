@@ -63,6 +63,7 @@ static void dm_reverse_rows_along_axis(const dm_gather *g, uint8_t *const *slot,
 {
     const int64_t es = g->esize, sa = g->axis_src_stride;
     const int64_t ds = g->stride[DM_SLOT_DST][g->rank - 1];
+    const bool stream = dm_streams(dm_gather_elements(g) * g->esize);
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
         const int64_t L = (int64_t)dm_read_length(g->aux_dtype, slot[DM_SLOT_AUX] + r.off[DM_SLOT_AUX] * g->aux_esize, g->n);
@@ -71,43 +72,105 @@ static void dm_reverse_rows_along_axis(const dm_gather *g, uint8_t *const *slot,
         const uint8_t *src = slot[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] * es;
         if (c0 < L) {
             int64_t hi = c1 < L ? c1 : L;
-            dm_copy_run(dst + c0 * ds * es, ds, src + (L - 1 - c0) * sa * es, -sa, (uint64_t)(hi - c0), g->esize);
+            dm_copy_run(dst + c0 * ds * es, ds, src + (L - 1 - c0) * sa * es, -sa, (uint64_t)(hi - c0), g->esize,
+                        stream);
         }
         int64_t lo = c0 > L ? c0 : L;
-        if (lo < c1) dm_copy_run(dst + lo * ds * es, ds, src + lo * sa * es, sa, (uint64_t)(c1 - lo), g->esize);
+        if (lo < c1)
+            dm_copy_run(dst + lo * ds * es, ds, src + lo * sa * es, sa, (uint64_t)(c1 - lo), g->esize, stream);
+    }
+    if (stream) dm_stream_fence();
+}
+
+/* Runs of columns with one length each, found once and reused for every axis
+ * coordinate: at a, run r reads source row dm_reversed(a, len[r]). */
+enum { DM_RUNS_MAX = 512 };
+typedef struct dm_length_runs {
+    uint32_t n;
+    int64_t start[DM_RUNS_MAX + 1]; /* start[n]: one past the last column */
+    uint64_t len[DM_RUNS_MAX];
+} dm_length_runs;
+
+/* Finds the runs of columns [j0, j1) whose lengths (at lp, step bytes apart, column 0
+ * first) are equal, stopping when the table is full; returns the column it reached. */
+static int64_t dm_find_runs(const dm_gather *g, const uint8_t *lp, int64_t step, int64_t j0, int64_t j1,
+                            dm_length_runs *runs)
+{
+    int64_t j = j0;
+    runs->n = 0;
+    while (j < j1 && runs->n < DM_RUNS_MAX) {
+        const uint8_t *p = lp + j * step;
+        runs->start[runs->n] = j;
+        runs->len[runs->n++] = dm_read_length(g->aux_dtype, p, g->n);
+        j += (int64_t)dm_equal_length_run(g->aux_dtype, p, step, (uint64_t)(j1 - j), g->n);
+    }
+    runs->start[runs->n] = j;
+    return j;
+}
+
+/* Copies the runs' columns of the output row at axis coordinate a; neighbouring runs
+ * that read the same source row (every length <= a reads row a) are one copy. */
+static void dm_copy_runs(const dm_gather *g, const dm_length_runs *runs, uint64_t a, uint8_t *dst, const uint8_t *src,
+                         bool stream)
+{
+    const uint32_t last = g->rank - 1;
+    const int64_t es = g->esize, sa = g->axis_src_stride;
+    const int64_t ds = g->stride[DM_SLOT_DST][last], ss = g->stride[DM_SLOT_SRC][last];
+    for (uint32_t r = 0, k; r < runs->n; r = k) {
+        const uint64_t x = dm_reversed(a, runs->len[r]);
+        for (k = r + 1; k < runs->n && dm_reversed(a, runs->len[k]) == x; k++) continue;
+        const int64_t j = runs->start[r];
+        dm_copy_run(dst + j * ds * es, ds, src + ((int64_t)x * sa + j * ss) * es, ss,
+                    (uint64_t)(runs->start[k] - j), g->esize, stream);
     }
 }
 
 /* Axis outside the innermost dimension: a row is a run across sequences, at axis
- * coordinate a. With one length per row the whole row comes from one source row;
- * otherwise each element reads its own length. */
+ * coordinate a, and copies from the source rows its lengths pick. */
 static void dm_reverse_rows_across_axis(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
 {
-    const uint32_t last = g->rank - 1;
-    const int64_t es = g->esize, sa = g->axis_src_stride, les = g->aux_esize;
-    const int64_t ds = g->stride[DM_SLOT_DST][last], ss = g->stride[DM_SLOT_SRC][last], ls = g->stride[DM_SLOT_AUX][last];
+    const int64_t es = g->esize, les = g->aux_esize, ls = g->stride[DM_SLOT_AUX][g->rank - 1] * les;
+    const bool stream = dm_streams(dm_gather_elements(g) * g->esize);
+    dm_length_runs runs;
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
-        const uint64_t a = r.coord[g->axis];
         const uint8_t *lp = slot[DM_SLOT_AUX] + r.off[DM_SLOT_AUX] * les;
         uint8_t *dst = slot[DM_SLOT_DST] + r.off[DM_SLOT_DST] * es;
         const uint8_t *src = slot[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] * es;
-        if (ls == 0) {
-            int64_t x = (int64_t)dm_reversed(a, dm_read_length(g->aux_dtype, lp, g->n)), c0 = r.c0;
-            dm_copy_run(dst + c0 * ds * es, ds, src + (x * sa + c0 * ss) * es, ss, r.c1 - r.c0, g->esize);
-            continue;
-        }
-        for (int64_t j = r.c0; j < (int64_t)r.c1; j++) {
-            int64_t x = (int64_t)dm_reversed(a, dm_read_length(g->aux_dtype, lp + j * ls * les, g->n));
-            memcpy(dst + j * ds * es, src + (x * sa + j * ss) * es, (size_t)es);
+        for (int64_t j = r.c0; j < (int64_t)r.c1;) {
+            j = dm_find_runs(g, lp, ls, j, r.c1, &runs);
+            dm_copy_runs(g, &runs, r.coord[g->axis], dst, src, stream);
         }
     }
+    if (stream) dm_stream_fence();
 }
 
-static dm_cpu_fn dm_reverse_cpu_loop(const dm_gather *g)
+/* [n, m] along axis 0 with a length per column: the work divides by columns, and each
+ * block of columns finds its runs of equal lengths once for all n axis coordinates, so
+ * the lengths are read once rather than once per output row. */
+static void dm_reverse_columns(const dm_gather *g, uint8_t *const *slot, uint64_t u0, uint64_t u1)
+{
+    const int64_t es = g->esize, les = g->aux_esize, ls = g->stride[DM_SLOT_AUX][1] * les;
+    const int64_t ds = g->stride[DM_SLOT_DST][0];
+    const uint8_t *lp = slot[DM_SLOT_AUX];
+    const bool stream = dm_streams(dm_gather_elements(g) * g->esize);
+    dm_length_runs runs;
+    for (int64_t j = (int64_t)u0; j < (int64_t)u1;) {
+        int64_t end = dm_find_runs(g, lp, ls, j, (int64_t)u1, &runs);
+        for (uint64_t a = 0; a < g->n; a++)
+            dm_copy_runs(g, &runs, a, slot[DM_SLOT_DST] + (int64_t)a * ds * es, slot[DM_SLOT_SRC], stream);
+        j = end;
+    }
+    if (stream) dm_stream_fence();
+}
+
+static dm_cpu_loop dm_reverse_cpu_loop(const dm_gather *g)
 {
     if (g->kernel == DM_KERNEL_SLICE) return dm_affine_cpu_loop(g); /* a length-1 axis */
-    return (uint32_t)g->axis == g->rank - 1 ? dm_reverse_rows_along_axis : dm_reverse_rows_across_axis;
+    const uint32_t last = g->rank - 1;
+    if ((uint32_t)g->axis == last) return (dm_cpu_loop){dm_reverse_rows_along_axis, 0};
+    if (g->rank == 2 && g->stride[DM_SLOT_AUX][last] != 0) return (dm_cpu_loop){dm_reverse_columns, g->size[last]};
+    return (dm_cpu_loop){dm_reverse_rows_across_axis, 0};
 }
 
 static void dm_reverse_traffic(const dm_op *op, uint64_t *read, uint64_t *written)

@@ -86,30 +86,38 @@ static void dm_slice_lower(const dm_op *op, dm_gather *g)
 static void dm_slice_rows(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
 {
     const int64_t es = g->esize;
+    const bool stream = dm_streams(dm_gather_elements(g) * g->esize);
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
         const int64_t ds = g->stride[DM_SLOT_DST][r.last], ss = g->stride[DM_SLOT_SRC][r.last], c0 = r.c0;
         dm_copy_run(slot[DM_SLOT_DST] + (r.off[DM_SLOT_DST] + c0 * ds) * es, ds,
-                    slot[DM_SLOT_SRC] + (g->src_base + r.off[DM_SLOT_SRC] + c0 * ss) * es, ss, r.c1 - r.c0, g->esize);
+                    slot[DM_SLOT_SRC] + (g->src_base + r.off[DM_SLOT_SRC] + c0 * ss) * es, ss, r.c1 - r.c0, g->esize,
+                    stream);
     }
+    if (stream) dm_stream_fence();
 }
 
 /* Contiguous rows on both sides (after collapsing, this means rows that are not
- * contiguous with each other): one memcpy per row segment. */
+ * contiguous with each other): one copy per row segment. */
 static void dm_slice_rows_memcpy(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
 {
     const int64_t es = g->esize;
+    const bool stream = dm_streams(dm_gather_elements(g) * g->esize);
     dm_rows r;
-    for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r))
-        memcpy(slot[DM_SLOT_DST] + (r.off[DM_SLOT_DST] + r.c0) * es,
-               slot[DM_SLOT_SRC] + (g->src_base + r.off[DM_SLOT_SRC] + r.c0) * es, (size_t)((r.c1 - r.c0) * es));
+    for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
+        uint8_t *dst = slot[DM_SLOT_DST] + (r.off[DM_SLOT_DST] + r.c0) * es;
+        const uint8_t *src = slot[DM_SLOT_SRC] + (g->src_base + r.off[DM_SLOT_SRC] + r.c0) * es;
+        if (stream) dm_stream_copy(dst, src, (uint64_t)(r.c1 - r.c0) * (uint64_t)es);
+        else memcpy(dst, src, (size_t)((r.c1 - r.c0) * es));
+    }
+    if (stream) dm_stream_fence();
 }
 
-dm_cpu_fn dm_affine_cpu_loop(const dm_gather *g)
+dm_cpu_loop dm_affine_cpu_loop(const dm_gather *g)
 {
     const uint32_t last = g->rank - 1;
     bool contiguous = g->stride[DM_SLOT_DST][last] == 1 && g->stride[DM_SLOT_SRC][last] == 1;
-    return contiguous ? dm_slice_rows_memcpy : dm_slice_rows;
+    return (dm_cpu_loop){contiguous ? dm_slice_rows_memcpy : dm_slice_rows, 0};
 }
 
 static void dm_slice_traffic(const dm_op *op, uint64_t *read, uint64_t *written)

@@ -34,7 +34,7 @@ typedef struct dm_cpu_ctx {
 typedef struct dm_cpu_op {
     dm_gather g;
     dm_cpu_fn loop;
-    uint64_t elements, chunk_elements;
+    uint64_t units, chunk_units; /* the loop's work units, and how many per chunk */
     uint32_t chunks;
     atomic_bool ran;
 } dm_cpu_op;
@@ -85,19 +85,21 @@ static dmlops_status dm_cpu_buffer_read(dmlops_buffer *buf, uint64_t offset, voi
     return DMLOPS_SUCCESS;
 }
 
-/* Splits the output into chunks of whole 64-byte lines of elements, each moving at
- * least chunk_bytes, at most DM_CPU_CHUNKS_PER_THREAD per thread. */
-static void dm_cpu_split(const dm_cpu_ctx *c, dm_cpu_op *o, uint64_t traffic)
+/* Splits the work into chunks moving at least chunk_bytes each, at most
+ * DM_CPU_CHUNKS_PER_THREAD per thread. Chunks of output elements start on 64-byte lines,
+ * so threads never write the same cache line in the middle of contiguous rows. */
+static void dm_cpu_split(const dm_cpu_ctx *c, dm_cpu_op *o, uint64_t traffic, bool element_units)
 {
-    const uint64_t line = o->g.esize < 64 ? 64 / o->g.esize : 1;
+    const uint64_t line = element_units && o->g.esize < 64 ? 64 / o->g.esize : 1;
     uint64_t chunks = c->threads > 1 ? traffic / c->chunk_bytes : 1;
     uint64_t most = (uint64_t)c->threads * DM_CPU_CHUNKS_PER_THREAD;
     if (chunks > most) chunks = most;
+    if (chunks > o->units) chunks = o->units;
     if (chunks < 1) chunks = 1;
-    uint64_t per = (o->elements + chunks - 1) / chunks;
+    uint64_t per = (o->units + chunks - 1) / chunks;
     per = (per + line - 1) / line * line;
-    o->chunk_elements = per;
-    o->chunks = (uint32_t)((o->elements + per - 1) / per);
+    o->chunk_units = per;
+    o->chunks = (uint32_t)((o->units + per - 1) / per);
 }
 
 static dmlops_status dm_cpu_operator_create(dmlops_operator *op)
@@ -105,10 +107,11 @@ static dmlops_status dm_cpu_operator_create(dmlops_operator *op)
     dm_cpu_op *o = calloc(1, sizeof *o);
     if (!o) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", op->op.name);
     dm_op_lower(&op->op, &o->g);
-    o->loop = op->op.cls->cpu_loop(&o->g);
-    o->elements = dm_gather_elements(&o->g);
+    dm_cpu_loop loop = op->op.cls->cpu_loop(&o->g);
+    o->loop = loop.fn;
+    o->units = loop.units ? loop.units : dm_gather_elements(&o->g);
     atomic_init(&o->ran, false);
-    dm_cpu_split(dm_cpu(op->ctx), o, op->info.bytes_read + op->info.bytes_written);
+    dm_cpu_split(dm_cpu(op->ctx), o, op->info.bytes_read + op->info.bytes_written, loop.units == 0);
     op->impl = o;
     op->info.planned_path = DMLOPS_PATH_CPU;
     return DMLOPS_SUCCESS;
@@ -125,8 +128,8 @@ static void dm_cpu_chunk(void *arg, uint32_t c)
 {
     const dm_cpu_job *j = arg;
     const dm_cpu_op *o = j->o;
-    uint64_t e0 = (uint64_t)c * o->chunk_elements, e1 = e0 + o->chunk_elements;
-    o->loop(&o->g, j->slot, e0, e1 < o->elements ? e1 : o->elements);
+    uint64_t u0 = (uint64_t)c * o->chunk_units, u1 = u0 + o->chunk_units;
+    o->loop(&o->g, j->slot, u0, u1 < o->units ? u1 : o->units);
 }
 
 static dmlops_status dm_cpu_operator_execute(dmlops_operator *op, const dmlops_binding *bind)
