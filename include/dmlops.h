@@ -246,6 +246,9 @@ typedef struct dmlops_context_options {
                                         move at least this many bytes (0: the measured
                                         default, 128 KiB), so small tensors cross split
                                         points */
+    uint64_t cpu_stream_bytes;       /* testing: CPU backend outputs of at least this many
+                                        bytes are written with streaming stores (0: three
+                                        quarters of the last-level cache, else 8 MiB) */
 } dmlops_context_options;
 
 /* Creates a context. desc may be NULL for the defaults. The environment variables

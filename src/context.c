@@ -120,7 +120,8 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
         }
     }
     if (st == DMLOPS_SUCCESS && backend == DMLOPS_BACKEND_CPU) {
-        dm_cpu_params cpu = {.threads = options->cpu_threads, .chunk_bytes = options->cpu_chunk_bytes};
+        dm_cpu_params cpu = {.threads = options->cpu_threads, .chunk_bytes = options->cpu_chunk_bytes,
+                             .stream_bytes = options->cpu_stream_bytes};
         st = dm_cpu_context_init(ctx, &cpu);
     }
     if (st != DMLOPS_SUCCESS) {

@@ -9,7 +9,9 @@
  * packuswb) or a short sequence of them. */
 #include "elements.h"
 
+#include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -200,6 +202,20 @@ void dm_stream_copy(uint8_t *dst, const uint8_t *src, uint64_t bytes)
 #else
     memcpy(dst, src, (size_t)bytes);
 #endif
+}
+
+uint64_t dm_stream_min_bytes(void)
+{
+    static _Atomic uint64_t cached; /* 0: not yet asked; every thread computes the same */
+    uint64_t v = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (v) return v;
+    v = DM_STREAM_MIN_BYTES;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE); /* 0 or -1 where glibc cannot tell */
+    if (l3 > 0 && (uint64_t)l3 / 4 * 3 > v) v = (uint64_t)l3 / 4 * 3;
+#endif
+    atomic_store_explicit(&cached, v, memory_order_relaxed);
+    return v;
 }
 
 void dm_stream_fence(void)

@@ -9,12 +9,14 @@
 
 #include "dmlops.h"
 
-/* Outputs of at least this many bytes are written with streaming (non-temporal) stores
- * where the CPU has them (SSE2): they do not fit the caches anyway, and stores that do
- * not first read the line they write move a third less memory. Smaller outputs stay in
+/* By default, outputs of at least dm_stream_min_bytes() are written with streaming (non-temporal)
+ * stores where the CPU has them (SSE2): stores that do not first read the line they write
+ * move a third less memory, but they bypass the cache. So only outputs that would not stay
+ * in it anyway stream: three quarters of the last-level cache (the rule glibc's memcpy
+ * uses), or DM_STREAM_MIN_BYTES where the cache size is unknown. Smaller outputs stay in
  * the cache for whatever reads them next. */
 #define DM_STREAM_MIN_BYTES (8ull << 20)
-static inline bool dm_streams(uint64_t output_bytes) { return output_bytes >= DM_STREAM_MIN_BYTES; }
+uint64_t dm_stream_min_bytes(void);
 
 /* Copies count elements of esize (1, 2, 4 or 8) bytes from a strided source run to a
  * strided destination run: memcpy when both are contiguous, 16-byte loads reversed in

@@ -33,6 +33,8 @@ typedef struct dm_gather {
     DML_TENSOR_DATA_TYPE aux_dtype; /* the aux tensor's DataType (lengths, indices) */
     uint64_t aux2_offset;           /* ONE_HOT: element offset of OnValue (aux2) */
     int32_t binding[DM_SLOT_COUNT]; /* op binding feeding each slot, -1 if none */
+    bool stream;                    /* CPU: write the output with streaming stores
+                                       (decided by the CPU backend at creation) */
 } dm_gather;
 
 /* Merges dimensions that are contiguous in every slot and drops size-1 dimensions, so

@@ -108,6 +108,7 @@ void dm_context_free(dmlops_context *ctx);
 typedef struct dm_cpu_params {
     uint32_t threads;     /* 0: $DMLOPS_CPU_THREADS, else the CPUs this process may use */
     uint64_t chunk_bytes; /* 0: the measured default */
+    uint64_t stream_bytes; /* 0: dm_stream_min_bytes() */
 } dm_cpu_params;
 dmlops_status dm_cpu_context_init(dmlops_context *ctx, const dm_cpu_params *params);
 

@@ -169,7 +169,7 @@ static void dm_one_hot_on_pass(const dm_gather *g, uint8_t *const *slot, uint64_
 static void dm_one_hot_rows_packed(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
 {
     _Alignas(64) uint8_t stage[DM_ONE_HOT_STAGE_BYTES];
-    const bool stream = dm_streams(dm_gather_elements(g) * g->esize);
+    const bool stream = g->stream;
     const bool tight = g->rank == 2 && g->axis == 1;
     const uint64_t block = (stream ? DM_ONE_HOT_STAGE_BYTES : DM_ONE_HOT_BLOCK_BYTES) / g->esize;
     for (uint64_t b0 = e0; b0 < e1; b0 += block) {

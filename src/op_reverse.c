@@ -63,7 +63,7 @@ static void dm_reverse_rows_along_axis(const dm_gather *g, uint8_t *const *slot,
 {
     const int64_t es = g->esize, sa = g->axis_src_stride;
     const int64_t ds = g->stride[DM_SLOT_DST][g->rank - 1];
-    const bool stream = dm_streams(dm_gather_elements(g) * g->esize);
+    const bool stream = g->stream;
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
         const int64_t L = (int64_t)dm_read_length(g->aux_dtype, slot[DM_SLOT_AUX] + r.off[DM_SLOT_AUX] * g->aux_esize, g->n);
@@ -130,7 +130,7 @@ static void dm_copy_runs(const dm_gather *g, const dm_length_runs *runs, uint64_
 static void dm_reverse_rows_across_axis(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
 {
     const int64_t es = g->esize, les = g->aux_esize, ls = g->stride[DM_SLOT_AUX][g->rank - 1] * les;
-    const bool stream = dm_streams(dm_gather_elements(g) * g->esize);
+    const bool stream = g->stream;
     dm_length_runs runs;
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
@@ -153,7 +153,7 @@ static void dm_reverse_columns(const dm_gather *g, uint8_t *const *slot, uint64_
     const int64_t es = g->esize, les = g->aux_esize, ls = g->stride[DM_SLOT_AUX][1] * les;
     const int64_t ds = g->stride[DM_SLOT_DST][0];
     const uint8_t *lp = slot[DM_SLOT_AUX];
-    const bool stream = dm_streams(dm_gather_elements(g) * g->esize);
+    const bool stream = g->stream;
     dm_length_runs runs;
     for (int64_t j = (int64_t)u0; j < (int64_t)u1;) {
         int64_t end = dm_find_runs(g, lp, ls, j, (int64_t)u1, &runs);

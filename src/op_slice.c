@@ -86,7 +86,7 @@ static void dm_slice_lower(const dm_op *op, dm_gather *g)
 static void dm_slice_rows(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
 {
     const int64_t es = g->esize;
-    const bool stream = dm_streams(dm_gather_elements(g) * g->esize);
+    const bool stream = g->stream;
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
         const int64_t ds = g->stride[DM_SLOT_DST][r.last], ss = g->stride[DM_SLOT_SRC][r.last], c0 = r.c0;
@@ -102,7 +102,7 @@ static void dm_slice_rows(const dm_gather *g, uint8_t *const *slot, uint64_t e0,
 static void dm_slice_rows_memcpy(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
 {
     const int64_t es = g->esize;
-    const bool stream = dm_streams(dm_gather_elements(g) * g->esize);
+    const bool stream = g->stream;
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
         uint8_t *dst = slot[DM_SLOT_DST] + (r.off[DM_SLOT_DST] + r.c0) * es;

@@ -982,15 +982,20 @@ TEST_CTX(random_vulkan_forced_paths)
 /* CPU only: the same random cases on contexts whose engine runs on one thread, and on
  * four threads with chunks of a few dozen bytes, so that nearly every case is split at
  * arbitrary points of its rows (chunks start at any element, mid-row and mid-sequence)
- * and its chunks run concurrently. The outputs are strided, broadcast-free, padded and
+ * and its chunks run concurrently; then again with every output written by the
+ * streaming-store loops (which align their heads and tails themselves). The outputs are strided, broadcast-free, padded and
  * interleaved as the generator makes them, and every unaddressed byte is checked. */
 TEST_CTX(random_cpu_threads)
 {
     (void)ctx;
     if (dmt_is_vulkan()) return;
-    static const dmlops_context_options opts[2] = {{.cpu_threads = 1}, {.cpu_threads = 4, .cpu_chunk_bytes = 48}};
-    static const char *const names[2] = {"1 thread", "4 threads, 48-byte chunks"};
-    for (int k = 0; k < 2; k++) {
+    static const dmlops_context_options opts[3] = {
+        {.cpu_threads = 1},
+        {.cpu_threads = 4, .cpu_chunk_bytes = 48},
+        {.cpu_threads = 4, .cpu_chunk_bytes = 48, .cpu_stream_bytes = 1},
+    };
+    static const char *const names[3] = {"1 thread", "4 threads, 48-byte chunks", "4 threads, streaming stores"};
+    for (int k = 0; k < 3; k++) {
         dmlops_context *c = NULL;
         dmlops_context_desc d = {.backend = DMLOPS_BACKEND_CPU};
         if (!CHECK_OK(dmlops_context_create_with_options(&d, &opts[k], &c))) continue;
@@ -1006,12 +1011,13 @@ TEST_CTX(random_cpu_threads)
 
 /* CPU only: tensors 300 times the usual budget (up to a few megabytes) on a context
  * with the default split size and four threads, so the measured split points are
- * crossed as in production. */
+ * crossed as in production; outputs above 64 KiB take the streaming-store loops, whose
+ * unrolled bodies only long runs reach. */
 TEST_CTX(random_cpu_threads_large)
 {
     (void)ctx;
     if (dmt_is_vulkan()) return;
-    dmlops_context_options opts = {.cpu_threads = 4};
+    dmlops_context_options opts = {.cpu_threads = 4, .cpu_stream_bytes = 64 << 10};
     dmlops_context_desc d = {.backend = DMLOPS_BACKEND_CPU};
     dmlops_context *c = NULL;
     REQUIRE_OK(dmlops_context_create_with_options(&d, &opts, &c));

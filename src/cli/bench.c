@@ -15,6 +15,7 @@
 #include "bench.h"
 
 #define OVERHEAD_OPS 1000u
+#define BASELINE_MIN_ITERS 15u
 
 typedef struct bench_opts {
     bool quick, large, scaling, list;
@@ -153,7 +154,7 @@ static dmlops_status time_case(case_objs *o, const bench_policy *pol, uint32_t f
     dmlops_status st = time_list(o->list, 1, warm, &gpu);
     if (st != DMLOPS_SUCCESS) return skip(r, "execute", st), st;
     r->iterations = iterations_for(pol, fixed, warm[0]);
-    *t = malloc(2 * (size_t)r->iterations * sizeof **t);
+    *t = malloc(2 * (size_t)(r->iterations > BASELINE_MIN_ITERS ? r->iterations : BASELINE_MIN_ITERS) * sizeof **t);
     if (!*t) {
         snprintf(r->skipped, sizeof r->skipped, "out of host memory");
         return DMLOPS_ERROR_OUT_OF_HOST_MEMORY;
@@ -199,14 +200,17 @@ static void run_case(dmlops_context *ctx, bool vulkan, const bench_case *c, cons
         snprintf(r->skipped, sizeof r->skipped, "out of host memory");
         goto done;
     }
+    /* Host baselines take at least BASELINE_MIN_ITERS samples: a big case runs few
+     * iterations, and one preempted memcpy must not move the median. */
+    const uint32_t base_iters = r->iterations > BASELINE_MIN_ITERS ? r->iterations : BASELINE_MIN_ITERS;
     time_host(h, copy_bytes, 1, false, t);
-    double memcpy_s = time_host(h, copy_bytes, r->iterations, false, t);
+    double memcpy_s = time_host(h, copy_bytes, base_iters, false, t);
     r->memcpy_gbps = memcpy_s > 0 ? 2.0 * (double)copy_bytes / memcpy_s * 1e-9 : 0;
     if (c->fam->op == DML_OPERATOR_ONE_HOT) {
         uint64_t out = c->bt[2].TotalTensorSizeInBytes;
         if (host_reserve(h, (size_t)out)) {
-            double memset_s = time_host(h, out, r->iterations, true, t);
-            r->memset_gbps = memset_s > 0 ? (double)out / memset_s * 1e-9 : 0;
+            r->memset_s = time_host(h, out, base_iters, true, t);
+            r->memset_gbps = r->memset_s > 0 ? (double)out / r->memset_s * 1e-9 : 0;
         }
     }
 done:

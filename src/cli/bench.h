@@ -66,6 +66,7 @@ typedef struct bench_result {
     double copy_gbps;    /* vkCmdCopyBuffer of bytes / 2 (Vulkan only; 0 otherwise) */
     double memcpy_gbps;  /* host memcpy of bytes / 2 */
     double memset_gbps;  /* ONE_HOT: host memset of the output bytes, counted as written */
+    double memset_s;     /* ONE_HOT: the memset's median seconds; "vs memset" is memset_s / median_s */
     double numpy_s;      /* the numpy peer's median for the same operation; 0: none */
     char skipped[200];   /* non-empty: why the case did not run */
 } bench_result;

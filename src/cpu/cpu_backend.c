@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../elements.h"
 #include "../gather.h"
 #include "../internal.h"
 #include "cpu_pool.h"
@@ -29,6 +30,7 @@ typedef struct dm_cpu_ctx {
     dm_pool *pool;
     uint32_t threads;     /* configured: caller plus workers */
     uint64_t chunk_bytes; /* smallest chunk, in bytes of traffic */
+    uint64_t stream_bytes; /* outputs this large are written with streaming stores */
 } dm_cpu_ctx;
 
 typedef struct dm_cpu_op {
@@ -107,6 +109,7 @@ static dmlops_status dm_cpu_operator_create(dmlops_operator *op)
     dm_cpu_op *o = calloc(1, sizeof *o);
     if (!o) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", op->op.name);
     dm_op_lower(&op->op, &o->g);
+    o->g.stream = op->info.bytes_written >= dm_cpu(op->ctx)->stream_bytes;
     dm_cpu_loop loop = op->op.cls->cpu_loop(&o->g);
     o->loop = loop.fn;
     o->units = loop.units ? loop.units : dm_gather_elements(&o->g);
@@ -225,6 +228,7 @@ dmlops_status dm_cpu_context_init(dmlops_context *ctx, const dm_cpu_params *para
     }
     c->threads = threads;
     c->chunk_bytes = params->chunk_bytes ? params->chunk_bytes : DM_CPU_CHUNK_BYTES;
+    c->stream_bytes = params->stream_bytes ? params->stream_bytes : dm_stream_min_bytes();
     ctx->impl = c;
     ctx->vt = &dm_cpu_vtbl;
     return DMLOPS_SUCCESS;
