@@ -48,7 +48,7 @@ help:
 	@echo "make install PREFIX=... DESTDIR=...   header, library, dmlops.pc, dmlops tool"
 	@echo "make deps       install the Debian packages (as root) or print the apt-get line"
 	@echo "make lint       clang-tidy and cppcheck"
-	@echo "make fuzz       libFuzzer on random descriptors (FUZZ_SECONDS=60)"
+	@echo "make fuzz       libFuzzer targets, answers checked against a reference (FUZZ_SECONDS=60 each)"
 
 deps:
 	@.ci/deps.sh
@@ -144,14 +144,19 @@ $(B)/test/big_tensors: test/big_tensors.c $(TEST_HARNESS) $(LIB)
 test-valgrind: deps-check $(TEST_BIN)
 	@DMLOPS_TEST_BACKENDS=cpu VALGRIND=1 sh test/run.sh $(filter-out %/test_vulkan,$(TEST_BIN))
 
-# ---- fuzzing (clang's libFuzzer): FUZZ_SECONDS of random descriptors on the CPU backend ----
+# ---- fuzzing (clang's libFuzzer): FUZZ_SECONDS per target, answers checked -------------
+# fuzz_ops: random descriptors on the CPU backend, each accepted one checked byte for byte
+# against test/reference.h; fuzz_vulkan: the same on the Vulkan device (lavapipe in CI),
+# with guard bytes around every binding. Seeds: test/fuzz/<target>/.
 FUZZ_SECONDS ?= 60
+FUZZ_CC      := clang -std=c11 -D_GNU_SOURCE -Iinclude -Itest -g -O1 $(WARN) -Wno-missing-prototypes \
+                -fsanitize=address,undefined,fuzzer
+FUZZ_TARGETS := ops vulkan
 fuzz: deps-check
-	$(MAKE) CC=clang B=build-fuzz CFLAGS="-O1 -g -fsanitize=address,undefined,fuzzer-no-link" lib
-	clang -std=c11 -D_GNU_SOURCE -Iinclude -g -O1 -fsanitize=address,undefined,fuzzer -o build-fuzz/fuzz_ops \
-	    test/fuzz_ops.c build-fuzz/libdmlops.a $(LIBS)
-	mkdir -p build-fuzz/corpus
-	build-fuzz/fuzz_ops -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 build-fuzz/corpus
+	$(MAKE) --no-print-directory CC=clang B=build-fuzz CFLAGS="-O1 -g -fsanitize=address,undefined,fuzzer-no-link" lib
+	$(FUZZ_CC) -o build-fuzz/fuzz_ops test/fuzz_ops.c build-fuzz/libdmlops.a $(LIBS)
+	$(FUZZ_CC) -DFUZZ_VULKAN -o build-fuzz/fuzz_vulkan test/fuzz_ops.c build-fuzz/libdmlops.a $(LIBS)
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh test/fuzz/run.sh build-fuzz $(FUZZ_TARGETS)
 
 # ---- demo -------------------------------------------------------------------------------
 $(B)/examples/%: examples/%.c $(LIB)
