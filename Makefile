@@ -31,7 +31,7 @@ TEST_BIN  := $(TEST_SRC:test/%.c=$(B)/test/%)
 TEST_HARNESS := $(B)/obj/test/harness.o
 
 
-.PHONY: all lib cli deps deps-check test test-asan test-big test-valgrind fuzz demo bench bench-docs install uninstall clean lint help
+.PHONY: all lib cli deps deps-check test test-asan test-tsan test-big test-valgrind fuzz demo bench bench-docs install uninstall clean lint help
 all: lib cli
 lib: $(LIB)
 cli: $(CLI)
@@ -41,6 +41,7 @@ help:
 	@echo "make demo       run examples/quickstart.c on the default device"
 	@echo "make test       build and run the test suite (ends with 'N passed, N failed')"
 	@echo "make test-asan  the suite under AddressSanitizer + UBSan"
+	@echo "make test-tsan  the thread tests and random suites under ThreadSanitizer"
 	@echo "make test-big   tensors above maxStorageBufferRange (300 MiB, 2^25 elements)"
 	@echo "make test-valgrind  the CPU tests under valgrind"
 	@echo "make bench      the benchmark suite (and numpy, when installed); writes $(B)/bench/"
@@ -134,6 +135,14 @@ test-asan:
 	$(MAKE) B=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	    LDFLAGS="-fsanitize=address,undefined" test
 
+# The thread tests, the thread-creation failures and the random suites (whose CPU cases run
+# on a 4-thread pool) under ThreadSanitizer, on both backends. test/tsan.supp explains the
+# one suppression (lavapipe's own threads).
+TSAN_BIN := build-tsan/test/test_threads build-tsan/test/thread_fail build-tsan/test/test_random
+test-tsan: deps-check
+	@$(MAKE) --no-print-directory B=build-tsan CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" $(TSAN_BIN)
+	@TSAN_OPTIONS="suppressions=$(CURDIR)/test/tsan.supp halt_on_error=1 second_deadlock_stack=1" sh test/run.sh $(TSAN_BIN)
+
 test-big: deps-check $(B)/test/big_tensors
 	@sh test/run.sh $(B)/test/big_tensors
 
@@ -200,4 +209,4 @@ lint: $(SPV_H)
 	    --suppress=missingIncludeSystem -Iinclude -Isrc -Isrc/cli -D__GNUC__ src
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-tsan build-fuzz
