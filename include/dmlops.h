@@ -363,7 +363,9 @@ DMLOPS_API dmlops_status dmlops_buffer_read(dmlops_buffer *buf, uint64_t offset,
 /* Size in bytes; 0 for NULL. Thread-safe. */
 DMLOPS_API uint64_t dmlops_buffer_size(const dmlops_buffer *buf);
 
-/* Not thread-safe with respect to other uses of the same buffer. */
+/* Drops the application's reference. A command list that records the buffer keeps it
+ * alive until the list is reset or destroyed. Not thread-safe with respect to other uses
+ * of the same buffer. */
 DMLOPS_API void dmlops_buffer_destroy(dmlops_buffer *buf);
 
 /* ---- Operators --------------------------------------------------------------------- */
@@ -373,7 +375,9 @@ DMLOPS_API void dmlops_buffer_destroy(dmlops_buffer *buf);
  * after the call. Thread-safe. */
 DMLOPS_API dmlops_status dmlops_operator_create(dmlops_context *ctx, const DML_OPERATOR_DESC *desc, dmlops_operator **out);
 
-/* Not thread-safe with respect to other uses of the same operator. */
+/* Drops the application's reference. A command list that records the operator keeps it
+ * alive until the list is reset or destroyed. Not thread-safe with respect to other uses
+ * of the same operator. */
 DMLOPS_API void dmlops_operator_destroy(dmlops_operator *op);
 
 typedef struct dmlops_binding {

@@ -51,9 +51,16 @@ dmlops_status dmlops_buffer_read(dmlops_buffer *buf, uint64_t offset, void *dst,
 
 uint64_t dmlops_buffer_size(const dmlops_buffer *buf) { return buf ? buf->size : 0; }
 
-void dmlops_buffer_destroy(dmlops_buffer *buf)
+void dm_buffer_retain(dmlops_buffer *buf) { atomic_fetch_add_explicit(&buf->extra_refs, 1, memory_order_relaxed); }
+
+void dm_buffer_release(dmlops_buffer *buf)
 {
-    if (!buf) return;
+    if (atomic_fetch_sub_explicit(&buf->extra_refs, 1, memory_order_acq_rel) != 0) return; /* still held */
     buf->ctx->vt->buffer_destroy(buf);
     free(buf);
+}
+
+void dmlops_buffer_destroy(dmlops_buffer *buf)
+{
+    if (buf) dm_buffer_release(buf);
 }

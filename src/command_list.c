@@ -37,6 +37,17 @@ static bool dm_grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
     return true;
 }
 
+/* Takes (or gives back) the entry's references to its operator and buffers, so that
+ * destroying one of them while the list still names it cannot free it under the list. */
+static void dm_entry_hold(const dm_list_entry *e, bool take)
+{
+    if (e->op) take ? dm_operator_retain(e->op) : dm_operator_release(e->op);
+    for (uint32_t i = 0; i < e->nbind; i++)
+        if (e->bind[i].buffer) take ? dm_buffer_retain(e->bind[i].buffer) : dm_buffer_release(e->bind[i].buffer);
+    if (e->copy_dst) take ? dm_buffer_retain(e->copy_dst) : dm_buffer_release(e->copy_dst);
+    if (e->copy_src) take ? dm_buffer_retain(e->copy_src) : dm_buffer_release(e->copy_src);
+}
+
 /* True when an entry reading rd[] and writing wr[] must wait for earlier entries. */
 static bool dm_hazard(const dmlops_command_list *l, const dm_range *rd, uint32_t nrd, const dm_range *wr,
                       uint32_t nwr)
@@ -64,8 +75,15 @@ static dmlops_status dm_append(dmlops_command_list *l, dm_list_entry *e, const d
     }
     for (uint32_t i = 0; i < nrd; i++) dm_range_set_add(&l->reads, rd[i]);
     for (uint32_t i = 0; i < nwr; i++) dm_range_set_add(&l->writes, wr[i]);
+    dm_entry_hold(slot, true);
     l->count++;
     return DMLOPS_SUCCESS;
+}
+
+/* Releases what the list's entries hold, after the backend forgot them. */
+static void dm_release_entries(dmlops_command_list *l)
+{
+    for (uint32_t i = 0; i < l->count; i++) dm_entry_hold(&l->entries[i], false);
 }
 
 dmlops_status dmlops_command_list_record(dmlops_command_list *list, dmlops_operator *op, uint32_t input_count,
@@ -130,6 +148,7 @@ dmlops_status dmlops_command_list_reset(dmlops_command_list *list)
 {
     DM_CHECK_ARG(list, "dmlops_command_list_reset");
     list->ctx->vt->list_reset(list);
+    dm_release_entries(list);
     list->count = 0;
     list->barrier_count = 0;
     list->reads.n = list->writes.n = 0;
@@ -157,6 +176,7 @@ void dmlops_command_list_destroy(dmlops_command_list *list)
 {
     if (!list) return;
     list->ctx->vt->list_reset(list);
+    dm_release_entries(list);
     list->ctx->vt->list_destroy(list);
     free(list->entries);
     dm_range_set_free(&list->reads);

@@ -5,10 +5,19 @@
 #define DM_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "op.h"
 #include "status.h"
+
+/* Command lists hold what they record: each entry retains its operator and buffers, and
+ * releases them at reset or destroy; the last release frees (and the application's
+ * *_destroy is one release). */
+void dm_buffer_retain(dmlops_buffer *buf);
+void dm_buffer_release(dmlops_buffer *buf);
+void dm_operator_retain(dmlops_operator *op);
+void dm_operator_release(dmlops_operator *op);
 
 typedef struct dm_list_entry {
     dmlops_operator *op;                /* NULL for a plain copy */
@@ -57,6 +66,10 @@ struct dmlops_buffer {
      * are seen to overlap: bytes [resource_offset, +size) of resource. */
     uintptr_t resource;
     uint64_t resource_offset;
+    /* References beyond the application's own (zero from calloc): one per command-list
+     * entry naming the buffer, so that a buffer destroyed while a list still holds it
+     * lives until the list is reset or destroyed (dm_buffer_retain / _release). */
+    _Atomic uint32_t extra_refs;
     void *impl;
 };
 
@@ -64,6 +77,7 @@ struct dmlops_operator {
     dmlops_context *ctx;
     dm_op op;
     dmlops_operator_info info;
+    _Atomic uint32_t extra_refs; /* as for buffers: one per command-list entry */
     void *impl;
 };
 

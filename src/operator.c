@@ -30,11 +30,18 @@ dmlops_status dmlops_operator_create(dmlops_context *ctx, const DML_OPERATOR_DES
     return DMLOPS_SUCCESS;
 }
 
-void dmlops_operator_destroy(dmlops_operator *op)
+void dm_operator_retain(dmlops_operator *op) { atomic_fetch_add_explicit(&op->extra_refs, 1, memory_order_relaxed); }
+
+void dm_operator_release(dmlops_operator *op)
 {
-    if (!op) return;
+    if (atomic_fetch_sub_explicit(&op->extra_refs, 1, memory_order_acq_rel) != 0) return; /* still held */
     op->ctx->vt->operator_destroy(op);
     free(op);
+}
+
+void dmlops_operator_destroy(dmlops_operator *op)
+{
+    if (op) dm_operator_release(op);
 }
 
 dmlops_status dmlops_operator_get_info(const dmlops_operator *op, dmlops_operator_info *info)

@@ -759,3 +759,41 @@ TEST_CTX(refused_execute_does_not_touch_the_output)
     }
     fixture_free(&f);
 }
+
+/* Issue 10, defect 5: buffers and an operator destroyed by the application while a
+ * command list still records them. The list holds them until it is reset or destroyed:
+ * executing it still works and gives the right answer (it was a heap-use-after-free on
+ * the CPU backend), and nothing leaks once the list lets go (LSan in make test-asan). */
+TEST_CTX(command_list_holds_what_it_records)
+{
+    fixture f;
+    REQUIRE(fixture_init(&f, ctx, 0, 0));
+    dmlops_buffer *copy_dst = dmt_buffer(ctx, FX_BYTES, NULL);
+    dmlops_command_list *list = NULL;
+    REQUIRE(copy_dst);
+    if (!CHECK_OK(dmlops_command_list_create(ctx, &list))) {
+        dmlops_buffer_destroy(copy_dst);
+        fixture_free(&f);
+        return;
+    }
+    dmlops_binding in = bind(f.in, 0, SLICE_IN_BYTES), out = bind(f.out, 16, SLICE_OUT_BYTES);
+    CHECK_OK(dmlops_command_list_record(list, f.op, 1, &in, 1, &out));
+    CHECK_OK(dmlops_command_list_record_copy(list, copy_dst, 0, f.out, 0, FX_BYTES));
+    dmlops_buffer *out_buf = f.out;
+    dmlops_buffer_destroy(f.in); /* the application is done with these... */
+    dmlops_operator_destroy(f.op);
+    for (int run = 0; run < 2; run++) { /* ...but the list still runs them, twice */
+        CHECK_OK(dmlops_command_list_execute(list));
+        uint8_t want[FX_BYTES];
+        memcpy(want, f.out_bytes, sizeof want);
+        memcpy(want + 16, slice_want, sizeof slice_want);
+        buffer_holds(copy_dst, want, FX_BYTES, "copy of the output, after its input and operator were destroyed", __LINE__);
+    }
+    dmlops_buffer_destroy(out_buf); /* destroyed with the list still holding it: freed by the reset */
+    CHECK_OK(dmlops_command_list_reset(list));
+    uint32_t ops = 1, barriers = 1;
+    CHECK_OK(dmlops_command_list_get_counts(list, &ops, &barriers));
+    CHECK(ops == 0 && barriers == 0, "after reset: %u operations, %u barriers", ops, barriers);
+    dmlops_command_list_destroy(list);
+    dmlops_buffer_destroy(copy_dst);
+}
