@@ -1,6 +1,7 @@
 /* Buffer front end: argument and range checks, then the backend. */
 #include <stdlib.h>
 
+#include "fault.h"
 #include "checked.h"
 #include "internal.h"
 
@@ -11,7 +12,7 @@ dmlops_status dmlops_buffer_create(dmlops_context *ctx, uint64_t size_in_bytes, 
     *out = NULL;
     if (size_in_bytes == 0)
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_buffer_create: size_in_bytes = 0: a buffer holds at least 1 byte");
-    dmlops_buffer *buf = calloc(1, sizeof *buf);
+    dmlops_buffer *buf = dm_calloc(1, sizeof *buf);
     if (!buf) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_buffer_create: out of host memory");
     buf->ctx = ctx;
     buf->size = size_in_bytes;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fault.h"
 #include "checked.h"
 #include "internal.h"
 
@@ -12,7 +13,7 @@ dmlops_status dmlops_command_list_create(dmlops_context *ctx, dmlops_command_lis
     DM_CHECK_ARG(ctx, "dmlops_command_list_create");
     DM_CHECK_ARG(out, "dmlops_command_list_create");
     *out = NULL;
-    dmlops_command_list *list = calloc(1, sizeof *list);
+    dmlops_command_list *list = dm_calloc(1, sizeof *list);
     if (!list) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_command_list_create: out of host memory");
     list->ctx = ctx;
     list->stats.gpu_seconds = -1;
@@ -30,7 +31,7 @@ static bool dm_grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
     if (need <= *cap) return true;
     uint32_t n = *cap ? *cap * 2 : 16;
     while (n < need) n *= 2;
-    void *q = realloc(*p, (size_t)n * elem);
+    void *q = dm_realloc(*p, (size_t)n * elem);
     if (!q) return false;
     *p = q;
     *cap = n;

@@ -5,6 +5,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "fault.h"
 #include "internal.h"
 
 double dm_now(void)
@@ -90,6 +91,7 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
     if (desc->flags & ~known)
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_context_desc.flags = 0x%x has unknown bits", desc->flags);
 
+    dm_fault_arm(); /* testing: DMLOPS_FAULT_INJECT, inert when unset (fault.h) */
     dmlops_context *ctx = NULL;
     DM_TRY(dm_context_alloc(level, desc->flags, &ctx));
 
@@ -136,7 +138,7 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
 
 dmlops_status dm_context_alloc(DML_FEATURE_LEVEL level, uint32_t flags, dmlops_context **out)
 {
-    dmlops_context *ctx = calloc(1, sizeof *ctx);
+    dmlops_context *ctx = dm_calloc(1, sizeof *ctx);
     if (!ctx) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_context_create: out of host memory");
     ctx->level = level;
     ctx->flags = flags;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fault.h"
 #include "checked.h"
 #include "internal.h"
 
@@ -11,7 +12,7 @@ dmlops_status dmlops_operator_create(dmlops_context *ctx, const DML_OPERATOR_DES
     DM_CHECK_ARG(ctx, "dmlops_operator_create");
     DM_CHECK_ARG(out, "dmlops_operator_create");
     *out = NULL;
-    dmlops_operator *op = calloc(1, sizeof *op);
+    dmlops_operator *op = dm_calloc(1, sizeof *op);
     if (!op) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_operator_create: out of host memory");
     dmlops_status st = dm_op_parse(desc, ctx->level, &op->op);
     if (st == DMLOPS_SUCCESS) {

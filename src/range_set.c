@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fault.h"
 #include "internal.h"
 
 /* (resource, a) < (resource2, b) */
@@ -35,7 +36,7 @@ bool dm_range_set_reserve(dm_range_set *s, uint32_t extra)
     if (s->n + extra <= s->cap) return true;
     uint32_t cap = s->cap ? s->cap : 16;
     while (cap < s->n + extra) cap *= 2;
-    dm_range *r = realloc(s->r, cap * sizeof *r);
+    dm_range *r = dm_realloc(s->r, cap * sizeof *r);
     if (!r) return false;
     s->r = r;
     s->cap = cap;

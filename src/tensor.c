@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "checked.h"
+#include "fault.h"
 #include "status.h"
 
 uint32_t dmlops_data_type_size(DML_TENSOR_DATA_TYPE type)
@@ -86,7 +87,7 @@ enum { DM_EXACT_COUNT_LIMIT = 1 << 22, DM_EXACT_REACH_LIMIT = 1 << 25 };
 /* Exhaustive: every offset, sorted. */
 static dm_layout dm_unique_by_sorting(const dm_dim *dims, uint32_t n, uint64_t count)
 {
-    uint64_t *offs = malloc(count * sizeof *offs);
+    uint64_t *offs = dm_malloc(count * sizeof *offs);
     if (!offs) return DM_LAYOUT_UNPROVEN;
     uint32_t coord[DM_MAX_RANK] = {0};
     uint64_t off = 0;
@@ -112,7 +113,7 @@ static dm_layout dm_unique_by_sorting(const dm_dim *dims, uint32_t n, uint64_t c
 static dm_layout dm_unique_by_counting(const dm_dim *dims, uint32_t n, uint64_t reach)
 {
     uint64_t width = 2 * reach + 1;
-    uint8_t *ways = calloc(width, 1), *next = calloc(width, 1);
+    uint8_t *ways = dm_calloc(width, 1), *next = dm_calloc(width, 1);
     dm_layout r = DM_LAYOUT_UNPROVEN;
     if (ways && next) {
         ways[reach] = 1;

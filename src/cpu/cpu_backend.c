@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../fault.h"
 #include "../elements.h"
 #include "../gather.h"
 #include "../internal.h"
@@ -63,7 +64,7 @@ static dmlops_status dm_cpu_buffer_create(dmlops_buffer *buf)
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY,
                        "dmlops_buffer_create: %llu bytes exceed what the CPU backend can allocate",
                        (unsigned long long)buf->size);
-    buf->impl = calloc(1, (size_t)buf->size);
+    buf->impl = dm_calloc(1, (size_t)buf->size);
     if (!buf->impl)
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_buffer_create: cannot allocate %llu bytes of host memory",
                        (unsigned long long)buf->size);
@@ -106,7 +107,7 @@ static void dm_cpu_split(const dm_cpu_ctx *c, dm_cpu_op *o, uint64_t traffic, bo
 
 static dmlops_status dm_cpu_operator_create(dmlops_operator *op)
 {
-    dm_cpu_op *o = calloc(1, sizeof *o);
+    dm_cpu_op *o = dm_calloc(1, sizeof *o);
     if (!o) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", op->op.name);
     dm_op_lower(&op->op, &o->g);
     o->g.stream = op->info.bytes_written >= dm_cpu(op->ctx)->stream_bytes;
@@ -220,7 +221,7 @@ dmlops_status dm_cpu_context_init(dmlops_context *ctx, const dm_cpu_params *para
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_context_options.cpu_threads = %u exceeds %u", threads,
                        DM_CPU_MAX_THREADS);
     if (!threads) threads = dm_cpu_count();
-    dm_cpu_ctx *c = calloc(1, sizeof *c);
+    dm_cpu_ctx *c = dm_calloc(1, sizeof *c);
     if (c) c->pool = dm_pool_create(threads);
     if (!c || !c->pool) {
         free(c);

@@ -2,6 +2,7 @@
  * chunks are coarse (tens to hundreds of kilobytes each), so handing them out under a
  * lock costs nothing measurable, and it makes job lifetimes trivial: a job is only
  * reachable from the queue, and leaves it before its caller can return. */
+#include "../fault.h"
 #include "cpu_pool.h"
 
 #include <pthread.h>
@@ -65,10 +66,10 @@ static void *dm_worker(void *arg)
 
 dm_pool *dm_pool_create(uint32_t threads)
 {
-    dm_pool *p = calloc(1, sizeof *p);
+    dm_pool *p = dm_calloc(1, sizeof *p);
     if (!p) return NULL;
     p->want = threads > 1 ? threads - 1 : 0;
-    if (p->want && !(p->workers = calloc(p->want, sizeof *p->workers))) {
+    if (p->want && !(p->workers = dm_calloc(p->want, sizeof *p->workers))) {
         free(p);
         return NULL;
     }
