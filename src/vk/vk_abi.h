@@ -22,6 +22,9 @@ enum {
     DM_P_WORDS = 64 /* 256 bytes: a multiple of every minStorageBufferOffsetAlignment */
 };
 #undef DM_VK_PARAM_ENUM
+#define DM_VK_PARAM_FITS(name, value) _Static_assert((value) < DM_P_WORDS, "P_" #name " lies past the record");
+DM_VK_PARAMS(DM_VK_PARAM_FITS)
+#undef DM_VK_PARAM_FITS
 
 /* Values of the record's words (GLSL: MODE_*, AUX_*, NO_AXIS). */
 enum { DM_MODE_ELEMENT = 0, DM_MODE_VEC = 1 };              /* P_MODE */
