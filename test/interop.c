@@ -174,6 +174,18 @@ static void app_cmd_done(app *a, app_cmd *c)
     vkDestroyCommandPool(a->device, c->pool, NULL);
 }
 
+/* A context description on the application's objects (and, with its own volk, its
+ * loader's entry point). */
+static dmlops_vulkan_context_desc app_context_desc(const app *a)
+{
+    dmlops_vulkan_context_desc d = {.instance = a->instance, .physical_device = a->phys, .device = a->device,
+                                    .queue_family_index = a->family, .queue = a->queue};
+#ifdef INTEROP_VOLK
+    d.get_instance_proc_addr = vkGetInstanceProcAddr;
+#endif
+    return d;
+}
+
 /* Reverse rows of a 4 x 8 float tensor with lengths {8, 3, 0, 20}. */
 static const uint32_t sizes[2] = {4, 8};
 static const uint32_t lengths[4] = {8, 3, 0, 20};
@@ -194,12 +206,8 @@ TEST(interop_records_into_the_application_command_buffer)
         app_done(&a);
         return;
     }
-    dmlops_vulkan_context_desc d = {.instance = a.instance, .physical_device = a.phys, .device = a.device,
-                                    .queue_family_index = a.family, .queue = a.queue,
-#ifdef INTEROP_VOLK
-                                    .get_instance_proc_addr = vkGetInstanceProcAddr,
-#endif
-                                    .api_version = VK_API_VERSION_1_1};
+    dmlops_vulkan_context_desc d = app_context_desc(&a);
+    d.api_version = VK_API_VERSION_1_1;
     dmlops_context *ctx = NULL;
     dmlops_operator *op = NULL;
     dmlops_binding_table *table = NULL;
@@ -310,12 +318,8 @@ TEST(interop_records_copy_regions)
         app_done(&a);
         return;
     }
-    dmlops_vulkan_context_desc d = {.instance = a.instance, .physical_device = a.phys, .device = a.device,
-                                    .queue_family_index = a.family, .queue = a.queue,
-#ifdef INTEROP_VOLK
-                                    .get_instance_proc_addr = vkGetInstanceProcAddr,
-#endif
-                                    .flags = DMLOPS_CONTEXT_FLAG_PREFER_COPY};
+    dmlops_vulkan_context_desc d = app_context_desc(&a);
+    d.flags = DMLOPS_CONTEXT_FLAG_PREFER_COPY;
     enum { R = 4, C = 256, K = 200 };
     const uint32_t in_sizes[2] = {R, C}, off[2] = {0, 10}, win[2] = {R, K};
     dmt_slice slice;
