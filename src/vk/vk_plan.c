@@ -237,7 +237,7 @@ void dm_vk_regions_add(void *regions, uint64_t src, uint64_t dst, uint64_t bytes
     dst += r->dst_base;
     VkBufferCopy *prev = r->n ? &r->r[r->n - 1] : NULL;
     if (prev && prev->srcOffset + prev->size == src && prev->dstOffset + prev->size == dst) prev->size += bytes;
-    else if (r->n < r->cap) r->r[r->n++] = (VkBufferCopy){src, dst, bytes};
+    else if (r->r && r->n < r->cap) r->r[r->n++] = (VkBufferCopy){src, dst, bytes};
     else r->full = true;
 }
 
