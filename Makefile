@@ -46,7 +46,7 @@ help:
 	@echo "make test-valgrind  the CPU tests under valgrind"
 	@echo "make bench      the benchmark suite (and numpy, when installed); writes $(B)/bench/"
 	@echo "make bench-docs the same, refreshing docs/performance.md and docs/bench/ (BENCH_ARGS=--backend vulkan ...)"
-	@echo "make install PREFIX=... DESTDIR=...   header, library, dmlops.pc, dmlops tool"
+	@echo "make install PREFIX=... DESTDIR=...   headers, library, dmlops.pc, dmlops tool"
 	@echo "make deps       install the Debian packages (as root) or print the apt-get line"
 	@echo "make lint       clang-tidy and cppcheck"
 	@echo "make fuzz       libFuzzer targets, answers checked against a reference (FUZZ_SECONDS=60 each)"
@@ -190,16 +190,18 @@ bench-docs: deps-check $(CLI)
 	DMLOPS_BENCH_TARGET="make bench-docs" $(CLI) bench $(BENCH_PEER) --report docs $(BENCH_ARGS)
 
 # ---- install ----------------------------------------------------------------------------
+# The version is written once, in include/dmlops.h; dmlops.pc takes it from there.
+VERSION = $(shell awk '$$2 ~ /^DMLOPS_VERSION_(MAJOR|MINOR|PATCH)$$/ { v = v s $$3; s = "." } END { print v }' include/dmlops.h)
 install: $(LIB) $(CLI)
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 include/dmlops.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/dmlops.h include/dmlops_vulkan.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
-	sed -e 's|@PREFIX@|$(PREFIX)|' src/dmlops.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dmlops.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' src/dmlops.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dmlops.pc
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/include/dmlops.h $(DESTDIR)$(PREFIX)/lib/libdmlops.a \
+	rm -f $(DESTDIR)$(PREFIX)/include/dmlops.h $(DESTDIR)$(PREFIX)/include/dmlops_vulkan.h $(DESTDIR)$(PREFIX)/lib/libdmlops.a \
 	      $(DESTDIR)$(PREFIX)/lib/pkgconfig/dmlops.pc $(DESTDIR)$(PREFIX)/bin/dmlops
 
 lint: $(SPV_H)

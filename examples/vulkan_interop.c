@@ -8,7 +8,7 @@
 #include <string.h>
 #include <vulkan/vulkan.h>
 
-#include "dmlops.h" /* after vulkan.h: that declares the interop functions */
+#include "dmlops_vulkan.h" /* the interop API (it includes dmlops.h) */
 
 #define VK_OR_DIE(x)                                                                      \
     do {                                                                                  \

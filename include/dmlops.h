@@ -8,9 +8,9 @@
  *  1. The DirectML descriptors (DML_*), with DirectML's names, field order and values,
  *     so that code written against DirectML.h compiles unchanged. If DirectML.h was
  *     included first they are taken from there.
- *  2. A small runtime (dmlops_*): contexts, buffers, operators, command lists, and
- *     Vulkan interop (declared only when <vulkan/vulkan.h> or <volk.h> was included
- *     before this header).
+ *  2. A small runtime (dmlops_*): contexts, buffers, operators and command lists.
+ * The Vulkan interop API is in dmlops_vulkan.h, which includes this header; this one
+ * includes it in turn when <vulkan/vulkan.h> or <volk.h> was included before it.
  *
  * Conventions for every function:
  *  - A NULL where a pointer is required returns DMLOPS_ERROR_INVALID_ARGUMENT.
@@ -33,6 +33,8 @@
 extern "C" {
 #endif
 
+/* The library's version: the one place it is written. dmlops_version_string(), the
+ * pkg-config file and the Vulkan engine version are derived from these. */
 #define DMLOPS_VERSION_MAJOR 1
 #define DMLOPS_VERSION_MINOR 0
 #define DMLOPS_VERSION_PATCH 0
@@ -470,70 +472,15 @@ DMLOPS_API dmlops_status dmlops_command_list_get_stats(const dmlops_command_list
 
 DMLOPS_API void dmlops_command_list_destroy(dmlops_command_list *list);
 
-/* ======================================================================================
- * 3. Vulkan interop: declared when the Vulkan headers were included before this one
- *    (#include <vulkan/vulkan.h> or <volk.h>, then "dmlops.h").
- * ==================================================================================== */
-#if defined(VK_VERSION_1_0)
-
-typedef struct dmlops_vulkan_context_desc {
-    VkInstance instance;              /* the application's, created with apiVersion >= 1.1 */
-    VkPhysicalDevice physical_device;
-    VkDevice device;                  /* the application's; no feature needs to be enabled */
-    uint32_t queue_family_index;      /* a family with VK_QUEUE_COMPUTE_BIT */
-    VkQueue queue;                    /* libdmlops submits to it (and waits) in execute,
-                                         buffer read/write, command lists, and, on devices
-                                         whose memory the host cannot map, in buffer and
-                                         operator creation; those calls lock the context,
-                                         but the application must not use the queue at the
-                                         same time (VkQueue is externally synchronised) */
-    PFN_vkGetInstanceProcAddr get_instance_proc_addr; /* NULL: from the system loader */
-    uint32_t api_version;             /* the instance's apiVersion; 0 means 1.1 */
-    DML_FEATURE_LEVEL feature_level;  /* 0: the highest */
-    uint32_t flags;                   /* DMLOPS_CONTEXT_FLAG_KERNELS_ONLY / PREFER_COPY */
-    const char *pipeline_cache_path;  /* NULL: $DMLOPS_PIPELINE_CACHE, else none */
-} dmlops_vulkan_context_desc;
-
-/* Builds a context on the application's instance, device and queue. The application
- * keeps ownership of them and destroys them after dmlops_context_destroy. */
-DMLOPS_API dmlops_status dmlops_context_create_vulkan(const dmlops_vulkan_context_desc *desc, dmlops_context **out);
-
-/* Wraps bytes [offset, offset + size) of the application's VkBuffer. usage must be the
- * buffer's creation usage and include VK_BUFFER_USAGE_STORAGE_BUFFER_BIT; with both
- * TRANSFER_SRC and TRANSFER_DST the copy-region path may be used as well. The VkBuffer
- * must stay alive and bound to memory while the wrapper is in use. dmlops_buffer_read and
- * dmlops_buffer_write work on wrapped buffers (through staging when needed). */
-DMLOPS_API dmlops_status dmlops_buffer_wrap_vulkan(dmlops_context *ctx, VkBuffer buffer, VkDeviceSize offset,
-                                        VkDeviceSize size, VkBufferUsageFlags usage,
-                                        dmlops_buffer **out);
-
-/* The VkBuffer and byte offset behind a dmlops_buffer. */
-DMLOPS_API dmlops_status dmlops_buffer_get_vulkan(const dmlops_buffer *buf, VkBuffer *buffer, VkDeviceSize *offset);
-
-/* A binding table holds the descriptor sets of one operator's recording, like
- * IDMLBindingTable. It must stay alive, and must not be re-bound, until every command
- * buffer that recorded it has completed. Used by one thread at a time. */
-DMLOPS_API dmlops_status dmlops_binding_table_create(dmlops_operator *op, dmlops_binding_table **out);
-DMLOPS_API dmlops_status dmlops_binding_table_bind(dmlops_binding_table *table,
-                                        uint32_t input_count, const dmlops_binding *inputs,
-                                        uint32_t output_count, const dmlops_binding *outputs);
-DMLOPS_API void dmlops_binding_table_destroy(dmlops_binding_table *table);
-
-/* Records the table's operator with its bindings into the application's command buffer,
- * as IDMLCommandRecorder::RecordDispatch does: it binds its own compute pipeline,
- * descriptor set 0 and push constants (so rebind yours afterwards), and inserts NO
- * barrier. The caller orders the operator against other work with its own barriers:
- * kernels access buffers as VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT with
- * SHADER_READ / SHADER_WRITE, copy regions as VK_PIPELINE_STAGE_TRANSFER_BIT with
- * TRANSFER_READ / TRANSFER_WRITE (dmlops_operator_info.last_path says which was recorded:
- * the planned copy path falls back to a kernel on buffers without TRANSFER usage). Buffers
- * must be in a state where those accesses are legal. */
-DMLOPS_API dmlops_status dmlops_operator_record_vulkan(dmlops_binding_table *table, VkCommandBuffer cmd);
-
-#endif /* VK_VERSION_1_0 */
-
 #ifdef __cplusplus
 }
+#endif
+
+/* The Vulkan interop API lives in dmlops_vulkan.h. It is included here when the Vulkan
+ * headers came first (<vulkan/vulkan.h> or <volk.h>, then "dmlops.h"), so that code
+ * written before the split compiles unchanged. */
+#if defined(VK_VERSION_1_0)
+#include "dmlops_vulkan.h"
 #endif
 
 #endif /* DMLOPS_H */

@@ -1,15 +1,6 @@
-/* Collapsing gather descriptions, and walking them in row segments. */
+/* Collapsing gather descriptions, walking them in row segments, and the row copies of
+ * affine gathers. */
 #include "gather.h"
-
-uint32_t dm_aux_type(DML_TENSOR_DATA_TYPE type)
-{
-    switch (type) {
-    case DML_TENSOR_DATA_TYPE_INT32: return DM_AUX_I32;
-    case DML_TENSOR_DATA_TYPE_UINT64: return DM_AUX_U64;
-    case DML_TENSOR_DATA_TYPE_INT64: return DM_AUX_I64;
-    default: return DM_AUX_U32;
-    }
-}
 
 static void dm_gather_remove_dim(dm_gather *g, uint32_t d)
 {
@@ -45,6 +36,31 @@ uint64_t dm_gather_elements(const dm_gather *g)
     uint64_t n = 1;
     for (uint32_t d = 0; d < g->rank; d++) n *= g->size[d]; /* < 2^32: a tensor's count */
     return n;
+}
+
+bool dm_gather_rows_contiguous(const dm_gather *g)
+{
+    const uint32_t last = g->rank - 1;
+    return g->stride[DM_SLOT_SRC][last] == 1 && g->stride[DM_SLOT_DST][last] == 1;
+}
+
+bool dm_gather_affine_slabs(const dm_gather *g, const uint8_t *aux, dm_slab_sink sink, void *user)
+{
+    (void)aux;
+    const uint32_t last = g->rank - 1;
+    const uint64_t run = (uint64_t)g->size[last] * g->esize;
+    dm_walk w = {.rank = last, .nstreams = 2};
+    w.offset[0] = g->base[DM_SLOT_SRC];
+    w.offset[1] = g->base[DM_SLOT_DST];
+    for (uint32_t d = 0; d < last; d++) {
+        w.sizes[d] = g->size[d];
+        w.strides[0][d] = g->stride[DM_SLOT_SRC][d];
+        w.strides[1][d] = g->stride[DM_SLOT_DST][d];
+    }
+    do {
+        sink(user, (uint64_t)w.offset[0] * g->esize, (uint64_t)w.offset[1] * g->esize, run);
+    } while (dm_walk_next(&w));
+    return true;
 }
 
 bool dm_rows_begin(dm_rows *r, const dm_gather *g, uint64_t e0, uint64_t e1)

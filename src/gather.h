@@ -1,8 +1,10 @@
 /* A backend-neutral description of an operator as a gather: each output element is
  * fetched from a source address computed from its coordinate. Each op_<name>.c lowers
  * itself into one; the CPU engine walks it in row segments (dm_rows below) and the
- * Vulkan backend splits it into pieces that fit the device's binding windows. Strides
- * are in elements of each binding's tensor. */
+ * Vulkan planner splits it into pieces that fit the device's binding windows, or into
+ * copies of whole rows. Neither backend knows which operator a gather came from: what
+ * differs between operators is said here, as data or as a hook the operator provides.
+ * Strides and bases are in elements of each binding's tensor. */
 #ifndef DM_GATHER_H
 #define DM_GATHER_H
 
@@ -10,28 +12,45 @@
 
 #include "op.h"
 
+/* The GPU kernel (glsl/<name>.comp) that computes a gather. Backends use it only as an
+ * index into their kernels. */
 typedef enum dm_kernel { DM_KERNEL_SLICE = 0, DM_KERNEL_REVERSE, DM_KERNEL_ONE_HOT, DM_KERNEL_COUNT } dm_kernel;
 
 /* The four data bindings of a gather kernel (binding 0 holds its parameters). */
 enum { DM_SLOT_DST = 0, DM_SLOT_SRC, DM_SLOT_AUX, DM_SLOT_AUX2, DM_SLOT_COUNT };
 
-/* Element type of the aux binding (lengths, indices); values match the shaders. */
-enum { DM_AUX_U32 = 0, DM_AUX_I32 = 1, DM_AUX_U64 = 2, DM_AUX_I64 = 3 };
+struct dm_gather;
+
+/* Receives one copy of `bytes` contiguous bytes from SRC byte offset `src` to DST byte
+ * offset `dst`, both counted from the start of their binding. */
+typedef void (*dm_slab_sink)(void *user, uint64_t src, uint64_t dst, uint64_t bytes);
+
+/* Describes a gather whose rows (all dimensions but the innermost) are contiguous in SRC
+ * and DST (dm_gather_rows_contiguous) as one copy per output row, in row-major order.
+ * `aux` is the AUX binding's bytes, NULL when the gather binds no AUX. Returns false when
+ * the AUX data makes some row something other than one copy; the sink may then have been
+ * given part of the rows already. */
+typedef bool (*dm_slab_fn)(const struct dm_gather *g, const uint8_t *aux, dm_slab_sink sink, void *user);
 
 typedef struct dm_gather {
     dm_kernel kernel;
-    uint32_t esize;                 /* bytes per data element */
+    uint32_t esize;                 /* bytes per data element (DST, SRC, AUX2) */
     uint32_t rank;                  /* output dimensions, after collapsing */
     uint32_t size[DM_MAX_RANK];     /* output extents */
     int64_t stride[DM_SLOT_COUNT][DM_MAX_RANK]; /* per slot; 0 where a slot does not move */
-    int64_t src_base;               /* SLICE: source element of the output origin */
-    int32_t axis;                   /* REVERSE, ONE_HOT: output axis; -1 for SLICE */
+    int64_t base[DM_SLOT_COUNT];    /* each slot's element at the output origin */
+    int32_t axis;                   /* the output dimension the AUX data speaks of; -1: none */
     uint32_t n;                     /* axis length */
-    int64_t axis_src_stride;        /* REVERSE: source stride along the axis (the row
-                                       offsets in stride[SRC] leave the axis out) */
-    uint32_t aux_type, aux_esize;   /* DM_AUX_*, bytes */
-    DML_TENSOR_DATA_TYPE aux_dtype; /* the aux tensor's DataType (lengths, indices) */
-    uint64_t aux2_offset;           /* ONE_HOT: element offset of OnValue (aux2) */
+    /* The source window: SRC also reads one of `window` positions, window_stride
+     * elements apart, that the AUX data picks for each element (REVERSE: L-1-i or i
+     * along the axis, which stride[SRC] leaves out). 0 when the coordinate alone decides
+     * the source. A planner may cut the window like a dimension; the kernel then writes
+     * only the elements whose source lies in its part. */
+    uint32_t window;
+    int64_t window_stride;
+    uint32_t aux_esize;             /* bytes per AUX element */
+    DML_TENSOR_DATA_TYPE aux_dtype; /* the AUX tensor's DataType (lengths, indices) */
+    dm_slab_fn slabs;               /* whole-row copies; NULL when rows never are copies */
     int32_t binding[DM_SLOT_COUNT]; /* op binding feeding each slot, -1 if none */
     bool stream;                    /* CPU: write the output with streaming stores
                                        (decided by the CPU backend at creation) */
@@ -45,7 +64,13 @@ void dm_gather_collapse(dm_gather *g);
 /* Output elements of the gather: the product of its sizes. */
 uint64_t dm_gather_elements(const dm_gather *g);
 
-uint32_t dm_aux_type(DML_TENSOR_DATA_TYPE type);
+/* Whether each output row (the innermost dimension at one outer coordinate) is one run
+ * of contiguous elements in both DST and SRC, so that rows may be copied whole. */
+bool dm_gather_rows_contiguous(const dm_gather *g);
+
+/* The slab hook of affine gathers (SRC = base + sum of coordinate * stride, no AUX):
+ * each row's source follows from its coordinate. */
+bool dm_gather_affine_slabs(const dm_gather *g, const uint8_t *aux, dm_slab_sink sink, void *user);
 
 /* Walks output elements [e0, e1) (row-major over g->size) as row segments: columns
  * [c0, c1) of the innermost dimension at one outer coordinate. The start is decoded
@@ -55,7 +80,7 @@ typedef struct dm_rows {
     uint32_t last;                 /* the innermost dimension */
     uint32_t coord[DM_MAX_RANK];   /* of the row; coord[last] is unused */
     int64_t off[DM_SLOT_COUNT];    /* each slot's element offset at column 0 of the row
-                                      (src_base and aux2_offset not included) */
+                                      (g->base not included) */
     uint32_t c0, c1;
     uint64_t left;                 /* elements after this segment */
 } dm_rows;

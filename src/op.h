@@ -90,7 +90,7 @@ dmlops_status dm_op_begin(dm_op *op, DML_OPERATOR_TYPE type, uint32_t input_coun
 /* SLICE1: element offset of the output origin in the input, and the signed input step
  * (elements) per output step in each dimension. */
 void dm_slice_input_map(const dm_op *op, int64_t *origin, int64_t *steps);
-/* The CPU loop of an affine gather (DM_KERNEL_SLICE): SLICE1's, also used by a
+/* The CPU loop of an affine gather (no AUX, no source window): SLICE1's, also used by a
  * REVERSE_SUBSEQUENCES whose axis has length 1. */
 dm_cpu_loop dm_affine_cpu_loop(const struct dm_gather *g);
 /* ONE_HOT: element offset of OnValue in ValuesTensor (OffValue is at 0). */

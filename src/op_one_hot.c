@@ -48,10 +48,9 @@ static void dm_one_hot_lower(const dm_op *op, dm_gather *g)
     g->rank = out->rank;
     g->axis = (int32_t)op->axis;
     g->n = out->sizes[op->axis];
-    g->aux_type = dm_aux_type(idx->type);
     g->aux_esize = idx->esize;
     g->aux_dtype = idx->type;
-    g->aux2_offset = dm_one_hot_on_offset(op);
+    g->base[DM_SLOT_AUX2] = (int64_t)dm_one_hot_on_offset(op);
     g->binding[DM_SLOT_DST] = OUT;
     g->binding[DM_SLOT_SRC] = VAL;
     g->binding[DM_SLOT_AUX] = IDX;
@@ -73,7 +72,7 @@ static void dm_one_hot_row(const dm_gather *g, uint8_t *const *slot, const dm_ro
     const uint32_t last = g->rank - 1;
     const int64_t es = g->esize, ds = g->stride[DM_SLOT_DST][last], c0 = r->c0, c1 = r->c1;
     const int64_t is = g->stride[DM_SLOT_AUX][last], ies = g->aux_esize, row = r->off[DM_SLOT_DST] - shift;
-    const uint8_t *off_v = slot[DM_SLOT_SRC], *on_v = slot[DM_SLOT_AUX2] + g->aux2_offset * (uint64_t)es;
+    const uint8_t *off_v = slot[DM_SLOT_SRC], *on_v = slot[DM_SLOT_AUX2] + (uint64_t)g->base[DM_SLOT_AUX2] * (uint64_t)es;
     const uint8_t *ip = slot[DM_SLOT_AUX] + r->off[DM_SLOT_AUX] * ies;
 #define DM_AT(j) (base + (row + (j) * ds) * es)
     if ((uint32_t)g->axis == last) { /* the row is (part of) one sequence */
@@ -137,7 +136,7 @@ static inline __attribute__((always_inline)) void dm_on_pass(const dm_gather *g,
 {
     const uint64_t n = g->n;
     const int64_t is = g->stride[DM_SLOT_AUX][0] * (int64_t)g->aux_esize;
-    const uint8_t *ip = slot[DM_SLOT_AUX], *on_v = slot[DM_SLOT_AUX2] + g->aux2_offset * es;
+    const uint8_t *ip = slot[DM_SLOT_AUX], *on_v = slot[DM_SLOT_AUX2] + (uint64_t)g->base[DM_SLOT_AUX2] * es;
     switch (g->aux_dtype) {
     case DML_TENSOR_DATA_TYPE_UINT32: DM_ON_PASS(uint32_t, (int64_t)v); break;
     case DML_TENSOR_DATA_TYPE_INT32: DM_ON_PASS(int32_t, v < 0 ? (int64_t)v + (int64_t)n : (int64_t)v); break;

@@ -9,6 +9,9 @@
 
 enum { IN = 0, LEN = 1, OUT = 2 };
 
+/* The source coordinate along the axis of output coordinate i. */
+static uint64_t dm_reversed(uint64_t i, uint64_t len) { return i < len ? len - 1 - i : i; }
+
 static dmlops_status dm_reverse_parse(const void *desc, DML_FEATURE_LEVEL level, dm_op *op)
 {
     const DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC *d = desc;
@@ -26,12 +29,11 @@ static dmlops_status dm_reverse_parse(const void *desc, DML_FEATURE_LEVEL level,
     return dm_check_feature_level(op, level, columns);
 }
 
-/* The source coordinate along the axis of output coordinate i. */
-static uint64_t dm_reversed(uint64_t i, uint64_t len) { return i < len ? len - 1 - i : i; }
+/* Rows leave the axis out of the source offset: the source window adds the reversed (or
+ * not) axis coordinate times the axis stride. A length-1 axis is the identity, lowered as
+ * an affine copy so that it can use copy regions. */
+static bool dm_reverse_slabs(const dm_gather *g, const uint8_t *aux, dm_slab_sink sink, void *user);
 
-/* Rows leave the axis out of the source offset: the kernel adds the reversed (or not)
- * axis coordinate times axis_src_stride. A length-1 axis is the identity, lowered as a
- * plain copy so that it can use copy regions. */
 static void dm_reverse_lower(const dm_op *op, dm_gather *g)
 {
     const dm_tensor *in = &op->t[IN], *len = &op->t[LEN], *out = &op->t[OUT];
@@ -42,10 +44,11 @@ static void dm_reverse_lower(const dm_op *op, dm_gather *g)
     g->rank = in->rank;
     g->axis = identity ? -1 : (int32_t)ax;
     g->n = in->sizes[ax];
-    g->axis_src_stride = (int64_t)in->strides[ax];
-    g->aux_type = dm_aux_type(len->type);
+    g->window = identity ? 0 : in->sizes[ax];
+    g->window_stride = identity ? 0 : (int64_t)in->strides[ax];
     g->aux_esize = len->esize;
     g->aux_dtype = len->type;
+    g->slabs = identity ? dm_gather_affine_slabs : dm_reverse_slabs;
     g->binding[DM_SLOT_DST] = OUT;
     g->binding[DM_SLOT_SRC] = IN;
     if (!identity) g->binding[DM_SLOT_AUX] = LEN;
@@ -57,11 +60,48 @@ static void dm_reverse_lower(const dm_op *op, dm_gather *g)
     }
 }
 
+/* Along an outer axis, an output row at axis coordinate i is source row
+ * dm_reversed(i, L) whole, L being the row's length: the operator is row copies once
+ * the lengths are read, provided they agree along each row. Along the innermost axis a
+ * row is one sequence, never one copy. */
+static bool dm_reverse_slabs(const dm_gather *g, const uint8_t *aux, dm_slab_sink sink, void *user)
+{
+    const uint32_t last = g->rank - 1, ax = (uint32_t)g->axis;
+    if (ax == last) return false;
+    const uint64_t m = g->size[last], run = m * g->esize;
+    const int64_t aux_step = g->stride[DM_SLOT_AUX][last] * (int64_t)g->aux_esize;
+    dm_walk w = {.rank = last, .nstreams = 3};
+    w.offset[0] = g->base[DM_SLOT_SRC];
+    w.offset[1] = g->base[DM_SLOT_DST];
+    w.offset[2] = g->base[DM_SLOT_AUX];
+    for (uint32_t d = 0; d < last; d++) {
+        w.sizes[d] = g->size[d];
+        w.strides[0][d] = g->stride[DM_SLOT_SRC][d]; /* 0 along the axis: the window adds it */
+        w.strides[1][d] = g->stride[DM_SLOT_DST][d];
+        w.strides[2][d] = g->stride[DM_SLOT_AUX][d];
+    }
+    int64_t cached = -1; /* the lengths row last read: it does not move along the axis */
+    uint64_t L = 0;
+    do {
+        if (w.offset[2] != cached) {
+            const uint8_t *row = aux + (uint64_t)w.offset[2] * g->aux_esize;
+            cached = w.offset[2];
+            L = dm_read_length(g->aux_dtype, row, g->n);
+            if (aux_step && dm_equal_length_run(g->aux_dtype, row, aux_step, m, g->n) < m)
+                return false; /* lengths differ along the row: not one copy */
+        }
+        const uint64_t s = dm_reversed(w.coord[ax], L);
+        sink(user, ((uint64_t)w.offset[0] + s * (uint64_t)g->window_stride) * g->esize,
+             (uint64_t)w.offset[1] * g->esize, run);
+    } while (dm_walk_next(&w));
+    return true;
+}
+
 /* Axis innermost: each row is one sequence with one length. Columns [c0, c1) split into
  * the reversed prefix (a run read backwards) and the copied rest. */
 static void dm_reverse_rows_along_axis(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
 {
-    const int64_t es = g->esize, sa = g->axis_src_stride;
+    const int64_t es = g->esize, sa = g->window_stride;
     const int64_t ds = g->stride[DM_SLOT_DST][g->rank - 1];
     const bool stream = g->stream;
     dm_rows r;
@@ -114,7 +154,7 @@ static void dm_copy_runs(const dm_gather *g, const dm_length_runs *runs, uint64_
                          bool stream)
 {
     const uint32_t last = g->rank - 1;
-    const int64_t es = g->esize, sa = g->axis_src_stride;
+    const int64_t es = g->esize, sa = g->window_stride;
     const int64_t ds = g->stride[DM_SLOT_DST][last], ss = g->stride[DM_SLOT_SRC][last];
     for (uint32_t r = 0, k; r < runs->n; r = k) {
         const uint64_t x = dm_reversed(a, runs->len[r]);
@@ -166,7 +206,7 @@ static void dm_reverse_columns(const dm_gather *g, uint8_t *const *slot, uint64_
 
 static dm_cpu_loop dm_reverse_cpu_loop(const dm_gather *g)
 {
-    if (g->kernel == DM_KERNEL_SLICE) return dm_affine_cpu_loop(g); /* a length-1 axis */
+    if (!g->window) return dm_affine_cpu_loop(g); /* a length-1 axis */
     const uint32_t last = g->rank - 1;
     if ((uint32_t)g->axis == last) return (dm_cpu_loop){dm_reverse_rows_along_axis, 0};
     if (g->rank == 2 && g->stride[DM_SLOT_AUX][last] != 0) return (dm_cpu_loop){dm_reverse_columns, g->size[last]};

@@ -74,7 +74,8 @@ static void dm_slice_lower(const dm_op *op, dm_gather *g)
     g->axis = -1;
     g->binding[DM_SLOT_DST] = OUT;
     g->binding[DM_SLOT_SRC] = IN;
-    dm_slice_input_map(op, &g->src_base, g->stride[DM_SLOT_SRC]);
+    dm_slice_input_map(op, &g->base[DM_SLOT_SRC], g->stride[DM_SLOT_SRC]);
+    g->slabs = dm_gather_affine_slabs;
     for (uint32_t d = 0; d < out->rank; d++) {
         g->size[d] = out->sizes[d];
         g->stride[DM_SLOT_DST][d] = (int64_t)out->strides[d];
@@ -91,7 +92,7 @@ static void dm_slice_rows(const dm_gather *g, uint8_t *const *slot, uint64_t e0,
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
         const int64_t ds = g->stride[DM_SLOT_DST][r.last], ss = g->stride[DM_SLOT_SRC][r.last], c0 = r.c0;
         dm_copy_run(slot[DM_SLOT_DST] + (r.off[DM_SLOT_DST] + c0 * ds) * es, ds,
-                    slot[DM_SLOT_SRC] + (g->src_base + r.off[DM_SLOT_SRC] + c0 * ss) * es, ss, r.c1 - r.c0, g->esize,
+                    slot[DM_SLOT_SRC] + (g->base[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] + c0 * ss) * es, ss, r.c1 - r.c0, g->esize,
                     stream);
     }
     if (stream) dm_stream_fence();
@@ -106,7 +107,7 @@ static void dm_slice_rows_memcpy(const dm_gather *g, uint8_t *const *slot, uint6
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
         uint8_t *dst = slot[DM_SLOT_DST] + (r.off[DM_SLOT_DST] + r.c0) * es;
-        const uint8_t *src = slot[DM_SLOT_SRC] + (g->src_base + r.off[DM_SLOT_SRC] + r.c0) * es;
+        const uint8_t *src = slot[DM_SLOT_SRC] + (g->base[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] + r.c0) * es;
         if (stream) dm_stream_copy(dst, src, (uint64_t)(r.c1 - r.c0) * (uint64_t)es);
         else memcpy(dst, src, (size_t)((r.c1 - r.c0) * es));
     }

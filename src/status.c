@@ -51,4 +51,10 @@ const char *dmlops_status_string(dmlops_status status)
     return "unknown status";
 }
 
-const char *dmlops_version_string(void) { return "1.0.0"; }
+/* "MAJOR.MINOR.PATCH", spelled from dmlops.h's macros at compile time. */
+#define DM_STR_(x) #x
+#define DM_STR(x) DM_STR_(x)
+const char *dmlops_version_string(void)
+{
+    return DM_STR(DMLOPS_VERSION_MAJOR) "." DM_STR(DMLOPS_VERSION_MINOR) "." DM_STR(DMLOPS_VERSION_PATCH);
+}

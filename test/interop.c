@@ -10,7 +10,7 @@
 
 #include <stdlib.h>
 
-#include "harness.h"
+#include "op_descs.h"
 
 typedef struct app {
     VkInstance instance;
@@ -174,8 +174,20 @@ static void app_cmd_done(app *a, app_cmd *c)
     vkDestroyCommandPool(a->device, c->pool, NULL);
 }
 
+/* A context description on the application's objects (and, with its own volk, its
+ * loader's entry point). */
+static dmlops_vulkan_context_desc app_context_desc(const app *a)
+{
+    dmlops_vulkan_context_desc d = {.instance = a->instance, .physical_device = a->phys, .device = a->device,
+                                    .queue_family_index = a->family, .queue = a->queue};
+#ifdef INTEROP_VOLK
+    d.get_instance_proc_addr = vkGetInstanceProcAddr;
+#endif
+    return d;
+}
+
 /* Reverse rows of a 4 x 8 float tensor with lengths {8, 3, 0, 20}. */
-static const uint32_t sizes[2] = {4, 8}, len_sizes[2] = {4, 1};
+static const uint32_t sizes[2] = {4, 8};
 static const uint32_t lengths[4] = {8, 3, 0, 20};
 
 static void expected(const float *x, float *y)
@@ -194,12 +206,8 @@ TEST(interop_records_into_the_application_command_buffer)
         app_done(&a);
         return;
     }
-    dmlops_vulkan_context_desc d = {.instance = a.instance, .physical_device = a.phys, .device = a.device,
-                                    .queue_family_index = a.family, .queue = a.queue,
-#ifdef INTEROP_VOLK
-                                    .get_instance_proc_addr = vkGetInstanceProcAddr,
-#endif
-                                    .api_version = VK_API_VERSION_1_1};
+    dmlops_vulkan_context_desc d = app_context_desc(&a);
+    d.api_version = VK_API_VERSION_1_1;
     dmlops_context *ctx = NULL;
     dmlops_operator *op = NULL;
     dmlops_binding_table *table = NULL;
@@ -219,13 +227,9 @@ TEST(interop_records_into_the_application_command_buffer)
     dmlops_context_info info;
     CHECK_OK(dmlops_context_get_info(ctx, &info));
     CHECK(info.backend == DMLOPS_BACKEND_VULKAN && info.device.name[0]);
-    dmt_tensor ti, tl, to;
-    dmt_tensor_init(&ti, DML_TENSOR_DATA_TYPE_FLOAT32, 2, sizes, NULL, 0);
-    dmt_tensor_init(&tl, DML_TENSOR_DATA_TYPE_UINT32, 2, len_sizes, NULL, 0);
-    dmt_tensor_init(&to, DML_TENSOR_DATA_TYPE_FLOAT32, 2, sizes, NULL, 0);
-    DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC rd = {&ti.desc, &tl.desc, &to.desc, 1};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_REVERSE_SUBSEQUENCES, &rd};
-    REQUIRE_OK(dmlops_operator_create(ctx, &desc, &op));
+    dmt_reverse rev;
+    dmt_reverse_init(&rev, DML_TENSOR_DATA_TYPE_FLOAT32, 2, sizes, 1, DML_TENSOR_DATA_TYPE_UINT32, NULL);
+    REQUIRE_OK(dmlops_operator_create(ctx, &rev.desc, &op));
     dmlops_buffer *bin = NULL, *blen = NULL, *bout = NULL;
     REQUIRE_OK(dmlops_buffer_wrap_vulkan(ctx, in.buffer, 64, 192, usage, &bin));
     REQUIRE_OK(dmlops_buffer_wrap_vulkan(ctx, len.buffer, 0, 64, usage, &blen));
@@ -314,20 +318,12 @@ TEST(interop_records_copy_regions)
         app_done(&a);
         return;
     }
-    dmlops_vulkan_context_desc d = {.instance = a.instance, .physical_device = a.phys, .device = a.device,
-                                    .queue_family_index = a.family, .queue = a.queue,
-#ifdef INTEROP_VOLK
-                                    .get_instance_proc_addr = vkGetInstanceProcAddr,
-#endif
-                                    .flags = DMLOPS_CONTEXT_FLAG_PREFER_COPY};
+    dmlops_vulkan_context_desc d = app_context_desc(&a);
+    d.flags = DMLOPS_CONTEXT_FLAG_PREFER_COPY;
     enum { R = 4, C = 256, K = 200 };
-    const uint32_t in_sizes[2] = {R, C}, out_sizes[2] = {R, K}, off[2] = {0, 10}, win[2] = {R, K};
-    const int32_t str[2] = {1, 1};
-    dmt_tensor ti, to;
-    dmt_tensor_init(&ti, DML_TENSOR_DATA_TYPE_FLOAT32, 2, in_sizes, NULL, 0);
-    dmt_tensor_init(&to, DML_TENSOR_DATA_TYPE_FLOAT32, 2, out_sizes, NULL, 0);
-    DML_SLICE1_OPERATOR_DESC sd = {&ti.desc, &to.desc, 2, off, win, str};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_SLICE1, &sd};
+    const uint32_t in_sizes[2] = {R, C}, off[2] = {0, 10}, win[2] = {R, K};
+    dmt_slice slice;
+    dmt_slice_init(&slice, DML_TENSOR_DATA_TYPE_FLOAT32, 2, in_sizes, off, win);
     const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                                      VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     app_buffer in, out;
@@ -340,7 +336,7 @@ TEST(interop_records_copy_regions)
     for (int i = 0; i < R * C; i++) x[i] = (float)i;
     memset(y, 0, R * K * 4);
     REQUIRE_OK(dmlops_context_create_vulkan(&d, &ctx));
-    REQUIRE_OK(dmlops_operator_create(ctx, &desc, &op));
+    REQUIRE_OK(dmlops_operator_create(ctx, &slice.desc, &op));
     REQUIRE_OK(dmlops_buffer_wrap_vulkan(ctx, in.buffer, 0, R * C * 4, usage, &bin));
     REQUIRE_OK(dmlops_buffer_wrap_vulkan(ctx, out.buffer, 0, R * K * 4, usage, &bout));
     REQUIRE_OK(dmlops_binding_table_create(op, &table));

@@ -5,7 +5,7 @@
  * below. */
 #include <stdlib.h>
 
-#include "harness.h"
+#include "op_descs.h"
 
 static unsigned long dmt_allocs;
 void *__real_malloc(size_t n);
@@ -38,27 +38,20 @@ static void run(dmlops_context *ctx, const DML_OPERATOR_DESC *desc, uint32_t nin
 
 TEST_CTX(executions_after_the_first_allocate_nothing)
 {
-    const uint32_t sizes[3] = {4, 64, 256}, lsizes[3] = {4, 1, 256}, lstrides[3] = {1, 0, 0};
-    dmt_tensor ti, tl, to, ts;
-    dmt_tensor_init(&ti, DML_TENSOR_DATA_TYPE_UINT8, 3, sizes, NULL, 0);
-    dmt_tensor_init(&tl, DML_TENSOR_DATA_TYPE_UINT32, 3, lsizes, lstrides, 0);
-    dmt_tensor_init(&to, DML_TENSOR_DATA_TYPE_UINT8, 3, sizes, NULL, 0);
+    const uint32_t sizes[3] = {4, 64, 256}, lstrides[3] = {1, 0, 0};
+    dmt_reverse rev;
     /* An outer-axis reverse: slab copies on unified-memory devices, a kernel elsewhere. */
-    DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC rd = {&ti.desc, &tl.desc, &to.desc, 1};
-    DML_OPERATOR_DESC rev = {DML_OPERATOR_REVERSE_SUBSEQUENCES, &rd};
-    uint64_t rbytes[3] = {ti.buf.TotalTensorSizeInBytes, 64, to.buf.TotalTensorSizeInBytes};
-    run(ctx, &rev, 2, rbytes, "reverse along an outer axis");
+    dmt_reverse_init(&rev, DML_TENSOR_DATA_TYPE_UINT8, 3, sizes, 1, DML_TENSOR_DATA_TYPE_UINT32, lstrides);
+    uint64_t rbytes[3] = {rev.in.buf.TotalTensorSizeInBytes, 64, rev.out.buf.TotalTensorSizeInBytes};
+    run(ctx, &rev.desc, 2, rbytes, "reverse along an outer axis");
     /* An innermost-axis reverse: always a kernel. */
-    rd.Axis = 2;
-    dmt_tensor_init(&tl, DML_TENSOR_DATA_TYPE_UINT32, 3, (const uint32_t[]){4, 64, 1}, NULL, 0);
-    run(ctx, &rev, 2, (const uint64_t[]){rbytes[0], 1024, rbytes[2]}, "reverse along the innermost axis");
+    dmt_reverse_init(&rev, DML_TENSOR_DATA_TYPE_UINT8, 3, sizes, 2, DML_TENSOR_DATA_TYPE_UINT32, NULL);
+    run(ctx, &rev.desc, 2, (const uint64_t[]){rbytes[0], 1024, rbytes[2]}, "reverse along the innermost axis");
     /* A slice with long rows: copy regions. */
     const uint32_t off[3] = {0, 1, 0}, win[3] = {4, 63, 256};
-    const int32_t str[3] = {1, 1, 1};
-    dmt_tensor_init(&ts, DML_TENSOR_DATA_TYPE_UINT8, 3, win, NULL, 0);
-    DML_SLICE1_OPERATOR_DESC sd = {&ti.desc, &ts.desc, 3, off, win, str};
-    DML_OPERATOR_DESC slice = {DML_OPERATOR_SLICE1, &sd};
-    run(ctx, &slice, 1, (const uint64_t[]){rbytes[0], ts.buf.TotalTensorSizeInBytes}, "slice");
+    dmt_slice slice;
+    dmt_slice_init(&slice, DML_TENSOR_DATA_TYPE_UINT8, 3, sizes, off, win);
+    run(ctx, &slice.desc, 1, (const uint64_t[]){rbytes[0], slice.out.buf.TotalTensorSizeInBytes}, "slice");
 }
 
 /* Buffers split into 256-byte allocations: the first execution plans windows again at the
@@ -69,14 +62,10 @@ TEST(segmented_buffers_allocate_only_once)
     dmlops_context_options o = {.max_allocation_size = 256};
     dmlops_context *ctx = NULL;
     if (dmlops_context_create_with_options(&d, &o, &ctx) != DMLOPS_SUCCESS) return; /* no device */
-    const uint32_t sizes[2] = {16, 100}, lsizes[2] = {16, 1};
-    dmt_tensor ti, tl, to;
-    dmt_tensor_init(&ti, DML_TENSOR_DATA_TYPE_UINT16, 2, sizes, NULL, 0);
-    dmt_tensor_init(&tl, DML_TENSOR_DATA_TYPE_UINT32, 2, lsizes, NULL, 0);
-    dmt_tensor_init(&to, DML_TENSOR_DATA_TYPE_UINT16, 2, sizes, NULL, 0);
-    DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC rd = {&ti.desc, &tl.desc, &to.desc, 1};
-    DML_OPERATOR_DESC rev = {DML_OPERATOR_REVERSE_SUBSEQUENCES, &rd};
-    run(ctx, &rev, 2, (const uint64_t[]){ti.buf.TotalTensorSizeInBytes, 64, to.buf.TotalTensorSizeInBytes},
+    const uint32_t sizes[2] = {16, 100};
+    dmt_reverse rev;
+    dmt_reverse_init(&rev, DML_TENSOR_DATA_TYPE_UINT16, 2, sizes, 1, DML_TENSOR_DATA_TYPE_UINT32, NULL);
+    run(ctx, &rev.desc, 2, (const uint64_t[]){rev.in.buf.TotalTensorSizeInBytes, 64, rev.out.buf.TotalTensorSizeInBytes},
         "reverse over 256-byte allocations");
     dmlops_context_destroy(ctx);
 }

@@ -1,5 +1,5 @@
 /* reference.h - a deliberately naive, element-by-element reference of the three operators,
- * written from docs/operators.md (shared/spec/operators.md) alone. It shares no code with
+ * written from the specification in docs/operators.md alone. It shares no code with
  * the library: every output coordinate is visited with an odometer, its byte address is
  * computed from the strides, and its source element is computed with the spec's formulas.
  * Slow on purpose; only meant for small test tensors. Header-only (static inline). */

@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "harness.h"
+#include "op_descs.h"
 
 enum { THREADS = 8, ROUNDS = 12, R = 8, C = 96 };
 
@@ -24,20 +24,10 @@ typedef struct worker {
     char message[256];
 } worker;
 
-typedef struct reverse_desc {
-    dmt_tensor ti, tl, to;
-    DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC rd;
-    DML_OPERATOR_DESC desc;
-} reverse_desc;
-
-static void reverse_desc_init(reverse_desc *d)
+static void reverse_desc_init(dmt_reverse *d)
 {
-    const uint32_t sizes[2] = {R, C}, lsizes[2] = {R, 1};
-    dmt_tensor_init(&d->ti, DML_TENSOR_DATA_TYPE_INT16, 2, sizes, NULL, 0);
-    dmt_tensor_init(&d->tl, DML_TENSOR_DATA_TYPE_UINT32, 2, lsizes, NULL, 0);
-    dmt_tensor_init(&d->to, DML_TENSOR_DATA_TYPE_INT16, 2, sizes, NULL, 0);
-    d->rd = (DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC){&d->ti.desc, &d->tl.desc, &d->to.desc, 1};
-    d->desc = (DML_OPERATOR_DESC){DML_OPERATOR_REVERSE_SUBSEQUENCES, &d->rd};
+    const uint32_t sizes[2] = {R, C};
+    dmt_reverse_init(d, DML_TENSOR_DATA_TYPE_INT16, 2, sizes, 1, DML_TENSOR_DATA_TYPE_UINT32, NULL);
 }
 
 static void fail(worker *w, int round, const char *what)
@@ -50,7 +40,7 @@ static void fail(worker *w, int round, const char *what)
 static void *work(void *arg)
 {
     worker *w = arg;
-    reverse_desc d;
+    dmt_reverse d;
     reverse_desc_init(&d);
     const uint64_t bytes = (uint64_t)R * C * 2;
     int16_t x[R * C], y[R * C];
@@ -99,7 +89,7 @@ static void *work(void *arg)
 
 static void run_threads(dmlops_context *ctx, const char *label)
 {
-    reverse_desc d;
+    dmt_reverse d;
     reverse_desc_init(&d);
     shared_op shared = {NULL};
     REQUIRE_OK(dmlops_operator_create(ctx, &d.desc, &shared.op));

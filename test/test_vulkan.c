@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "../examples/seed_examples.h"
+#include "op_descs.h"
 #include "vkt.h"
 
 /* ---- random descriptors small enough to split into many windows ---- */
@@ -529,13 +530,9 @@ TEST(pipeline_cache_file_is_written_validated_and_reused)
 TEST_CTX(command_list_reverse_reads_current_lengths)
 {
     enum { B = 3, N = 8, M = 512 }; /* 2 KiB slabs: copy regions on CPU devices */
-    const uint32_t sizes[3] = {B, N, M}, lsizes[3] = {B, 1, M}, lstrides[3] = {1, 0, 0};
-    dmt_tensor ti, tl, to;
-    dmt_tensor_init(&ti, DML_TENSOR_DATA_TYPE_UINT32, 3, sizes, NULL, 0);
-    dmt_tensor_init(&tl, DML_TENSOR_DATA_TYPE_UINT32, 3, lsizes, lstrides, 0);
-    dmt_tensor_init(&to, DML_TENSOR_DATA_TYPE_UINT32, 3, sizes, NULL, 0);
-    DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC rd = {&ti.desc, &tl.desc, &to.desc, 1};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_REVERSE_SUBSEQUENCES, &rd};
+    const uint32_t sizes[3] = {B, N, M}, lstrides[3] = {1, 0, 0};
+    dmt_reverse rev;
+    dmt_reverse_init(&rev, DML_TENSOR_DATA_TYPE_UINT32, 3, sizes, 1, DML_TENSOR_DATA_TYPE_UINT32, lstrides);
     const uint64_t bytes = (uint64_t)B * N * M * 4;
     static uint32_t x[B * N * M], y[B * N * M];
     for (uint32_t i = 0; i < B * N * M; i++) x[i] = i;
@@ -547,7 +544,7 @@ TEST_CTX(command_list_reverse_reads_current_lengths)
     dmlops_binding in[2] = {{bx, 0, bytes}, {bl, 0, 16}}, out = {by, 0, bytes};
     for (int variant = 0; variant < 2; variant++) {
         dmlops_operator *op = NULL; /* one per variant, so last_path tells them apart */
-        REQUIRE_OK(dmlops_operator_create(ctx, &desc, &op));
+        REQUIRE_OK(dmlops_operator_create(ctx, &rev.desc, &op));
         /* variant 1 first copies new lengths in on the device: the list must not read
          * them on the host before that copy has run. */
         REQUIRE_OK(dmlops_command_list_create(ctx, &list));
@@ -589,13 +586,9 @@ TEST_CTX(command_list_reverse_reads_current_lengths)
 TEST_CTX(reverse_with_per_element_lengths)
 {
     enum { B = 2, N = 6, M = 64 };
-    const uint32_t sizes[3] = {B, N, M}, lsizes[3] = {B, 1, M};
-    dmt_tensor ti, tl, to;
-    dmt_tensor_init(&ti, DML_TENSOR_DATA_TYPE_UINT16, 3, sizes, NULL, 0);
-    dmt_tensor_init(&tl, DML_TENSOR_DATA_TYPE_INT64, 3, lsizes, NULL, 0);
-    dmt_tensor_init(&to, DML_TENSOR_DATA_TYPE_UINT16, 3, sizes, NULL, 0);
-    DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC rd = {&ti.desc, &tl.desc, &to.desc, 1};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_REVERSE_SUBSEQUENCES, &rd};
+    const uint32_t sizes[3] = {B, N, M};
+    dmt_reverse rev;
+    dmt_reverse_init(&rev, DML_TENSOR_DATA_TYPE_UINT16, 3, sizes, 1, DML_TENSOR_DATA_TYPE_INT64, NULL);
     uint16_t x[B * N * M], y[B * N * M];
     int64_t L[B * M];
     for (int i = 0; i < B * N * M; i++) x[i] = (uint16_t)(i * 7);
@@ -606,7 +599,7 @@ TEST_CTX(reverse_with_per_element_lengths)
             for (int m = 0; m < M; m++) L[b * M + m] = b ? 4 : -3; /* -3 counts as 0 */
         if (differ) L[M + 33] = 5;
         dmlops_operator *op = NULL;
-        REQUIRE_OK(dmlops_operator_create(ctx, &desc, &op));
+        REQUIRE_OK(dmlops_operator_create(ctx, &rev.desc, &op));
         dmlops_buffer *bx = dmt_buffer(ctx, sizeof x, x), *bl = dmt_buffer(ctx, sizeof L, L), *by = dmt_buffer(ctx, sizeof y, NULL);
         dmlops_binding in[2] = {{bx, 0, sizeof x}, {bl, 0, sizeof L}}, out = {by, 0, sizeof y};
         if (CHECK_OK(dmlops_operator_execute(op, 2, in, 1, &out)) && CHECK_OK(dmlops_buffer_read(by, 0, y, sizeof y))) {

@@ -7,7 +7,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "harness.h"
+#include "op_descs.h"
 
 int __real_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
 static int dmt_creates_allowed = -1; /* -1: no limit */
@@ -27,20 +27,16 @@ enum { N = 1 << 20 }; /* 4 MiB of FLOAT32 each way: split into many chunks */
 /* A REVERSE along the inner axis of [256, 4096] with lengths r % 4097, checked. */
 static void reverse_checked(dmlops_context *ctx, const char *what)
 {
-    const uint32_t sizes[2] = {256, 4096}, lsizes[2] = {256, 1};
-    dmt_tensor ti, tl, to;
-    dmt_tensor_init(&ti, DML_TENSOR_DATA_TYPE_FLOAT32, 2, sizes, NULL, 0);
-    dmt_tensor_init(&tl, DML_TENSOR_DATA_TYPE_UINT32, 2, lsizes, NULL, 0);
-    dmt_tensor_init(&to, DML_TENSOR_DATA_TYPE_FLOAT32, 2, sizes, NULL, 0);
-    DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC rd = {&ti.desc, &tl.desc, &to.desc, 1};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_REVERSE_SUBSEQUENCES, &rd};
+    const uint32_t sizes[2] = {256, 4096};
+    dmt_reverse rev;
+    dmt_reverse_init(&rev, DML_TENSOR_DATA_TYPE_FLOAT32, 2, sizes, 1, DML_TENSOR_DATA_TYPE_UINT32, NULL);
     uint32_t *x = malloc(N * 4u), *y = malloc(N * 4u), len[256];
     REQUIRE(x && y);
     for (uint32_t i = 0; i < N; i++) x[i] = i * 2654435761u;
     for (uint32_t r = 0; r < 256; r++) len[r] = (r * 37) % 4097;
     dmlops_operator *op = NULL;
     dmlops_buffer *bx = dmt_buffer(ctx, N * 4u, x), *bl = dmt_buffer(ctx, sizeof len, len), *by = dmt_buffer(ctx, N * 4u, NULL);
-    if (CHECK_OK(dmlops_operator_create(ctx, &desc, &op))) {
+    if (CHECK_OK(dmlops_operator_create(ctx, &rev.desc, &op))) {
         dmlops_binding in[2] = {{bx, 0, N * 4u}, {bl, 0, sizeof len}}, out = {by, 0, N * 4u};
         for (int rep = 0; rep < 3; rep++) CHECK_OK(dmlops_operator_execute(op, 2, in, 1, &out));
         CHECK_OK(dmlops_buffer_read(by, 0, y, N * 4u));

@@ -1,3 +1,5 @@
+/* Layer 7 of the Vulkan backend (with vk_pipeline.h): the SPIR-V of each gather kernel,
+ * indexed by dm_kernel. */
 #ifndef DM_KERNELS_H
 #define DM_KERNELS_H
 

@@ -1,23 +1,56 @@
-/* The parameter record a gather kernel reads (binding 0, one per descriptor set) and
- * its push constants. Mirrors the constants at the top of glsl/gather_common.glsl. */
+/* The interface between the host and the gather kernels: the parameter record a piece's
+ * descriptor set binds at binding 0, the push constants, the specialisation constants
+ * and the constants the record's words take. glsl/gather_common.glsl mirrors all of it;
+ * test/test_abi.c reads that file and checks every name, value, member type and offset
+ * against the lists below, so that neither side can change alone. */
 #ifndef DM_VK_ABI_H
 #define DM_VK_ABI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
+/* Word indices into the parameter record (GLSL: const uint P_<name>). Arrays of
+ * DM_MAX_RANK words start at SIZE and at each *_STRIDE. */
+#define DM_VK_PARAMS(X)                                                                   \
+    X(RANK, 0) X(UNITS, 1) X(MODE, 2) X(PER_ROW, 3) X(AXIS, 4) X(AXIS_ORIGIN, 5) X(N, 6)  \
+    X(WIN_LO, 7) X(WIN_HI, 8) X(AUX_TYPE, 9) X(DST_BASE, 10) X(SRC_BASE, 11)              \
+    X(AUX_BASE, 12) X(M, 13) X(AXIS_SRC_STRIDE, 14) X(SIZE, 16) X(DST_STRIDE, 24)         \
+    X(SRC_STRIDE, 32) X(AUX_STRIDE, 40)
+#define DM_VK_PARAM_ENUM(name, value) DM_P_##name = (value),
 enum {
-    DM_P_RANK = 0, DM_P_UNITS = 1, DM_P_MODE = 2, DM_P_PER_ROW = 3, DM_P_AXIS = 4, DM_P_AXIS_ORIGIN = 5,
-    DM_P_N = 6, DM_P_WIN_LO = 7, DM_P_WIN_HI = 8, DM_P_AUX_TYPE = 9, DM_P_DST_BASE = 10, DM_P_SRC_BASE = 11,
-    DM_P_AUX_BASE = 12, DM_P_M = 13, DM_P_AXIS_SRC_STRIDE = 14, DM_P_SIZE = 16, DM_P_DST_STRIDE = 24,
-    DM_P_SRC_STRIDE = 32, DM_P_AUX_STRIDE = 40,
+    DM_VK_PARAMS(DM_VK_PARAM_ENUM)
     DM_P_WORDS = 64 /* 256 bytes: a multiple of every minStorageBufferOffsetAlignment */
 };
-enum { DM_MODE_ELEMENT = 0, DM_MODE_VEC = 1 };
-#define DM_NO_AXIS 0xffffffffu
+#undef DM_VK_PARAM_ENUM
+#define DM_VK_PARAM_FITS(name, value) _Static_assert((value) < DM_P_WORDS, "P_" #name " lies past the record");
+DM_VK_PARAMS(DM_VK_PARAM_FITS)
+#undef DM_VK_PARAM_FITS
 
-typedef struct dm_vk_push {
-    uint32_t rem[4]; /* dst, src, aux, aux2 */
+/* Values of the record's words (GLSL: MODE_*, AUX_*, NO_AXIS). */
+enum { DM_MODE_ELEMENT = 0, DM_MODE_VEC = 1 };              /* P_MODE */
+enum { DM_AUX_U32 = 0, DM_AUX_I32 = 1, DM_AUX_U64 = 2, DM_AUX_I64 = 3 }; /* P_AUX_TYPE */
+#define DM_NO_AXIS 0xffffffffu                                /* P_AXIS of a gather without one */
+
+/* Push constants (GLSL: uniform Push): per data slot, in the slot order of gather.h
+ * (DST, SRC, AUX, AUX2), the byte remainder of its aligned-down window. */
+#define DM_VK_PUSH_FIELDS(X) X(rem_dst) X(rem_src) X(rem_aux) X(rem_aux2)
+#define DM_VK_PUSH_MEMBER(name) uint32_t name;
+typedef union dm_vk_push {
+    struct {
+        DM_VK_PUSH_FIELDS(DM_VK_PUSH_MEMBER)
+    };
+    uint32_t rem[4]; /* the same, indexed by slot */
 } dm_vk_push;
+#undef DM_VK_PUSH_MEMBER
+/* Every device offers at least 128 bytes (maxPushConstantsSize); we ask for no more. */
+_Static_assert(sizeof(dm_vk_push) <= 128, "push constants beyond the 128 bytes every Vulkan device offers");
+_Static_assert(sizeof(dm_vk_push) == sizeof(((dm_vk_push *)0)->rem), "rem[] must alias the named members");
+
+/* Specialisation constant ids (GLSL: local_size_x_id, constant_id). */
+enum { DM_SPEC_WORKGROUP = 0, DM_SPEC_ESIZE = 1, DM_SPEC_RUN = 2, DM_SPEC_ROW_DIMS = 3, DM_SPEC_COUNT = 4 };
+
+/* Descriptor bindings: the parameter record, then one per data slot (1 + slot). */
+enum { DM_BINDING_PARAMS = 0, DM_BINDING_SLOT0 = 1 };
 
 #define DM_VK_WORKGROUP 128u
 

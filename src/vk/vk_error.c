@@ -1,6 +1,6 @@
 /* VkResult to dmlops_status, with messages naming the call, the result and what the
- * library was doing. A lost device poisons the context. */
-#include "vk_internal.h"
+ * library was doing (vk_error.h). */
+#include "vk_error.h"
 
 const char *dm_vk_result_name(VkResult r)
 {
@@ -19,7 +19,7 @@ const char *dm_vk_result_name(VkResult r)
     }
 }
 
-dmlops_status dm_vk_fail(dm_vk_ctx *vk, VkResult r, const char *call, const char *what)
+dmlops_status dm_vk_fail(bool *lost, VkResult r, const char *call, const char *what)
 {
     dmlops_status st;
     switch (r) {
@@ -30,7 +30,7 @@ dmlops_status dm_vk_fail(dm_vk_ctx *vk, VkResult r, const char *call, const char
     case VK_ERROR_TOO_MANY_OBJECTS: st = DMLOPS_ERROR_OUT_OF_DEVICE_MEMORY; break;
     case VK_ERROR_DEVICE_LOST:
         st = DMLOPS_ERROR_DEVICE_LOST;
-        if (vk) vk->lost = true;
+        if (lost) *lost = true;
         break;
     default: st = DMLOPS_ERROR_BACKEND; break;
     }

@@ -1,10 +1,12 @@
-/* Vulkan interop: contexts on the application's instance, device and queue; buffers
- * wrapping its VkBuffers; and recording into its command buffers through binding
- * tables, like IDMLBindingTable and IDMLCommandRecorder::RecordDispatch. */
+/* Layer 12 of the Vulkan backend, the top: the public Vulkan interop API
+ * (dmlops_vulkan.h). Contexts on the application's instance, device and queue; buffers
+ * wrapping its VkBuffers; and recording into its command buffers through binding tables,
+ * like IDMLBindingTable and IDMLCommandRecorder::RecordDispatch. It sits above the
+ * backend table because a context it makes installs that table. */
 #include <stdlib.h>
-#include <string.h>
 
-#include "vk_internal.h"
+#include "vk_backend.h"
+#include "dmlops_vulkan.h" /* after volk.h (vk_functions.h) */
 
 dmlops_status dmlops_context_create_vulkan(const dmlops_vulkan_context_desc *desc, dmlops_context **out)
 {
@@ -33,40 +35,13 @@ dmlops_status dmlops_context_create_vulkan(const dmlops_vulkan_context_desc *des
         dm_context_free(ctx);
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
     }
-    vk->lock = &ctx->lock;
-    vk->instance = desc->instance;
-    vk->phys = desc->physical_device;
-    vk->device = desc->device;
-    vk->queue = desc->queue;
-    vk->queue_family = desc->queue_family_index;
-    dm_vk_load_instance_table(gipa, vk->instance, &vk->vki);
-    dmlops_status st = DMLOPS_SUCCESS;
-    if (!vk->vki.GetPhysicalDeviceProperties2 || !vk->vki.GetDeviceProcAddr) {
-        st = dm_fail(DMLOPS_ERROR_UNSUPPORTED, "%s: the instance lacks Vulkan 1.1 entry points", fn);
-    } else {
-        /* Index of the device within its instance, for dmlops_context_info. */
-        uint32_t n = 0, index = UINT32_MAX;
-        VkPhysicalDevice *all = NULL;
-        if (vk->vki.EnumeratePhysicalDevices(vk->instance, &n, NULL) == VK_SUCCESS && n &&
-            (all = calloc(n, sizeof *all)) && vk->vki.EnumeratePhysicalDevices(vk->instance, &n, all) == VK_SUCCESS)
-            for (uint32_t i = 0; i < n; i++)
-                if (all[i] == vk->phys) index = i;
-        free(all);
-        dm_vk_fill_device_info(&vk->vki, vk->phys, index, &vk->info);
-        if (vk->info.api_version < VK_API_VERSION_1_1)
-            st = dm_fail(DMLOPS_ERROR_UNSUPPORTED, "%s: %s supports Vulkan %u.%u; libdmlops needs 1.1", fn, vk->info.name,
-                         VK_API_VERSION_MAJOR(vk->info.api_version), VK_API_VERSION_MINOR(vk->info.api_version));
-    }
+    dmlops_status st = dm_vk_device_adopt(&vk->dev, gipa, desc->instance, desc->physical_device, desc->device,
+                                          desc->queue, desc->queue_family_index, fn);
     dm_vk_params params = {.pipeline_cache_path = desc->pipeline_cache_path ? desc->pipeline_cache_path
                                                                              : getenv("DMLOPS_PIPELINE_CACHE")};
-    if (st == DMLOPS_SUCCESS) st = dm_vk_setup_device(ctx, vk, &params);
+    if (st == DMLOPS_SUCCESS) st = dm_vk_context_setup(ctx, vk, &params);
     if (st != DMLOPS_SUCCESS) {
-        ctx->impl = vk;
-        if (vk->vkd.DeviceWaitIdle) {
-            dm_vk_context_destroy(ctx); /* owns neither device nor instance: frees ours only */
-        } else {
-            free(vk);
-        }
+        dm_vk_context_teardown(vk); /* owns neither device nor instance: frees ours only */
         dm_context_free(ctx);
         return st;
     }
@@ -100,13 +75,7 @@ dmlops_status dmlops_buffer_wrap_vulkan(dmlops_context *ctx, VkBuffer buffer, Vk
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
     }
     const VkBufferUsageFlags both = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    b->one.buffer = buffer;
-    b->seg = &b->one;
-    b->nseg = 1;
-    b->seg_size = UINT64_MAX;
-    b->offset = offset;
-    b->wrapped = true;
-    b->transfer = (usage & both) == both;
+    dm_vk_buffer_wrap(buffer, offset, (usage & both) == both, b);
     buf->ctx = ctx;
     buf->size = size;
     buf->impl = b;
@@ -165,7 +134,6 @@ dmlops_status dmlops_operator_record_vulkan(dmlops_binding_table *table, VkComma
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_operator_record_vulkan: the binding table has no bindings yet "
                        "(call dmlops_binding_table_bind)");
     dm_vk_record(table, cmd);
-    dmlops_path *last = &table->op->info.last_path;
-    *last = *last == DMLOPS_PATH_NONE || *last == table->path ? table->path : DMLOPS_PATH_MIXED;
+    dm_vk_note_path(table->op, table->path);
     return DMLOPS_SUCCESS;
 }

@@ -1,13 +1,13 @@
-/* Layouts, shader modules and pipelines (created once per kernel and element size, on
- * first use), and the VkPipelineCache, persisted to a file when one is named. The file
- * carries a header tying it to the device and driver, and is replaced atomically. */
+/* Layouts, shader modules, pipelines and the pipeline cache (vk_pipeline.h). The cache
+ * file carries a header tying it to the device and driver, and is replaced atomically. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "kernels.h"
-#include "vk_internal.h"
+#include "vk_abi.h"
+#include "vk_pipeline.h"
 
 #define DM_CACHE_MAGIC 0x434c4d44u /* "DMLC" */
 #define DM_CACHE_VERSION 1u
@@ -27,26 +27,26 @@ static uint64_t dm_fnv1a(const uint8_t *p, size_t n)
     return h;
 }
 
-static void dm_cache_header_for(const dm_vk_ctx *vk, dm_cache_header *h)
+static void dm_cache_header_for(const dm_vk_device *d, dm_cache_header *h)
 {
     memset(h, 0, sizeof *h);
     h->magic = DM_CACHE_MAGIC;
     h->version = DM_CACHE_VERSION;
-    h->vendor_id = vk->info.vendor_id;
-    h->device_id = vk->info.device_id;
-    h->driver_version = vk->info.driver_version;
-    memcpy(h->uuid, vk->info.uuid, 16);
+    h->vendor_id = d->info.vendor_id;
+    h->device_id = d->info.device_id;
+    h->driver_version = d->info.driver_version;
+    memcpy(h->uuid, d->info.uuid, 16);
 }
 
 /* Reads the cache file; returns NULL (and no error: a stale or broken cache is only a
  * slower start) unless it matches this device and driver. */
-static void *dm_cache_load(const dm_vk_ctx *vk, size_t *size)
+static void *dm_cache_load(const dm_vk_device *d, const char *path, size_t *size)
 {
-    FILE *f = vk->cache_path ? fopen(vk->cache_path, "rb") : NULL;
+    FILE *f = path ? fopen(path, "rb") : NULL;
     dm_cache_header want, got;
     void *data = NULL;
     if (!f) return NULL;
-    dm_cache_header_for(vk, &want);
+    dm_cache_header_for(d, &want);
     if (fread(&got, sizeof got, 1, f) == 1 && got.magic == want.magic && got.version == want.version &&
         got.vendor_id == want.vendor_id && got.device_id == want.device_id &&
         got.driver_version == want.driver_version && !memcmp(got.uuid, want.uuid, 16) && got.size &&
@@ -61,106 +61,114 @@ static void *dm_cache_load(const dm_vk_ctx *vk, size_t *size)
     return data;
 }
 
-static void dm_cache_save(dm_vk_ctx *vk)
+static void dm_cache_save(const dm_vk_device *d, const dm_vk_pipelines *p)
 {
     size_t size = 0;
-    if (!vk->cache_path || !vk->cache ||
-        vk->vkd.GetPipelineCacheData(vk->device, vk->cache, &size, NULL) != VK_SUCCESS || !size)
+    if (!p->cache_path || !p->cache || d->vkd.GetPipelineCacheData(d->device, p->cache, &size, NULL) != VK_SUCCESS ||
+        !size)
         return;
     void *data = malloc(size);
     if (!data) return;
     char tmp[4096];
-    if (vk->vkd.GetPipelineCacheData(vk->device, vk->cache, &size, data) == VK_SUCCESS &&
-        snprintf(tmp, sizeof tmp, "%s.%ld.tmp", vk->cache_path, (long)getpid()) < (int)sizeof tmp) {
+    if (d->vkd.GetPipelineCacheData(d->device, p->cache, &size, data) == VK_SUCCESS &&
+        snprintf(tmp, sizeof tmp, "%s.%ld.tmp", p->cache_path, (long)getpid()) < (int)sizeof tmp) {
         dm_cache_header h;
-        dm_cache_header_for(vk, &h);
+        dm_cache_header_for(d, &h);
         h.size = size;
         h.checksum = dm_fnv1a(data, size);
         FILE *f = fopen(tmp, "wb");
         bool ok = f && fwrite(&h, sizeof h, 1, f) == 1 && fwrite(data, 1, size, f) == size;
         if (f) ok = (fclose(f) == 0) && ok;
-        if (!ok || rename(tmp, vk->cache_path) != 0) remove(tmp);
+        if (!ok || rename(tmp, p->cache_path) != 0) remove(tmp);
     }
     free(data);
 }
 
-dmlops_status dm_vk_pipelines_init(dm_vk_ctx *vk)
+dmlops_status dm_vk_pipelines_init(dm_vk_device *d, const char *cache_path, dm_vk_pipelines *p)
 {
+    if (cache_path && *cache_path && !(p->cache_path = strdup(cache_path)))
+        return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     VkDescriptorSetLayoutBinding b[1 + DM_SLOT_COUNT];
     for (uint32_t i = 0; i < 1 + DM_SLOT_COUNT; i++)
         b[i] = (VkDescriptorSetLayoutBinding){i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL};
     VkDescriptorSetLayoutCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
                                            .bindingCount = 1 + DM_SLOT_COUNT,
                                            .pBindings = b};
-    DM_VK_CALL(vk, "creating pipeline layouts", CreateDescriptorSetLayout, (vk->device, &dci, NULL, &vk->set_layout));
+    DM_VK_CALL(d, "creating pipeline layouts", CreateDescriptorSetLayout, (d->device, &dci, NULL, &p->set_layout));
     VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(dm_vk_push)};
     VkPipelineLayoutCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
                                       .setLayoutCount = 1,
-                                      .pSetLayouts = &vk->set_layout,
+                                      .pSetLayouts = &p->set_layout,
                                       .pushConstantRangeCount = 1,
                                       .pPushConstantRanges = &pcr};
-    DM_VK_CALL(vk, "creating pipeline layouts", CreatePipelineLayout, (vk->device, &pci, NULL, &vk->pipe_layout));
+    DM_VK_CALL(d, "creating pipeline layouts", CreatePipelineLayout, (d->device, &pci, NULL, &p->layout));
     size_t size = 0;
-    void *data = dm_cache_load(vk, &size);
+    void *data = dm_cache_load(d, p->cache_path, &size);
     VkPipelineCacheCreateInfo cci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
                                      .initialDataSize = size,
                                      .pInitialData = data};
-    VkResult r = vk->vkd.CreatePipelineCache(vk->device, &cci, NULL, &vk->cache);
+    VkResult r = d->vkd.CreatePipelineCache(d->device, &cci, NULL, &p->cache);
     if (r != VK_SUCCESS && data) { /* a driver may still refuse the blob: start empty */
         cci.initialDataSize = 0;
         cci.pInitialData = NULL;
-        r = vk->vkd.CreatePipelineCache(vk->device, &cci, NULL, &vk->cache);
+        r = d->vkd.CreatePipelineCache(d->device, &cci, NULL, &p->cache);
     }
     free(data);
-    if (r != VK_SUCCESS) return dm_vk_fail(vk, r, "vkCreatePipelineCache", "creating the pipeline cache");
+    if (r != VK_SUCCESS) return dm_vk_fail(&d->lost, r, "vkCreatePipelineCache", "creating the pipeline cache");
     return DMLOPS_SUCCESS;
 }
 
-void dm_vk_pipelines_destroy(dm_vk_ctx *vk)
+void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p)
 {
-    dm_cache_save(vk);
+    dm_cache_save(d, p);
     for (int k = 0; k < DM_KERNEL_COUNT; k++) {
         for (int e = 0; e < 4; e++)
             for (int r = 0; r < 3; r++)
-                if (vk->pipelines[k][e][r]) vk->vkd.DestroyPipeline(vk->device, vk->pipelines[k][e][r], NULL);
-        if (vk->modules[k]) vk->vkd.DestroyShaderModule(vk->device, vk->modules[k], NULL);
+                if (p->pipelines[k][e][r]) d->vkd.DestroyPipeline(d->device, p->pipelines[k][e][r], NULL);
+        if (p->modules[k]) d->vkd.DestroyShaderModule(d->device, p->modules[k], NULL);
     }
-    if (vk->cache) vk->vkd.DestroyPipelineCache(vk->device, vk->cache, NULL);
-    if (vk->pipe_layout) vk->vkd.DestroyPipelineLayout(vk->device, vk->pipe_layout, NULL);
-    if (vk->set_layout) vk->vkd.DestroyDescriptorSetLayout(vk->device, vk->set_layout, NULL);
+    if (p->cache) d->vkd.DestroyPipelineCache(d->device, p->cache, NULL);
+    if (p->layout) d->vkd.DestroyPipelineLayout(d->device, p->layout, NULL);
+    if (p->set_layout) d->vkd.DestroyDescriptorSetLayout(d->device, p->set_layout, NULL);
+    free(p->cache_path);
+    memset(p, 0, sizeof *p);
 }
 
-/* Called with the context lock held. rank is the gather's collapsed rank. */
-dmlops_status dm_vk_pipeline(dm_vk_ctx *vk, dm_kernel kernel, uint32_t esize, uint32_t rank, VkPipeline *out)
+dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, dm_kernel kernel, uint32_t esize, uint32_t rank,
+                             VkPipeline *out)
 {
     static const int32_t row_dims[3] = {1, 3, 7};
     uint32_t e = esize == 1 ? 0 : esize == 2 ? 1 : esize == 4 ? 2 : 3;
     uint32_t r = rank <= 2 ? 0 : rank <= 4 ? 1 : 2;
-    VkPipeline *slot = &vk->pipelines[kernel][e][r];
+    VkPipeline *slot = &p->pipelines[kernel][e][r];
     if (*slot) {
         *out = *slot;
         return DMLOPS_SUCCESS;
     }
-    if (!vk->modules[kernel]) {
+    if (!p->modules[kernel]) {
         VkShaderModuleCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
                                         .codeSize = dm_kernels[kernel].size,
                                         .pCode = dm_kernels[kernel].code};
-        DM_VK_CALL(vk, "creating a kernel", CreateShaderModule, (vk->device, &sci, NULL, &vk->modules[kernel]));
+        DM_VK_CALL(d, "creating a kernel", CreateShaderModule, (d->device, &sci, NULL, &p->modules[kernel]));
     }
-    const uint32_t spec[4] = {DM_VK_WORKGROUP, esize, vk->run, (uint32_t)row_dims[r]};
-    const VkSpecializationMapEntry entries[4] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}, {3, 12, 4}};
-    VkSpecializationInfo si = {4, entries, sizeof spec, spec};
+    uint32_t spec[DM_SPEC_COUNT];
+    spec[DM_SPEC_WORKGROUP] = DM_VK_WORKGROUP;
+    spec[DM_SPEC_ESIZE] = esize;
+    spec[DM_SPEC_RUN] = d->lim.run;
+    spec[DM_SPEC_ROW_DIMS] = (uint32_t)row_dims[r];
+    VkSpecializationMapEntry entries[DM_SPEC_COUNT];
+    for (uint32_t i = 0; i < DM_SPEC_COUNT; i++) entries[i] = (VkSpecializationMapEntry){i, i * 4, 4};
+    VkSpecializationInfo si = {DM_SPEC_COUNT, entries, sizeof spec, spec};
     VkComputePipelineCreateInfo ci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                   .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                  .module = vk->modules[kernel],
+                  .module = p->modules[kernel],
                   .pName = "main",
                   .pSpecializationInfo = &si},
-        .layout = vk->pipe_layout};
-    DM_VK_CALL(vk, "creating a kernel pipeline", CreateComputePipelines,
-               (vk->device, vk->cache, 1, &ci, NULL, slot));
-    vk->pipeline_count++;
+        .layout = p->layout};
+    DM_VK_CALL(d, "creating a kernel pipeline", CreateComputePipelines, (d->device, p->cache, 1, &ci, NULL, slot));
+    p->count++;
     *out = *slot;
     return DMLOPS_SUCCESS;
 }

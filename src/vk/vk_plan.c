@@ -1,21 +1,25 @@
-/* Planning an operator for the device: collapse it into a gather, then split the output
- * box into pieces whose bindings each fit one storage-buffer window (and whose work fits
- * 32-bit unit indices), or turn it into vkCmdCopyBuffer regions when it is a set of
- * long contiguous runs. Every size here derives from a validated descriptor whose
- * tensors are below 2^62 bytes, so 64-bit signed sums cannot overflow. */
+/* Planning a gather for the device (vk_plan.h): split the output box into pieces whose
+ * bindings each fit one storage-buffer window (and whose work fits 32-bit unit indices),
+ * or turn it into vkCmdCopyBuffer regions when its rows are long contiguous copies.
+ * Every size here derives from a validated descriptor whose tensors are below 2^62 bytes
+ * (vk_execute.c refuses larger ones), so 64-bit signed sums cannot overflow. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../checked.h"
-#include "../elements.h"
-#include "vk_internal.h"
+#include "vk_abi.h"
+#include "vk_plan.h"
 
 enum { DM_MAX_PIECES = 1 << 16, DM_MAX_REGIONS = 1 << 18 };
 #define DM_MAX_UNITS (1ull << 31)
 
+_Static_assert(DM_P_SIZE + DM_MAX_RANK <= DM_P_DST_STRIDE && DM_P_DST_STRIDE + DM_MAX_RANK <= DM_P_SRC_STRIDE &&
+                   DM_P_SRC_STRIDE + DM_MAX_RANK <= DM_P_AUX_STRIDE && DM_P_AUX_STRIDE + DM_MAX_RANK <= DM_P_WORDS,
+               "the per-dimension arrays of the parameter record overlap");
+
+/* A box of output coordinates, and the part [wlo, whi) of the source window it reads. */
 typedef struct dm_box {
     uint32_t lo[DM_MAX_RANK], hi[DM_MAX_RANK];
-    uint32_t wlo, whi; /* REVERSE: source axis coordinates this piece may read */
+    uint32_t wlo, whi;
 } dm_box;
 
 static uint32_t dm_slot_esize(const dm_gather *g, int slot)
@@ -23,16 +27,26 @@ static uint32_t dm_slot_esize(const dm_gather *g, int slot)
     return slot == DM_SLOT_AUX ? g->aux_esize : g->esize;
 }
 
+/* P_AUX_TYPE: how the kernel decodes the AUX elements. */
+static uint32_t dm_aux_type(DML_TENSOR_DATA_TYPE type)
+{
+    switch (type) {
+    case DML_TENSOR_DATA_TYPE_INT32: return DM_AUX_I32;
+    case DML_TENSOR_DATA_TYPE_UINT64: return DM_AUX_U64;
+    case DML_TENSOR_DATA_TYPE_INT64: return DM_AUX_I64;
+    default: return DM_AUX_U32;
+    }
+}
+
 /* Element span [lo, hi] (inclusive) of a slot over a box. */
 static void dm_span_elems(const dm_gather *g, const dm_box *b, int slot, int64_t *lo, int64_t *hi)
 {
-    int64_t mn = 0, mx = 0;
-    if (slot == DM_SLOT_SRC && g->kernel == DM_KERNEL_SLICE) mn = mx = g->src_base;
-    if (slot == DM_SLOT_SRC && g->kernel == DM_KERNEL_REVERSE) {
-        mn += (int64_t)b->wlo * g->axis_src_stride;
-        mx += (int64_t)(b->whi - 1) * g->axis_src_stride;
+    int64_t mn = g->base[slot], mx = g->base[slot];
+    if (slot == DM_SLOT_SRC && g->window) {
+        int64_t a = (int64_t)b->wlo * g->window_stride, z = (int64_t)(b->whi - 1) * g->window_stride;
+        mn += a < z ? a : z;
+        mx += a < z ? z : a;
     }
-    if (slot == DM_SLOT_AUX2) mn = mx = (int64_t)g->aux2_offset;
     for (uint32_t d = 0; d < g->rank; d++) {
         int64_t s = g->stride[slot][d], a = (int64_t)b->lo[d] * s, z = (int64_t)(b->hi[d] - 1) * s;
         mn += a < z ? a : z;
@@ -63,8 +77,10 @@ static uint64_t dm_units(const dm_gather *g, const dm_box *b, uint32_t *per_row,
     return rows * *per_row; /* < 2^32 * 2^31 */
 }
 
-/* The dimension (or, returning rank, the REVERSE source window) whose halving shrinks
- * the slot's span most; -1 when nothing can be split. */
+static uint64_t dm_abs_u64(int64_t v) { return v < 0 ? (uint64_t)-v : (uint64_t)v; }
+
+/* The dimension (or, returning rank, the source window) whose halving shrinks the slot's
+ * span most; -1 when nothing can be split. */
 static int dm_pick_split(const dm_gather *g, const dm_box *b, int slot)
 {
     int best = -1;
@@ -72,14 +88,14 @@ static int dm_pick_split(const dm_gather *g, const dm_box *b, int slot)
     for (uint32_t d = 0; d < g->rank; d++) {
         uint32_t ext = b->hi[d] - b->lo[d];
         int64_t s = slot < 0 ? 1 : g->stride[slot][d]; /* slot < 0: split the longest */
-        uint64_t w = ext > 1 ? (uint64_t)(ext - 1) * (uint64_t)(s < 0 ? -s : s) : 0;
+        uint64_t w = ext > 1 ? (uint64_t)(ext - 1) * dm_abs_u64(s) : 0;
         if (w > best_w) {
             best_w = w;
             best = (int)d;
         }
     }
-    if (slot == DM_SLOT_SRC && g->kernel == DM_KERNEL_REVERSE && b->whi - b->wlo > 1 &&
-        (uint64_t)(b->whi - b->wlo - 1) * (uint64_t)g->axis_src_stride > best_w)
+    if (slot == DM_SLOT_SRC && g->window && b->whi - b->wlo > 1 &&
+        (uint64_t)(b->whi - b->wlo - 1) * dm_abs_u64(g->window_stride) > best_w)
         best = (int)g->rank;
     return best;
 }
@@ -127,33 +143,35 @@ static void dm_fill_params(const dm_gather *g, const dm_box *b, const dm_vk_piec
     w[DM_P_AXIS] = g->axis < 0 ? DM_NO_AXIS : (uint32_t)g->axis;
     w[DM_P_AXIS_ORIGIN] = g->axis < 0 ? 0 : b->lo[g->axis];
     w[DM_P_N] = g->n;
-    w[DM_P_WIN_LO] = g->kernel == DM_KERNEL_REVERSE ? b->wlo : 0;
-    w[DM_P_WIN_HI] = g->kernel == DM_KERNEL_REVERSE ? b->whi : UINT32_MAX;
-    w[DM_P_AUX_TYPE] = g->aux_type;
+    w[DM_P_WIN_LO] = g->window ? b->wlo : 0;
+    w[DM_P_WIN_HI] = g->window ? b->whi : UINT32_MAX;
+    w[DM_P_AUX_TYPE] = dm_aux_type(g->aux_dtype);
     w[DM_P_M] = b->hi[last] - b->lo[last];
-    w[DM_P_AXIS_SRC_STRIDE] = (uint32_t)((uint64_t)g->axis_src_stride * g->esize);
+    w[DM_P_AXIS_SRC_STRIDE] = (uint32_t)((uint64_t)g->window_stride * g->esize);
     /* Offsets of the piece origin inside each window; they may wrap (see the shader). */
-    int64_t origin[DM_SLOT_COUNT] = {0, g->kernel == DM_KERNEL_SLICE ? g->src_base : 0, 0, 0};
+    int64_t origin[DM_SLOT_COUNT];
+    for (int s = 0; s < DM_SLOT_COUNT; s++) origin[s] = g->base[s];
     for (uint32_t d = 0; d < g->rank; d++) {
         w[DM_P_SIZE + d] = b->hi[d] - b->lo[d];
         w[DM_P_DST_STRIDE + d] = (uint32_t)((uint64_t)g->stride[DM_SLOT_DST][d] * g->esize);
         w[DM_P_SRC_STRIDE + d] = (uint32_t)((uint64_t)g->stride[DM_SLOT_SRC][d] * g->esize);
         w[DM_P_AUX_STRIDE + d] = (uint32_t)((uint64_t)g->stride[DM_SLOT_AUX][d] * g->aux_esize);
-        for (int s = 0; s < DM_SLOT_AUX2; s++) origin[s] += (int64_t)b->lo[d] * g->stride[s][d];
+        for (int s = 0; s < DM_SLOT_COUNT; s++) origin[s] += (int64_t)b->lo[d] * g->stride[s][d];
     }
-    w[DM_P_DST_BASE] = (uint32_t)((uint64_t)origin[DM_SLOT_DST] * g->esize - p->span[DM_SLOT_DST].lo);
-    if (g->kernel != DM_KERNEL_ONE_HOT)
-        w[DM_P_SRC_BASE] = (uint32_t)((uint64_t)origin[DM_SLOT_SRC] * g->esize - p->span[DM_SLOT_SRC].lo);
-    if (g->binding[DM_SLOT_AUX] >= 0)
-        w[DM_P_AUX_BASE] = (uint32_t)((uint64_t)origin[DM_SLOT_AUX] * g->aux_esize - p->span[DM_SLOT_AUX].lo);
+    /* AUX2 has no base word: kernels read it at its window's start. */
+    static const int base_word[DM_SLOT_AUX2] = {DM_P_DST_BASE, DM_P_SRC_BASE, DM_P_AUX_BASE};
+    for (int s = 0; s < DM_SLOT_AUX2; s++)
+        if (g->binding[s] >= 0)
+            w[base_word[s]] = (uint32_t)((uint64_t)origin[s] * dm_slot_esize(g, s) - p->span[s].lo);
 }
 
 /* Splits the gather's output box until every piece's windows fit a binding (and, with
  * `segs`, lie inside one segment of their buffer) and its units fit 32 bits. */
-static dmlops_status dm_split(const dm_vk_ctx *vk, const dm_gather *g, const dm_vk_segments *segs, dm_piece_set *set)
+static dmlops_status dm_split(const dm_vk_limits *lim, const dm_gather *g, const dm_vk_segments *segs,
+                              dm_piece_set *set)
 {
     /* Room for the aligned-down start and the word rounding of every window. */
-    const uint64_t limit = (vk->max_range - vk->align - 4) & ~3ull;
+    const uint64_t limit = (lim->max_range - lim->align - 4) & ~3ull;
     dm_box *stack = malloc(64 * DM_MAX_RANK * sizeof *stack);
     uint32_t top = 0;
     if (!stack) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory planning an operator");
@@ -163,7 +181,7 @@ static dmlops_status dm_split(const dm_vk_ctx *vk, const dm_gather *g, const dm_
         b->hi[d] = g->size[d];
     }
     b->wlo = 0;
-    b->whi = g->kernel == DM_KERNEL_REVERSE ? g->n : 1;
+    b->whi = g->window ? g->window : 1;
     dmlops_status st = DMLOPS_SUCCESS;
     while (top && st == DMLOPS_SUCCESS) {
         dm_box box = stack[--top];
@@ -182,14 +200,14 @@ static dmlops_status dm_split(const dm_vk_ctx *vk, const dm_gather *g, const dm_
                 split = dm_pick_split(g, &box, s);
                 if (split < 0) {
                     st = dm_fail(DMLOPS_ERROR_UNSUPPORTED, "one element does not fit a %llu-byte binding window",
-                                 (unsigned long long)vk->max_range);
+                                 (unsigned long long)lim->max_range);
                     break;
                 }
             }
         }
         if (st != DMLOPS_SUCCESS) break;
         if (split < 0) {
-            p.runs = p.units / per_row * ((per_row + vk->run - 1) / vk->run);
+            p.runs = p.units / per_row * ((per_row + lim->run - 1) / lim->run);
             uint32_t *record = dm_push_piece(set, &p);
             if (!record) {
                 st = set->n == DM_MAX_PIECES ? DMLOPS_ERROR_UNSUPPORTED : DMLOPS_ERROR_OUT_OF_HOST_MEMORY;
@@ -212,150 +230,83 @@ static dmlops_status dm_split(const dm_vk_ctx *vk, const dm_gather *g, const dm_
     return st;
 }
 
-/* SLICE-shaped gathers whose innermost dimension is contiguous on both sides are runs of
- * bytes: one copy region per row. */
-static dmlops_status dm_plan_regions(dm_vk_ctx *vk, dm_vk_op *plan)
+void dm_vk_regions_add(void *regions, uint64_t src, uint64_t dst, uint64_t bytes)
+{
+    dm_vk_regions *r = regions;
+    src += r->src_base;
+    dst += r->dst_base;
+    VkBufferCopy *prev = r->n ? &r->r[r->n - 1] : NULL;
+    if (prev && prev->srcOffset + prev->size == src && prev->dstOffset + prev->size == dst) prev->size += bytes;
+    else if (r->r && r->n < r->cap) r->r[r->n++] = (VkBufferCopy){src, dst, bytes};
+    else r->full = true;
+}
+
+/* Rows that are long contiguous copies become copy regions: now when their sources
+ * follow from the coordinates, else (the AUX data decides them, and the host can read
+ * it where it lies: unified memory) per execution, from slab_rows rows. */
+static dmlops_status dm_plan_copies(const dm_vk_limits *lim, dm_vk_plan *plan)
 {
     const dm_gather *g = &plan->g;
-    uint32_t last = g->rank - 1;
-    if (g->kernel != DM_KERNEL_SLICE || g->stride[DM_SLOT_SRC][last] != 1 || g->stride[DM_SLOT_DST][last] != 1 ||
-        (vk->flags & DMLOPS_CONTEXT_FLAG_KERNELS_ONLY))
+    const uint32_t last = g->rank - 1;
+    if (!g->slabs || !dm_gather_rows_contiguous(g) || (lim->flags & DMLOPS_CONTEXT_FLAG_KERNELS_ONLY))
         return DMLOPS_SUCCESS;
     uint64_t run = (uint64_t)g->size[last] * g->esize, rows = 1;
     for (uint32_t d = 0; d < last; d++) rows *= g->size[d];
-    if (rows > DM_MAX_REGIONS || (run < vk->copy_min_bytes && !(vk->flags & DMLOPS_CONTEXT_FLAG_PREFER_COPY)))
+    if (rows > DM_MAX_REGIONS || (run < lim->copy_min_bytes && !(lim->flags & DMLOPS_CONTEXT_FLAG_PREFER_COPY)))
         return DMLOPS_SUCCESS;
-    plan->regions = malloc(rows * sizeof *plan->regions);
-    if (!plan->regions) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory planning copy regions");
-    dm_walk w = {.rank = last, .nstreams = 2};
-    w.offset[0] = g->src_base;
-    for (uint32_t d = 0; d < last; d++) {
-        w.sizes[d] = g->size[d];
-        w.strides[0][d] = g->stride[DM_SLOT_SRC][d];
-        w.strides[1][d] = g->stride[DM_SLOT_DST][d];
+    if (g->binding[DM_SLOT_AUX] >= 0) {
+        if (lim->uma) plan->slab_rows = (uint32_t)rows;
+        return DMLOPS_SUCCESS;
     }
-    uint32_t n = 0;
-    do {
-        plan->regions[n++] = (VkBufferCopy){(uint64_t)w.offset[0] * g->esize, (uint64_t)w.offset[1] * g->esize, run};
-    } while (dm_walk_next(&w));
-    plan->nregions = n;
+    dm_vk_regions r = {.r = malloc(rows * sizeof *r.r), .cap = (uint32_t)rows};
+    if (!r.r) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory planning copy regions");
+    if (!g->slabs(g, NULL, dm_vk_regions_add, &r) || r.full) {
+        free(r.r);
+        return DMLOPS_SUCCESS;
+    }
+    plan->regions = r.r;
+    plan->nregions = r.n;
     plan->use_copy = true;
     return DMLOPS_SUCCESS;
 }
 
-/* REVERSE along an outer axis with contiguous innermost runs is a set of slab copies once
- * the lengths are known and equal along each run; executions on devices whose memory the
- * host reads directly build those regions from the lengths (dm_vk_reverse_regions). */
-static void dm_plan_reverse_rows(const dm_vk_ctx *vk, dm_vk_op *plan)
+dmlops_status dm_vk_plan_gather(const dm_vk_limits *lim, const dm_gather *g, dm_vk_plan *plan)
 {
-    const dm_gather *g = &plan->g;
-    uint32_t last = g->rank - 1;
-    if (g->kernel != DM_KERNEL_REVERSE || (uint32_t)g->axis == last || g->stride[DM_SLOT_SRC][last] != 1 ||
-        g->stride[DM_SLOT_DST][last] != 1 || !vk->uma ||
-        (vk->flags & DMLOPS_CONTEXT_FLAG_KERNELS_ONLY))
-        return;
-    uint64_t run = (uint64_t)g->size[last] * g->esize, rows = 1;
-    for (uint32_t d = 0; d < last; d++) rows *= g->size[d];
-    if (rows <= DM_MAX_REGIONS && (run >= vk->copy_min_bytes || (vk->flags & DMLOPS_CONTEXT_FLAG_PREFER_COPY)))
-        plan->reverse_rows = (uint32_t)rows;
-}
-
-bool dm_vk_reverse_regions(const dm_vk_op *plan, const uint8_t *lengths, uint64_t src_base, uint64_t dst_base,
-                           VkBufferCopy *regions, uint32_t *count)
-{
-    const dm_gather *g = &plan->g;
-    const uint32_t last = g->rank - 1, ax = (uint32_t)g->axis;
-    const uint64_t run = (uint64_t)g->size[last] * g->esize;
-    static const DML_TENSOR_DATA_TYPE aux_types[] = {DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_DATA_TYPE_INT32,
-                                                     DML_TENSOR_DATA_TYPE_UINT64, DML_TENSOR_DATA_TYPE_INT64};
-    dm_walk w = {.rank = last, .nstreams = 3};
-    for (uint32_t d = 0; d < last; d++) {
-        w.sizes[d] = g->size[d];
-        w.strides[0][d] = g->stride[DM_SLOT_SRC][d]; /* 0 along the axis: added below */
-        w.strides[1][d] = g->stride[DM_SLOT_DST][d];
-        w.strides[2][d] = g->stride[DM_SLOT_AUX][d];
-    }
-    const DML_TENSOR_DATA_TYPE type = aux_types[g->aux_type];
-    const int64_t aux_step = g->stride[DM_SLOT_AUX][last];
-    int64_t cached = -1; /* the lengths row last read: it does not move along the axis */
-    uint64_t L = 0;
-    uint32_t n = 0;
-    do {
-        uint64_t i = w.coord[ax];
-        if (w.offset[2] != cached) {
-            const uint8_t *row = lengths + (uint64_t)w.offset[2] * g->aux_esize;
-            cached = w.offset[2];
-            L = dm_read_length(type, row, g->n);
-            for (uint64_t j = 1; aux_step && j < g->size[last]; j++)
-                if (dm_read_length(type, row + (uint64_t)((int64_t)j * aux_step) * g->aux_esize, g->n) != L)
-                    return false; /* lengths differ along the run: not slabs */
-        }
-        uint64_t s = i < L ? L - 1 - i : i;
-        uint64_t src = src_base + ((uint64_t)w.offset[0] + s * (uint64_t)g->axis_src_stride) * g->esize;
-        uint64_t dst = dst_base + (uint64_t)w.offset[1] * g->esize;
-        VkBufferCopy *prev = n ? &regions[n - 1] : NULL;
-        if (prev && prev->srcOffset + prev->size == src && prev->dstOffset + prev->size == dst) prev->size += run;
-        else regions[n++] = (VkBufferCopy){src, dst, run};
-    } while (dm_walk_next(&w));
-    *count = n;
-    return true;
-}
-
-dmlops_status dm_vk_plan(dm_vk_ctx *vk, const dm_op *op, dm_vk_op *plan)
-{
-    for (uint32_t i = 0; i < op->input_count + op->output_count; i++)
-        if (op->t[i].total_bytes > (1ull << 62))
-            return dm_fail(DMLOPS_ERROR_UNSUPPORTED, "%s: %s.TotalTensorSizeInBytes = %llu is beyond any device",
-                           op->name, op->role[i], (unsigned long long)op->t[i].total_bytes);
-    dm_op_lower(op, &plan->g);
+    memset(plan, 0, sizeof *plan);
+    plan->g = *g;
     dm_piece_set set = {0};
-    dmlops_status st = dm_split(vk, &plan->g, NULL, &set);
+    dmlops_status st = dm_split(lim, &plan->g, NULL, &set);
     plan->pieces = set.pieces;
+    plan->params = set.params;
     plan->npieces = set.n;
-    uint32_t *params = set.params;
-    if (st == DMLOPS_SUCCESS) st = dm_plan_regions(vk, plan);
-    if (st == DMLOPS_SUCCESS) dm_plan_reverse_rows(vk, plan);
-    if (st == DMLOPS_SUCCESS) {
-        plan->dispatches = plan->npieces;
-        uint64_t bytes = (uint64_t)plan->npieces * DM_P_WORDS * 4;
-        st = dm_vk_alloc(vk, bytes, false, "allocating operator parameters", &plan->params);
-        if (st == DMLOPS_SUCCESS) {
-            pthread_mutex_lock(vk->lock);
-            st = dm_vk_upload(vk, &plan->params, 0, params, bytes);
-            if (st == DMLOPS_SUCCESS) st = dm_vk_pipeline(vk, plan->g.kernel, plan->g.esize, plan->g.rank, &plan->pipeline);
-            pthread_mutex_unlock(vk->lock);
-        }
-    }
-    free(params);
-    if (st != DMLOPS_SUCCESS) dm_vk_plan_free(vk, plan);
+    if (st == DMLOPS_SUCCESS) st = dm_plan_copies(lim, plan);
+    if (st != DMLOPS_SUCCESS) dm_vk_plan_free(plan);
     return st;
 }
 
-dmlops_status dm_vk_plan_segments(dm_vk_ctx *vk, const dm_gather *g, const dm_vk_segments *segs, dm_vk_piece **pieces,
-                                  uint32_t *npieces, dm_vk_memory *params)
+dmlops_status dm_vk_plan_segments(const dm_vk_limits *lim, const dm_gather *g, const dm_vk_segments *segs,
+                                  dm_vk_piece **pieces, uint32_t **params, uint32_t *npieces)
 {
     dm_piece_set set = {0};
-    dmlops_status st = dm_split(vk, g, segs, &set);
-    uint64_t bytes = (uint64_t)set.n * DM_P_WORDS * 4;
-    /* Host-visible, so that uploading needs neither staging nor the context lock. */
-    if (st == DMLOPS_SUCCESS) st = dm_vk_alloc(vk, bytes, true, "splitting windows at allocation boundaries", params);
-    if (st == DMLOPS_SUCCESS) memcpy(params->map, set.params, (size_t)bytes);
-    free(set.params);
+    dmlops_status st = dm_split(lim, g, segs, &set);
     if (st != DMLOPS_SUCCESS) {
         free(set.pieces);
+        free(set.params);
         return st;
     }
     *pieces = set.pieces;
+    *params = set.params;
     *npieces = set.n;
     return DMLOPS_SUCCESS;
 }
 
-void dm_vk_plan_free(dm_vk_ctx *vk, dm_vk_op *plan)
+void dm_vk_plan_free(dm_vk_plan *plan)
 {
-    dm_vk_free(vk, &plan->params);
     free(plan->pieces);
+    free(plan->params);
     free(plan->regions);
     plan->pieces = NULL;
+    plan->params = NULL;
     plan->regions = NULL;
     plan->npieces = plan->nregions = 0;
 }

@@ -1,0 +1,71 @@
+/* Layer 11 of the Vulkan backend: the backend table, and making and destroying the
+ * contexts that use it (vk_backend.h): on a device of our own here (dm_vk_context_init,
+ * for dmlops_context_create), on the application's in vk_interop.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vk_backend.h"
+
+static void dm_vk_context_destroy(dmlops_context *ctx) { dm_vk_context_teardown(dm_vk(ctx)); }
+
+static void dm_vk_context_info(dmlops_context *ctx, dmlops_context_info *info)
+{
+    const dm_vk_ctx *vk = dm_vk(ctx);
+    info->device = vk->dev.info;
+    info->debug_message_count = atomic_load(&vk->dev.inst.debug_count);
+    info->pipeline_count = vk->pipes.count;
+}
+
+static const dm_backend_vtbl dm_vk_vtbl = {
+    .context_destroy = dm_vk_context_destroy,
+    .context_info = dm_vk_context_info,
+    .buffer_create = dm_vk_buffer_create,
+    .buffer_destroy = dm_vk_buffer_destroy,
+    .buffer_write = dm_vk_buffer_write,
+    .buffer_read = dm_vk_buffer_read,
+    .operator_create = dm_vk_operator_create,
+    .operator_destroy = dm_vk_operator_destroy,
+    .operator_execute = dm_vk_operator_execute,
+    .list_create = dm_vk_list_create,
+    .list_destroy = dm_vk_list_destroy,
+    .list_record = dm_vk_list_record,
+    .list_execute = dm_vk_list_execute,
+    .list_reset = dm_vk_list_reset,
+};
+
+dmlops_status dm_vk_context_setup(dmlops_context *ctx, dm_vk_ctx *vk, const dm_vk_params *params)
+{
+    dm_vk_limits_init(&vk->dev.info, params, ctx->flags, &vk->dev.lim);
+    DM_TRY(dm_vk_submitter_init(&vk->dev, &ctx->lock, &vk->sub));
+    DM_TRY(dm_vk_alloc(&vk->dev, 256, false, "creating the context", &vk->dummy));
+    DM_TRY(dm_vk_pipelines_init(&vk->dev, params->pipeline_cache_path, &vk->pipes));
+    ctx->vt = &dm_vk_vtbl;
+    return DMLOPS_SUCCESS;
+}
+
+/* Every step checks what exists, so a setup that stopped half-way is undone too. */
+void dm_vk_context_teardown(dm_vk_ctx *vk)
+{
+    dm_vk_device_wait_idle(&vk->dev);
+    dm_vk_pipelines_destroy(&vk->dev, &vk->pipes);
+    dm_vk_free(&vk->dev, &vk->dummy);
+    dm_vk_submitter_destroy(&vk->dev, &vk->sub);
+    dm_vk_device_close(&vk->dev);
+    free(vk);
+}
+
+dmlops_status dm_vk_context_init(dmlops_context *ctx, const dm_vk_params *params)
+{
+    dm_vk_ctx *vk = calloc(1, sizeof *vk);
+    if (!vk) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    dmlops_status st = dm_vk_device_open(&vk->dev, (ctx->flags & DMLOPS_CONTEXT_FLAG_DEBUG) != 0,
+                                         (ctx->flags & DMLOPS_CONTEXT_FLAG_QUIET) != 0, params->device,
+                                         params->hardware_only);
+    if (st == DMLOPS_SUCCESS) st = dm_vk_context_setup(ctx, vk, params);
+    if (st != DMLOPS_SUCCESS) {
+        dm_vk_context_teardown(vk);
+        return st;
+    }
+    ctx->impl = vk;
+    return DMLOPS_SUCCESS;
+}

@@ -1,0 +1,265 @@
+/* Binding tables: the descriptor sets and push constants of one operator's bindings, or
+ * its copy regions (vk_record.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../checked.h"
+#include "vk_record.h"
+
+/* (Re)creates the descriptor pool with `capacity` sets. */
+static dmlops_status dm_vk_table_sets(dmlops_binding_table *t, uint32_t capacity)
+{
+    dm_vk_device *d = &t->vk->dev;
+    if (t->pool) d->vkd.DestroyDescriptorPool(d->device, t->pool, NULL);
+    t->pool = VK_NULL_HANDLE;
+    free(t->sets);
+    free(t->push);
+    t->capacity = 0;
+    t->sets = calloc(capacity, sizeof *t->sets);
+    t->push = calloc(capacity, sizeof *t->push);
+    if (!t->sets || !t->push) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a binding table");
+    VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, capacity * (1 + DM_SLOT_COUNT)};
+    VkDescriptorPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+                                      .maxSets = capacity,
+                                      .poolSizeCount = 1,
+                                      .pPoolSizes = &size};
+    DM_VK_CALL(d, "creating a binding table", CreateDescriptorPool, (d->device, &pci, NULL, &t->pool));
+    for (uint32_t i = 0; i < capacity; i++) {
+        VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                          .descriptorPool = t->pool,
+                                          .descriptorSetCount = 1,
+                                          .pSetLayouts = &t->vk->pipes.set_layout};
+        DM_VK_CALL(d, "creating a binding table", AllocateDescriptorSets, (d->device, &ai, &t->sets[i]));
+    }
+    t->capacity = capacity;
+    return DMLOPS_SUCCESS;
+}
+
+dmlops_status dm_vk_table_create(dmlops_operator *op, uint32_t capacity, dmlops_binding_table **out)
+{
+    const dm_vk_plan *plan = &((const dm_vk_op *)op->impl)->plan;
+    dmlops_binding_table *t = calloc(1, sizeof *t);
+    if (!t) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a binding table");
+    t->vk = dm_vk(op->ctx);
+    t->region_capacity = plan->nregions > plan->slab_rows ? plan->nregions : plan->slab_rows;
+    t->regions = t->region_capacity ? calloc(t->region_capacity, sizeof *t->regions) : NULL;
+    dmlops_status st = t->region_capacity && !t->regions
+                           ? dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a binding table")
+                           : dm_vk_table_sets(t, capacity < plan->npieces ? plan->npieces : capacity);
+    if (st != DMLOPS_SUCCESS) {
+        dm_vk_table_destroy(t);
+        return st;
+    }
+    *out = t;
+    return DMLOPS_SUCCESS;
+}
+
+/* Forgets pieces planned for an earlier binding's segment boundaries. */
+static void dm_vk_table_drop_split(dmlops_binding_table *t)
+{
+    free(t->own_pieces);
+    t->own_pieces = NULL;
+    t->own_npieces = 0;
+    t->own_active = false;
+    dm_vk_free(&t->vk->dev, &t->own_params);
+}
+
+void dm_vk_table_destroy(dmlops_binding_table *t)
+{
+    if (!t) return;
+    dm_vk_table_drop_split(t);
+    if (t->pool) t->vk->dev.vkd.DestroyDescriptorPool(t->vk->dev.device, t->pool, NULL);
+    free(t->sets);
+    free(t->push);
+    free(t->regions);
+    free(t->copies);
+    free(t);
+}
+
+/* Appends the copies of a transfer between possibly segmented buffers, cut where either
+ * changes segment. */
+static dmlops_status dm_vk_push_copy(dmlops_binding_table *t, const dm_vk_buffer *src, uint64_t s_at,
+                                     const dm_vk_buffer *dst, uint64_t d_at, uint64_t size)
+{
+    dm_vk_copy c;
+    while (dm_vk_copy_next(src, &s_at, dst, &d_at, &size, &c)) {
+        if (t->ncopies == t->copies_cap) {
+            uint32_t cap = t->copies_cap ? t->copies_cap * 2 : 64;
+            dm_vk_copy *q = realloc(t->copies, cap * sizeof *q);
+            if (!q) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory splitting copies");
+            t->copies = q;
+            t->copies_cap = cap;
+        }
+        t->copies[t->ncopies++] = c;
+    }
+    return DMLOPS_SUCCESS;
+}
+
+/* The static copy path: regions offset by the bindings, split where a buffer's segments
+ * change. Unsegmented buffers keep one batched region list. */
+static dmlops_status dm_vk_bind_copies(dmlops_binding_table *t, const dm_vk_plan *plan, const dmlops_binding *bs,
+                                       const dmlops_binding *bd)
+{
+    const dm_vk_buffer *src = dm_vkbuf(bs->buffer), *dst = dm_vkbuf(bd->buffer);
+    t->path = DMLOPS_PATH_COPY_REGIONS;
+    if (src->nseg == 1 && dst->nseg == 1) {
+        uint64_t so = src->offset + bs->offset, dof = dst->offset + bd->offset;
+        for (uint32_t i = 0; i < plan->nregions; i++)
+            t->regions[i] = (VkBufferCopy){so + plan->regions[i].srcOffset, dof + plan->regions[i].dstOffset,
+                                           plan->regions[i].size};
+        t->copy_src = src->one.buffer;
+        t->copy_dst = dst->one.buffer;
+        t->nregions = plan->nregions;
+        return DMLOPS_SUCCESS;
+    }
+    for (uint32_t i = 0; i < plan->nregions; i++)
+        DM_TRY(dm_vk_push_copy(t, src, bs->offset + plan->regions[i].srcOffset, dst, bd->offset + plan->regions[i].dstOffset,
+                               plan->regions[i].size));
+    return DMLOPS_SUCCESS;
+}
+
+/* True when some window of the plan's pieces would straddle a segment boundary. */
+static bool dm_vk_straddles(const dm_vk_plan *plan, const dmlops_binding *bind, dm_vk_segments *segs)
+{
+    const dm_gather *g = &plan->g;
+    bool any = false;
+    for (int s = 0; s < DM_SLOT_COUNT; s++) {
+        segs->base[s] = segs->seg_size[s] = 0;
+        if (g->binding[s] < 0) continue;
+        const dmlops_binding *b = &bind[g->binding[s]];
+        const dm_vk_buffer *vb = dm_vkbuf(b->buffer);
+        segs->base[s] = b->offset;
+        segs->seg_size[s] = vb->nseg > 1 ? vb->seg_size : 0;
+        for (uint32_t p = 0; p < plan->npieces && segs->seg_size[s] && !any; p++) {
+            const dm_vk_span *span = &plan->pieces[p].span[s];
+            any = (b->offset + span->lo) / vb->seg_size != (b->offset + span->hi - 1) / vb->seg_size;
+        }
+    }
+    return any;
+}
+
+/* Plans the gather's pieces again for bindings whose windows would straddle segment
+ * boundaries, into a host-visible parameter buffer, so that uploading needs neither
+ * staging nor the context lock. */
+static dmlops_status dm_vk_table_split(dmlops_binding_table *t, const dm_gather *g, const dm_vk_segments *segs)
+{
+    dm_vk_device *d = &t->vk->dev;
+    uint32_t *params = NULL;
+    dmlops_status st = dm_vk_plan_segments(&d->lim, g, segs, &t->own_pieces, &params, &t->own_npieces);
+    uint64_t bytes = (uint64_t)t->own_npieces * DM_P_WORDS * 4;
+    if (st == DMLOPS_SUCCESS) st = dm_vk_alloc(d, bytes, true, "splitting windows at allocation boundaries", &t->own_params);
+    if (st == DMLOPS_SUCCESS && !t->own_params.map)
+        st = dm_fail(DMLOPS_ERROR_UNSUPPORTED, "splitting windows at allocation boundaries: no host-visible memory");
+    if (st == DMLOPS_SUCCESS) memcpy(t->own_params.map, params, (size_t)bytes);
+    free(params);
+    if (st != DMLOPS_SUCCESS) dm_vk_table_drop_split(t);
+    return st;
+}
+
+/* Writes descriptor set p: the piece's parameter record, and each slot's window bound
+ * at its aligned-down start, the remainder going to the push constants. */
+static void dm_vk_bind_piece(dmlops_binding_table *t, const dm_gather *g, const dmlops_binding *bind,
+                             const dm_vk_piece *piece, VkBuffer params, uint32_t p)
+{
+    const dm_vk_ctx *vk = t->vk;
+    VkDescriptorBufferInfo info[1 + DM_SLOT_COUNT];
+    VkWriteDescriptorSet w[1 + DM_SLOT_COUNT];
+    info[DM_BINDING_PARAMS] = (VkDescriptorBufferInfo){params, (uint64_t)p * DM_P_WORDS * 4, DM_P_WORDS * 4};
+    for (int s = 0; s < DM_SLOT_COUNT; s++) {
+        const dm_vk_span *span = &piece->span[s];
+        t->push[p].rem[s] = 0;
+        if (g->binding[s] < 0) {
+            info[DM_BINDING_SLOT0 + s] = (VkDescriptorBufferInfo){vk->dummy.buffer, 0, VK_WHOLE_SIZE};
+            continue;
+        }
+        const dmlops_binding *b = &bind[g->binding[s]];
+        uint64_t lo, hi = 0;
+        const dm_vk_memory *m = dm_vk_at(dm_vkbuf(b->buffer), b->offset + span->lo, &lo);
+        uint64_t aligned = dm_align_down_u64(lo, vk->dev.lim.align);
+        dm_align_up_u64(lo + (span->hi - span->lo), 4, &hi); /* inside the segment: planned so */
+        t->push[p].rem[s] = (uint32_t)(lo - aligned);
+        info[DM_BINDING_SLOT0 + s] = (VkDescriptorBufferInfo){m->buffer, aligned, hi - aligned};
+    }
+    for (uint32_t i = 0; i < 1 + DM_SLOT_COUNT; i++)
+        w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                      .dstSet = t->sets[p],
+                                      .dstBinding = i,
+                                      .descriptorCount = 1,
+                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                      .pBufferInfo = &info[i]};
+    vk->dev.vkd.UpdateDescriptorSets(vk->dev.device, 1 + DM_SLOT_COUNT, w, 0, NULL);
+}
+
+dmlops_status dm_vk_table_bind(dmlops_binding_table *t, dmlops_operator *op, const dmlops_binding *bind)
+{
+    const dm_vk_op *o = op->impl;
+    const dm_vk_plan *plan = &o->plan;
+    const dm_gather *g = &plan->g;
+    if (plan->nregions > t->region_capacity)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: the binding table was created for another operator",
+                       op->op.name);
+    if (t->op != op) dm_vk_table_drop_split(t);
+    t->op = op;
+    /* Nothing of an earlier binding survives: regions, copies and their buffers. */
+    t->nregions = t->ncopies = 0;
+    t->copy_src = t->copy_dst = VK_NULL_HANDLE;
+    t->bound = false;
+    const dmlops_binding *bs = &bind[g->binding[DM_SLOT_SRC]], *bd = &bind[g->binding[DM_SLOT_DST]];
+    if (plan->use_copy && dm_vkbuf(bs->buffer)->transfer && dm_vkbuf(bd->buffer)->transfer) {
+        DM_TRY(dm_vk_bind_copies(t, plan, bs, bd));
+        t->bound = true;
+        return DMLOPS_SUCCESS;
+    }
+    dm_vk_segments segs;
+    const dm_vk_piece *pieces = plan->pieces;
+    uint32_t npieces = plan->npieces;
+    VkBuffer params = o->params.buffer;
+    memset(&segs, 0, sizeof segs); /* compared whole, padding included */
+    if (dm_vk_straddles(plan, bind, &segs)) {
+        /* Rare: buffers above the device's largest allocation. Plan again with the
+         * boundaries known; this allocates, once per distinct set of boundaries. */
+        if (!t->own_pieces || memcmp(&segs, &t->own_segs, sizeof segs) != 0) {
+            dm_vk_table_drop_split(t);
+            dmlops_status st = dm_vk_table_split(t, g, &segs);
+            if (st != DMLOPS_SUCCESS) return dm_fail_prefix(st, "%s (binding windows at allocation boundaries)", op->op.name);
+            t->own_segs = segs;
+        }
+        pieces = t->own_pieces;
+        npieces = t->own_npieces;
+        params = t->own_params.buffer;
+    }
+    t->own_active = pieces == t->own_pieces;
+    if (npieces > t->capacity) DM_TRY(dm_vk_table_sets(t, npieces));
+    for (uint32_t p = 0; p < npieces; p++) dm_vk_bind_piece(t, g, bind, &pieces[p], params, p);
+    t->path = DMLOPS_PATH_KERNEL;
+    t->bound = true;
+    return DMLOPS_SUCCESS;
+}
+
+bool dm_vk_slabs_possible(const dmlops_operator *op, const dmlops_binding *bind)
+{
+    const dm_vk_plan *plan = &((const dm_vk_op *)op->impl)->plan;
+    const dm_gather *g = &plan->g;
+    if (!plan->slab_rows) return false; /* only then do the three slots exist */
+    const dm_vk_buffer *src = dm_vkbuf(bind[g->binding[DM_SLOT_SRC]].buffer),
+                       *dst = dm_vkbuf(bind[g->binding[DM_SLOT_DST]].buffer),
+                       *aux = dm_vkbuf(bind[g->binding[DM_SLOT_AUX]].buffer);
+    return src->transfer && dst->transfer && aux->one.map && src->nseg == 1 && dst->nseg == 1 && aux->nseg == 1;
+}
+
+void dm_vk_table_slabs(dmlops_binding_table *t, const dmlops_binding *bind)
+{
+    const dm_gather *g = &((const dm_vk_op *)t->op->impl)->plan.g;
+    const dmlops_binding *bs = &bind[g->binding[DM_SLOT_SRC]], *bd = &bind[g->binding[DM_SLOT_DST]],
+                         *ba = &bind[g->binding[DM_SLOT_AUX]];
+    const dm_vk_buffer *src = dm_vkbuf(bs->buffer), *dst = dm_vkbuf(bd->buffer), *aux = dm_vkbuf(ba->buffer);
+    dm_vk_regions r = {.r = t->regions,
+                       .cap = t->region_capacity,
+                       .src_base = src->offset + bs->offset,
+                       .dst_base = dst->offset + bd->offset};
+    bool slabs = g->slabs(g, (const uint8_t *)aux->one.map + aux->offset + ba->offset, dm_vk_regions_add, &r) && !r.full;
+    t->nregions = slabs ? r.n : 0;
+    t->copy_src = src->one.buffer;
+    t->copy_dst = dst->one.buffer;
+    t->path = slabs ? DMLOPS_PATH_COPY_REGIONS : DMLOPS_PATH_KERNEL;
+}

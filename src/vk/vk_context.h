@@ -1,0 +1,20 @@
+/* The Vulkan state one dmlops_context owns: the device (layers 2-4), what it submits
+ * with (layer 6) and its pipelines (layer 7). Layers 9-12 work on it; the planner
+ * (layer 8) does not see it. Made and destroyed in vk_backend.c. */
+#ifndef DM_VK_CONTEXT_H
+#define DM_VK_CONTEXT_H
+
+#include "vk_pipeline.h"
+#include "vk_submit.h"
+
+typedef struct dm_vk_ctx {
+    dm_vk_device dev;
+    dm_vk_submitter sub;
+    dm_vk_pipelines pipes;
+    dm_vk_memory dummy; /* bound to the slots a gather does not use */
+} dm_vk_ctx;
+
+static inline dm_vk_ctx *dm_vk(const dmlops_context *ctx) { return ctx->impl; }
+static inline dm_vk_buffer *dm_vkbuf(const dmlops_buffer *b) { return b->impl; }
+
+#endif

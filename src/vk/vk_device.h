@@ -1,0 +1,43 @@
+/* Layer 4 of the Vulkan backend: the logical device and its queue, ours or the
+ * application's. Everything above reaches Vulkan through a dm_vk_device. */
+#ifndef DM_VK_DEVICE_H
+#define DM_VK_DEVICE_H
+
+#include "vk_physical.h"
+
+typedef struct dm_vk_device {
+    dm_vk_instance inst;
+    VkPhysicalDevice phys;
+    dmlops_device_info info;
+    VkPhysicalDeviceMemoryProperties memprops;
+    dm_vk_limits lim;        /* filled by the context (dm_vk_limits_init) */
+    VkDevice device;
+    dm_vk_dtable vkd;
+    VkQueue queue;
+    uint32_t queue_family;
+    uint32_t timestamp_bits; /* of the queue's family; 0: no timestamps */
+    bool owned;              /* created here: waited on and destroyed with the context */
+    bool lost;               /* VK_ERROR_DEVICE_LOST was seen: every later call fails */
+} dm_vk_device;
+
+/* Our own device: an instance, the device the request names (vk_select.c), and a
+ * device with one compute queue and no optional feature (the kernels need none). On
+ * failure, dm_vk_device_close releases what was made. */
+dmlops_status dm_vk_device_open(dm_vk_device *d, bool debug, bool quiet, const char *request, bool hardware_only);
+
+/* The application's instance, device and queue, checked for Vulkan 1.1 and a compute
+ * queue family; `fn` names the public call in messages. On failure, dm_vk_device_close
+ * releases what was made (nothing of the application's). */
+dmlops_status dm_vk_device_adopt(dm_vk_device *d, PFN_vkGetInstanceProcAddr gipa, VkInstance instance,
+                                 VkPhysicalDevice phys, VkDevice device, VkQueue queue, uint32_t queue_family,
+                                 const char *fn);
+
+/* Waits for the device to finish everything, when it is ours: an application's device
+ * is not ours to wait on (vkDeviceWaitIdle would need all its queues), and every
+ * submission of ours was waited for anyway. */
+void dm_vk_device_wait_idle(dm_vk_device *d);
+/* Destroys what is ours of the device and the instance; objects made on the device must
+ * be gone. */
+void dm_vk_device_close(dm_vk_device *d);
+
+#endif

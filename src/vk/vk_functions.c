@@ -1,0 +1,20 @@
+/* Loading the per-context tables of Vulkan functions (vk_functions.h). */
+#include "vk_functions.h"
+
+void dm_vk_load_instance_table(PFN_vkGetInstanceProcAddr gipa, VkInstance instance, dm_vk_itable *t)
+{
+#define DM_LOAD(name) t->name = (PFN_vk##name)gipa(instance, "vk" #name);
+    DM_VK_INSTANCE_FUNCS(DM_LOAD)
+#undef DM_LOAD
+    t->CreateDebugUtilsMessengerEXT =
+        (PFN_vkCreateDebugUtilsMessengerEXT)gipa(instance, "vkCreateDebugUtilsMessengerEXT");
+    t->DestroyDebugUtilsMessengerEXT =
+        (PFN_vkDestroyDebugUtilsMessengerEXT)gipa(instance, "vkDestroyDebugUtilsMessengerEXT");
+}
+
+void dm_vk_load_device_table(const dm_vk_itable *vki, VkDevice device, dm_vk_dtable *t)
+{
+#define DM_LOAD(name) t->name = (PFN_vk##name)vki->GetDeviceProcAddr(device, "vk" #name);
+    DM_VK_DEVICE_FUNCS(DM_LOAD)
+#undef DM_LOAD
+}

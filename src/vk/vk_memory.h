@@ -1,0 +1,71 @@
+/* Layer 5 of the Vulkan backend: device memory. One allocation per VkBuffer, mapped for
+ * good where the host can see it coherently; buffers above the device's largest
+ * allocation are split into segments. Moving bytes through staging needs submissions,
+ * so it lives a layer up (vk_submit.h). */
+#ifndef DM_VK_MEMORY_H
+#define DM_VK_MEMORY_H
+
+#include "vk_device.h"
+
+typedef struct dm_vk_memory {
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    void *map;           /* persistent mapping of coherent memory, or NULL */
+    uint64_t size;
+} dm_vk_memory;
+
+/* A VkBuffer of size bytes with storage and transfer usage, bound to its own memory:
+ * host-visible when asked for (else device-local, and host-visible too on unified
+ * memory). `what` names the caller's operation in messages. */
+dmlops_status dm_vk_alloc(dm_vk_device *d, uint64_t size, bool host_visible, const char *what, dm_vk_memory *m);
+void dm_vk_free(const dm_vk_device *d, dm_vk_memory *m);
+
+/* A buffer is one allocation, or, above the device's largest allocation, several
+ * segments of seg_size bytes (the last shorter). Byte `at` of the buffer lives in
+ * segment at / seg_size; windows and copies that would straddle a boundary are split. */
+typedef struct dm_vk_buffer {
+    dm_vk_memory *seg;         /* nseg segments; &one for a single one */
+    uint32_t nseg;
+    uint64_t seg_size;         /* UINT64_MAX for a single segment */
+    dm_vk_memory one;
+    uint64_t offset;           /* of the dmlops_buffer inside one.buffer (wrapped buffers) */
+    bool wrapped;
+    bool transfer;             /* usable by vkCmdCopyBuffer */
+} dm_vk_buffer;
+
+/* The segment holding byte `at` of the buffer, and the offset inside it (a wrapped
+ * buffer's offset included). */
+static inline const dm_vk_memory *dm_vk_at(const dm_vk_buffer *b, uint64_t at, uint64_t *inner)
+{
+    uint64_t s = b->nseg > 1 ? at / b->seg_size : 0;
+    *inner = b->offset + at - s * (b->nseg > 1 ? b->seg_size : 0);
+    return &b->seg[s];
+}
+
+/* Bytes from `at` to the end of its segment. */
+static inline uint64_t dm_vk_seg_room(const dm_vk_buffer *b, uint64_t at)
+{
+    return b->nseg > 1 ? b->seg_size - at % b->seg_size : UINT64_MAX;
+}
+
+/* Allocates size bytes in segments of d->lim.seg_size, zero-filling those the host
+ * maps; *unmapped tells whether some segment still needs zeroing on the device. */
+dmlops_status dm_vk_buffer_alloc(dm_vk_device *d, uint64_t size, dm_vk_buffer *b, bool *unmapped);
+void dm_vk_buffer_free(const dm_vk_device *d, dm_vk_buffer *b);
+/* bytes [offset, ...) of an application's VkBuffer; `transfer` when it has both
+ * TRANSFER_SRC and TRANSFER_DST usage. */
+void dm_vk_buffer_wrap(VkBuffer buffer, uint64_t offset, bool transfer, dm_vk_buffer *b);
+
+/* One vkCmdCopyBuffer's worth: a region between two VkBuffers. */
+typedef struct dm_vk_copy {
+    VkBuffer src, dst;
+    VkBufferCopy region;
+} dm_vk_copy;
+
+/* Cuts the next copy off a transfer of *size bytes from src at *s_at to dst at *d_at,
+ * the longest that stays inside one segment of each buffer, and advances the three;
+ * false once nothing is left. Every copy between segmented buffers goes through it. */
+bool dm_vk_copy_next(const dm_vk_buffer *src, uint64_t *s_at, const dm_vk_buffer *dst, uint64_t *d_at, uint64_t *size,
+                     dm_vk_copy *out);
+
+#endif

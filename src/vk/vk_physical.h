@@ -1,0 +1,54 @@
+/* Layer 3 of the Vulkan backend: physical devices. What a device is and offers
+ * (dmlops_device_info), the limits the library works within on it, and the choice of
+ * a device. */
+#ifndef DM_VK_PHYSICAL_H
+#define DM_VK_PHYSICAL_H
+
+#include "vk_instance.h" /* first: volk.h before dmlops.h */
+#include "../internal.h"
+
+/* How the library uses a device, derived once from its properties and the context's
+ * options. The planner works from these alone. */
+typedef struct dm_vk_limits {
+    uint64_t max_range;      /* binding window limit, bytes */
+    uint32_t max_groups[2];  /* workgroup grid limit, x and y */
+    uint32_t grid_cap;       /* most workgroups per dispatch; kernels loop past it */
+    uint32_t run;            /* consecutive units per invocation step (RUN) */
+    uint64_t align;          /* binding offsets are aligned down to this */
+    uint64_t max_alloc;      /* largest single buffer */
+    uint64_t seg_size;       /* buffers above this many bytes are split into segments */
+    bool uma;                /* device-local memory is host-visible: no staging */
+    uint64_t copy_min_bytes; /* shortest run worth a copy region */
+    uint32_t flags;          /* the context's DMLOPS_CONTEXT_FLAG_*: KERNELS_ONLY, PREFER_COPY */
+} dm_vk_limits;
+
+/* vk_properties.c */
+void dm_vk_fill_device_info(const dm_vk_itable *vki, VkPhysicalDevice phys, uint32_t index, dmlops_device_info *info);
+/* Vulkan 1.1 and a compute queue: what the library needs of a device. */
+bool dm_vk_usable(const dm_vk_itable *vki, VkPhysicalDevice phys, const dmlops_device_info *info);
+bool dm_vk_has_device_extension(const dm_vk_itable *vki, VkPhysicalDevice phys, const char *name);
+void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *params, uint32_t flags,
+                       dm_vk_limits *lim);
+
+/* vk_select.c */
+/* Every device of an instance, described, with the default choices. */
+typedef struct dm_vk_device_list {
+    uint32_t count;
+    VkPhysicalDevice *phys;
+    dmlops_device_info *info;
+    bool *usable;
+    int def; /* default choice: the best usable device by type (discrete, integrated,
+                virtual, CPU, other), the first index winning ties; -1 if none */
+    int hw;  /* the same among hardware devices (not CPU-type); -1 if none */
+} dm_vk_device_list;
+dmlops_status dm_vk_list_devices(const dm_vk_instance *inst, dm_vk_device_list *list);
+void dm_vk_device_list_free(dm_vk_device_list *list);
+
+/* request NULL or "": the default device (with hardware_only, the hardware one); else an
+ * index, a UUID or a name substring. Sets *phys and *info (info->is_default included). */
+dmlops_status dm_vk_choose_device(const dm_vk_instance *inst, const char *request, bool hardware_only,
+                                  VkPhysicalDevice *phys, dmlops_device_info *info);
+/* Position of phys in vkEnumeratePhysicalDevices; UINT32_MAX if absent. */
+uint32_t dm_vk_device_index(const dm_vk_instance *inst, VkPhysicalDevice phys);
+
+#endif

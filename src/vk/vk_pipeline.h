@@ -1,0 +1,29 @@
+/* Layer 7 of the Vulkan backend: the one descriptor-set and pipeline layout every kernel
+ * shares, shader modules and pipelines (made once per kernel, element size and rank
+ * bucket, on first use), and the VkPipelineCache, persisted to a file when one is named. */
+#ifndef DM_VK_PIPELINE_H
+#define DM_VK_PIPELINE_H
+
+#include "../gather.h"
+#include "vk_device.h"
+
+typedef struct dm_vk_pipelines {
+    VkDescriptorSetLayout set_layout; /* binding 0: parameters; 1 + slot: the data slots */
+    VkPipelineLayout layout;          /* that set, and the push constants (vk_abi.h) */
+    VkPipelineCache cache;
+    char *cache_path;
+    VkShaderModule modules[DM_KERNEL_COUNT];
+    VkPipeline pipelines[DM_KERNEL_COUNT][4][3]; /* by log2(esize) and row-dimension bucket */
+    uint32_t count;
+} dm_vk_pipelines;
+
+/* cache_path NULL or "": no cache file. */
+dmlops_status dm_vk_pipelines_init(dm_vk_device *d, const char *cache_path, dm_vk_pipelines *p);
+/* Saves the cache (when a file is named), then destroys everything. */
+void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p);
+/* The pipeline of a kernel for elements of esize bytes and a collapsed rank. Called with
+ * the context lock held. */
+dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, dm_kernel kernel, uint32_t esize, uint32_t rank,
+                             VkPipeline *out);
+
+#endif

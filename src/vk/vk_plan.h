@@ -1,0 +1,59 @@
+/* Layer 8 of the Vulkan backend: planning. Turns a gather (gather.h) into pieces whose
+ * bindings each fit one storage-buffer window, with the parameter record of each, or
+ * into vkCmdCopyBuffer regions when it is whole-row copies. Pure: it reads the device's
+ * limits and writes host memory only; creating the parameter buffer and the pipeline is
+ * the caller's (vk_execute.c). It knows no operator: everything it needs is in the
+ * gather. */
+#ifndef DM_VK_PLAN_H
+#define DM_VK_PLAN_H
+
+#include "../gather.h"
+#include "vk_physical.h"
+
+typedef struct dm_vk_span {
+    uint64_t lo, hi;           /* bytes from the tensor's binding offset; hi == 0: unused */
+} dm_vk_span;
+
+typedef struct dm_vk_piece {
+    dm_vk_span span[DM_SLOT_COUNT];
+    uint64_t units;
+    uint64_t runs;             /* invocations' worth of work: units in runs of RUN per row */
+} dm_vk_piece;
+
+typedef struct dm_vk_plan {
+    dm_gather g;
+    dm_vk_piece *pieces;
+    uint32_t npieces;
+    uint32_t *params;          /* DM_P_WORDS words per piece (vk_abi.h) */
+    VkBufferCopy *regions;     /* the copy path, offsets relative to the bindings */
+    uint32_t nregions;
+    bool use_copy;             /* planned for the copy path */
+    uint32_t slab_rows;        /* rows of a gather whose row copies depend on its AUX data:
+                                  regions are built per execution (0: never) */
+} dm_vk_plan;
+
+/* Where each slot's tensor starts in its buffer, and that buffer's segment size (0: one). */
+typedef struct dm_vk_segments {
+    uint64_t base[DM_SLOT_COUNT];
+    uint64_t seg_size[DM_SLOT_COUNT];
+} dm_vk_segments;
+
+/* Plans a collapsed gather. On failure nothing is left to free. */
+dmlops_status dm_vk_plan_gather(const dm_vk_limits *lim, const dm_gather *g, dm_vk_plan *plan);
+/* Pieces whose windows also stay inside the segments of `segs`, and their parameter
+ * records (malloc'd). */
+dmlops_status dm_vk_plan_segments(const dm_vk_limits *lim, const dm_gather *g, const dm_vk_segments *segs,
+                                  dm_vk_piece **pieces, uint32_t **params, uint32_t *npieces);
+void dm_vk_plan_free(dm_vk_plan *plan);
+
+/* Copy regions being gathered from a dm_slab_fn: each slab offset by the bindings' byte
+ * offsets, and merged with the one before when both sides continue it. */
+typedef struct dm_vk_regions {
+    VkBufferCopy *r;
+    uint32_t n, cap;
+    uint64_t src_base, dst_base;
+    bool full;                 /* a slab found no room: the regions are incomplete */
+} dm_vk_regions;
+void dm_vk_regions_add(void *regions, uint64_t src, uint64_t dst, uint64_t bytes); /* a dm_slab_sink */
+
+#endif

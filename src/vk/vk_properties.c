@@ -1,0 +1,155 @@
+/* What a physical device is and offers, and the limits the library works within on it
+ * (vk_physical.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../checked.h"
+#include "vk_physical.h"
+
+typedef struct dm_phys_ref {
+    const dm_vk_itable *vki;
+    VkPhysicalDevice phys;
+} dm_phys_ref;
+
+static VkResult dm_list_device_extensions(const void *user, uint32_t *n, void *records)
+{
+    const dm_phys_ref *d = user;
+    return d->vki->EnumerateDeviceExtensionProperties(d->phys, NULL, n, records);
+}
+
+bool dm_vk_has_device_extension(const dm_vk_itable *vki, VkPhysicalDevice phys, const char *name)
+{
+    const dm_phys_ref d = {vki, phys};
+    return dm_vk_listed(dm_list_device_extensions, &d, sizeof(VkExtensionProperties), name);
+}
+
+void dm_vk_fill_device_info(const dm_vk_itable *vki, VkPhysicalDevice phys, uint32_t index, dmlops_device_info *info)
+{
+    VkPhysicalDeviceIDProperties id = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+    VkPhysicalDeviceSubgroupProperties sub = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
+                                              .pNext = &id};
+    VkPhysicalDeviceDriverProperties drv = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+    VkPhysicalDeviceMaintenance4Properties m4 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES};
+    VkPhysicalDeviceMaintenance3Properties m3 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES,
+                                                 .pNext = &sub};
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &m3};
+    bool has_driver = dm_vk_has_device_extension(vki, phys, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME);
+    bool has_m4 = dm_vk_has_device_extension(vki, phys, VK_KHR_MAINTENANCE_4_EXTENSION_NAME);
+    VkPhysicalDeviceProperties base;
+    vki->GetPhysicalDeviceProperties(phys, &base);
+    if (has_driver && base.apiVersion >= VK_API_VERSION_1_1) { drv.pNext = p2.pNext; p2.pNext = &drv; }
+    if (has_m4 && base.apiVersion >= VK_API_VERSION_1_1) { m4.pNext = p2.pNext; p2.pNext = &m4; }
+    vki->GetPhysicalDeviceProperties2(phys, &p2);
+    const VkPhysicalDeviceProperties *p = &p2.properties;
+    const VkPhysicalDeviceLimits *l = &p->limits;
+
+    memset(info, 0, sizeof *info);
+    info->index = index;
+    snprintf(info->name, sizeof info->name, "%s", p->deviceName);
+    info->type = (dmlops_device_type)p->deviceType;
+    info->vendor_id = p->vendorID;
+    info->device_id = p->deviceID;
+    info->api_version = p->apiVersion;
+    info->driver_version = p->driverVersion;
+    if (has_driver) {
+        snprintf(info->driver_name, sizeof info->driver_name, "%s", drv.driverName);
+        snprintf(info->driver_info, sizeof info->driver_info, "%s", drv.driverInfo);
+    }
+    memcpy(info->uuid, id.deviceUUID, 16);
+    const uint8_t *u = id.deviceUUID;
+    snprintf(info->uuid_string, sizeof info->uuid_string,
+             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3], u[4],
+             u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    info->max_storage_buffer_range = l->maxStorageBufferRange;
+    info->max_memory_allocation_size = m3.maxMemoryAllocationSize;
+    info->max_buffer_size = has_m4 ? m4.maxBufferSize : 0;
+    for (int i = 0; i < 3; i++) info->max_compute_work_group_count[i] = l->maxComputeWorkGroupCount[i];
+    info->max_compute_work_group_invocations = l->maxComputeWorkGroupInvocations;
+    info->max_push_constants_size = l->maxPushConstantsSize;
+    info->min_storage_buffer_offset_alignment = l->minStorageBufferOffsetAlignment;
+    info->subgroup_size = sub.subgroupSize;
+    info->timestamp_period = l->timestampComputeAndGraphics || l->timestampPeriod > 0 ? l->timestampPeriod : 0;
+
+    VkPhysicalDeviceMemoryProperties mem;
+    vki->GetPhysicalDeviceMemoryProperties(phys, &mem);
+    info->memory_heap_count = mem.memoryHeapCount < DMLOPS_MAX_MEMORY_HEAPS ? mem.memoryHeapCount : DMLOPS_MAX_MEMORY_HEAPS;
+    for (uint32_t i = 0; i < info->memory_heap_count; i++) {
+        info->memory_heap_size[i] = mem.memoryHeaps[i].size;
+        info->memory_heap_device_local[i] = !!(mem.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT);
+    }
+    /* Unified memory: the device-local heap is reachable from the host without staging
+     * (integrated GPUs, CPU devices). A small BAR window on a discrete card is not. */
+    bool uma = p->deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU || p->deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    for (uint32_t i = 0; i < mem.memoryTypeCount && uma; i++) {
+        VkMemoryPropertyFlags f = mem.memoryTypes[i].propertyFlags;
+        if ((f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) && (f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)) break;
+        if (i + 1 == mem.memoryTypeCount) uma = false;
+    }
+    info->unified_memory = uma;
+
+    VkPhysicalDeviceVulkan11Features f11 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+    VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, .pNext = &f11};
+    VkPhysicalDeviceVulkan13Features f13 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    if (p->apiVersion >= VK_API_VERSION_1_2) f2.pNext = &f12;
+    if (p->apiVersion >= VK_API_VERSION_1_3) { f13.pNext = f2.pNext; f2.pNext = &f13; }
+    vki->GetPhysicalDeviceFeatures2(phys, &f2);
+    uint32_t feat = 0;
+    if (f2.features.shaderInt64) feat |= DMLOPS_DEVICE_FEATURE_SHADER_INT64;
+    if (f2.features.shaderFloat64) feat |= DMLOPS_DEVICE_FEATURE_SHADER_FLOAT64;
+    if (f12.shaderFloat16) feat |= DMLOPS_DEVICE_FEATURE_SHADER_FLOAT16;
+    if (f12.storageBuffer8BitAccess) feat |= DMLOPS_DEVICE_FEATURE_STORAGE_8BIT;
+    if (f11.storageBuffer16BitAccess) feat |= DMLOPS_DEVICE_FEATURE_STORAGE_16BIT;
+    if (f12.timelineSemaphore) feat |= DMLOPS_DEVICE_FEATURE_TIMELINE_SEMAPHORE;
+    if (f12.bufferDeviceAddress) feat |= DMLOPS_DEVICE_FEATURE_BUFFER_DEVICE_ADDRESS;
+    if (f13.subgroupSizeControl) feat |= DMLOPS_DEVICE_FEATURE_SUBGROUP_SIZE_CONTROL;
+    if (f13.synchronization2) feat |= DMLOPS_DEVICE_FEATURE_SYNCHRONIZATION2;
+    if (dm_vk_has_device_extension(vki, phys, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME)) feat |= DMLOPS_DEVICE_FEATURE_PUSH_DESCRIPTOR;
+    if (l->timestampComputeAndGraphics) feat |= DMLOPS_DEVICE_FEATURE_TIMESTAMPS;
+    info->features = feat;
+}
+
+bool dm_vk_usable(const dm_vk_itable *vki, VkPhysicalDevice phys, const dmlops_device_info *info)
+{
+    uint32_t n = 0;
+    bool compute = false;
+    if (info->api_version < VK_API_VERSION_1_1) return false;
+    vki->GetPhysicalDeviceQueueFamilyProperties(phys, &n, NULL);
+    VkQueueFamilyProperties *q = calloc(n ? n : 1, sizeof *q);
+    if (!q) return false;
+    vki->GetPhysicalDeviceQueueFamilyProperties(phys, &n, q);
+    for (uint32_t i = 0; i < n && !compute; i++) compute = (q[i].queueFlags & VK_QUEUE_COMPUTE_BIT) != 0;
+    free(q);
+    return compute;
+}
+
+void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *params, uint32_t flags,
+                       dm_vk_limits *lim)
+{
+    memset(lim, 0, sizeof *lim);
+    lim->flags = flags;
+    lim->uma = info->unified_memory;
+    lim->align = dm_max_u64(info->min_storage_buffer_offset_alignment, 16);
+    lim->max_range = info->max_storage_buffer_range;
+    if (params->max_binding_range && params->max_binding_range < lim->max_range)
+        lim->max_range = dm_max_u64(params->max_binding_range, lim->align + 64); /* room for a window */
+    for (int i = 0; i < 2; i++) {
+        lim->max_groups[i] = info->max_compute_work_group_count[i];
+        if (params->max_workgroup_count && params->max_workgroup_count < lim->max_groups[i])
+            lim->max_groups[i] = params->max_workgroup_count;
+    }
+    /* CPU devices (lavapipe) pay microseconds per workgroup: a few long-lived groups per
+     * core. GPUs want enough groups to fill every compute unit several times over. */
+    lim->grid_cap = info->type == DMLOPS_DEVICE_TYPE_CPU ? 32 : 8192;
+    lim->run = info->type == DMLOPS_DEVICE_TYPE_CPU ? 32 : 1;
+    lim->max_alloc = info->max_memory_allocation_size ? info->max_memory_allocation_size : UINT64_MAX;
+    if (info->max_buffer_size) lim->max_alloc = dm_min_u64(lim->max_alloc, info->max_buffer_size);
+    /* Segments are a multiple of 256 bytes, so every binding alignment divides their
+     * boundaries and no element ever straddles one. */
+    lim->seg_size = params->max_allocation_size ? dm_min_u64(params->max_allocation_size, lim->max_alloc) : lim->max_alloc;
+    lim->seg_size = dm_max_u64(lim->seg_size & ~255ull, 256);
+    /* Below this run length a kernel beats vkCmdCopyBuffer regions (docs/performance.md):
+     * on lavapipe regions of 8 bytes already win; GPUs run kernels near copy speed. */
+    lim->copy_min_bytes = info->type == DMLOPS_DEVICE_TYPE_CPU ? 64 : 4096;
+}

@@ -1,0 +1,64 @@
+/* Layer 9 of the Vulkan backend: binding tables and recording. A binding table holds
+ * one operator's descriptor sets and push constants for one set of bindings, or its copy
+ * regions (vk_binding.c); recording puts either into a command buffer and inserts no
+ * barrier of its own (vk_record.c). */
+#ifndef DM_VK_RECORD_H
+#define DM_VK_RECORD_H
+
+#include "vk_abi.h"
+#include "vk_context.h"
+#include "vk_plan.h"
+
+/* An operator on the device: its plan, the plan's parameter records in a device buffer,
+ * and its pipeline. */
+typedef struct dm_vk_op {
+    dm_vk_plan plan;             /* params already uploaded and freed */
+    dm_vk_memory params;         /* DM_P_WORDS words per piece */
+    VkPipeline pipeline;
+    dmlops_binding_table *table; /* for dmlops_operator_execute, made on first use */
+} dm_vk_op;
+
+struct dmlops_binding_table {
+    dmlops_operator *op;
+    dm_vk_ctx *vk;
+    VkDescriptorPool pool;
+    VkDescriptorSet *sets;
+    dm_vk_push *push;          /* per piece */
+    uint32_t capacity;         /* sets */
+    VkBufferCopy *regions;     /* absolute, copy path */
+    uint32_t region_capacity, nregions;
+    VkBuffer copy_src, copy_dst;
+    dm_vk_copy *copies;        /* copy path across buffer segments: one region per copy */
+    uint32_t ncopies, copies_cap;
+    dm_vk_piece *own_pieces;   /* pieces planned again at these bindings' segment boundaries */
+    uint32_t own_npieces;
+    dm_vk_memory own_params;
+    dm_vk_segments own_segs;   /* the boundaries own_pieces were planned for */
+    bool own_active;           /* the current binding uses own_pieces */
+    dmlops_path path;
+    bool bound;
+    bool dynamic;              /* command lists: slab copies rebuilt from the AUX data per execution */
+};
+
+/* vk_binding.c */
+/* A table for op with room for `capacity` pieces' sets (at least the plan's). */
+dmlops_status dm_vk_table_create(dmlops_operator *op, uint32_t capacity, dmlops_binding_table **out);
+void dm_vk_table_destroy(dmlops_binding_table *t);
+/* Binds checked bindings (inputs, then the output): copy regions on the copy path when
+ * both buffers allow copies, else descriptor sets (planning pieces again when a window
+ * would straddle a segment boundary). */
+dmlops_status dm_vk_table_bind(dmlops_binding_table *t, dmlops_operator *op, const dmlops_binding *bind);
+/* Whether the plan's slab copies may be used with these bindings: the AUX data is
+ * mapped for the host, and both data buffers allow copies. */
+bool dm_vk_slabs_possible(const dmlops_operator *op, const dmlops_binding *bind);
+/* Reads the AUX data through its mapping and turns the bound table into slab copies, or
+ * leaves it on the kernel when the data makes rows something else. Callers guarantee
+ * that no pending device work writes the AUX data. */
+void dm_vk_table_slabs(dmlops_binding_table *t, const dmlops_binding *bind);
+
+/* vk_record.c */
+void dm_vk_record(const dmlops_binding_table *t, VkCommandBuffer cmd);
+/* Notes the path an execution or recording took in the operator's info. */
+void dm_vk_note_path(dmlops_operator *op, dmlops_path path);
+
+#endif

@@ -1,0 +1,83 @@
+/* Beginning, submitting and waiting for command buffers; the barriers and copies
+ * recorded into them (vk_submit.h). */
+#include <string.h>
+
+#include "vk_submit.h"
+
+dmlops_status dm_vk_command_pool(dm_vk_device *d, VkCommandPool *pool, VkCommandBuffer *cmd, const char *what)
+{
+    VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                   .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                   .queueFamilyIndex = d->queue_family};
+    DM_VK_CALL(d, what, CreateCommandPool, (d->device, &pci, NULL, pool));
+    VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                       .commandPool = *pool,
+                                       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                       .commandBufferCount = 1};
+    DM_VK_CALL(d, what, AllocateCommandBuffers, (d->device, &cai, cmd));
+    return DMLOPS_SUCCESS;
+}
+
+dmlops_status dm_vk_submitter_init(dm_vk_device *d, pthread_mutex_t *lock, dm_vk_submitter *s)
+{
+    s->lock = lock;
+    DM_TRY(dm_vk_command_pool(d, &s->pool, &s->cmd, "creating the context"));
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    DM_VK_CALL(d, "creating the context", CreateFence, (d->device, &fci, NULL, &s->fence));
+    return DMLOPS_SUCCESS;
+}
+
+void dm_vk_submitter_destroy(const dm_vk_device *d, dm_vk_submitter *s)
+{
+    dm_vk_free(d, &s->staging);
+    if (s->fence) d->vkd.DestroyFence(d->device, s->fence, NULL);
+    if (s->pool) d->vkd.DestroyCommandPool(d->device, s->pool, NULL); /* frees cmd */
+    s->fence = VK_NULL_HANDLE;
+    s->pool = VK_NULL_HANDLE;
+    s->cmd = VK_NULL_HANDLE;
+}
+
+dmlops_status dm_vk_begin(dm_vk_device *d, VkCommandBuffer cmd, bool once, const char *what)
+{
+    if (d->lost) return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost; the context is unusable", what);
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                   .flags = once ? VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT : 0};
+    DM_VK_CALL(d, what, BeginCommandBuffer, (cmd, &bi));
+    dm_vk_cmd_barrier(d, cmd, false);
+    return DMLOPS_SUCCESS;
+}
+
+dmlops_status dm_vk_submit_wait(dm_vk_device *d, dm_vk_submitter *s, VkCommandBuffer cmd, const char *what)
+{
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
+    DM_VK_CALL(d, what, QueueSubmit, (d->queue, 1, &si, s->fence));
+    VkResult r = d->vkd.WaitForFences(d->device, 1, &s->fence, VK_TRUE, UINT64_MAX);
+    d->vkd.ResetFences(d->device, 1, &s->fence);
+    if (r != VK_SUCCESS) return dm_vk_fail(&d->lost, r, "vkWaitForFences", what);
+    return DMLOPS_SUCCESS;
+}
+
+dmlops_status dm_vk_end_submit_wait(dm_vk_device *d, dm_vk_submitter *s, VkCommandBuffer cmd, const char *what)
+{
+    DM_VK_CALL(d, what, EndCommandBuffer, (cmd));
+    return dm_vk_submit_wait(d, s, cmd, what);
+}
+
+void dm_vk_cmd_barrier(const dm_vk_device *d, VkCommandBuffer cmd, bool to_host)
+{
+    VkMemoryBarrier mb = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+        .dstAccessMask = to_host ? VK_ACCESS_HOST_READ_BIT
+                                 : VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                                       VK_ACCESS_TRANSFER_WRITE_BIT};
+    VkPipelineStageFlags work = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+    d->vkd.CmdPipelineBarrier(cmd, work, to_host ? VK_PIPELINE_STAGE_HOST_BIT : work, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+void dm_vk_cmd_copy(const dm_vk_device *d, VkCommandBuffer cmd, const dm_vk_buffer *src, uint64_t s_at,
+                    const dm_vk_buffer *dst, uint64_t d_at, uint64_t size)
+{
+    dm_vk_copy c;
+    while (dm_vk_copy_next(src, &s_at, dst, &d_at, &size, &c)) d->vkd.CmdCopyBuffer(cmd, c.src, c.dst, 1, &c.region);
+}

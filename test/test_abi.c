@@ -1,0 +1,236 @@
+/* The host/kernel interface, checked from both sides: src/vk/vk_abi.h (what the host
+ * writes) against glsl/gather_common.glsl (what the kernels read). The GLSL file is read
+ * as text and its file-scope constants, push-constant block, specialisation constants
+ * and buffer bindings are compared with the C lists, so a change on one side alone
+ * fails here. Member offsets of the push-constant block follow std430 rules from the
+ * GLSL types and must equal the C struct's offsetof. */
+#include <ctype.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "../src/gather.h"
+#include "../src/vk/vk_abi.h"
+#include "harness.h"
+
+/* The C struct's rem[] is indexed by gather slot: the named members follow slot order. */
+_Static_assert(offsetof(dm_vk_push, rem_dst) == 4 * DM_SLOT_DST && offsetof(dm_vk_push, rem_src) == 4 * DM_SLOT_SRC &&
+                   offsetof(dm_vk_push, rem_aux) == 4 * DM_SLOT_AUX && offsetof(dm_vk_push, rem_aux2) == 4 * DM_SLOT_AUX2,
+               "dm_vk_push members out of slot order");
+
+static char *glsl_text(void)
+{
+    /* Next to this file: test/../glsl (make runs the tests from the repository root). */
+    char path[512];
+    const char *file = __FILE__, *slash = strrchr(file, '/');
+    int dir = slash ? (int)(slash - file) : 1;
+    snprintf(path, sizeof path, "%.*s/../glsl/gather_common.glsl", dir, slash ? file : ".");
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        (void)CHECK(0, "cannot open %s (run from the repository root)", path);
+        return NULL;
+    }
+    char *text = calloc(1, 1 << 16);
+    size_t n = text ? fread(text, 1, (1 << 16) - 1, f) : 0;
+    fclose(f);
+    if (text && n == (1 << 16) - 1) (void)CHECK(0, "%s is larger than this test reads", path);
+    return text;
+}
+
+static const char *skip_space(const char *p)
+{
+    while (isspace((unsigned char)*p)) p++;
+    return p;
+}
+
+/* Copies an identifier at p into out (64 bytes); returns the character after it. */
+static const char *ident(const char *p, char *out)
+{
+    size_t n = 0;
+    p = skip_space(p);
+    while ((isalnum((unsigned char)*p) || *p == '_') && n < 63) out[n++] = *p++;
+    out[n] = 0;
+    return p;
+}
+
+/* ---- file-scope `const uint NAME = VALUEu, ...;` --------------------------------------- */
+
+typedef struct glsl_const {
+    char name[64];
+    uint32_t value;
+    bool seen; /* matched by a C definition */
+} glsl_const;
+
+static int parse_consts(const char *text, glsl_const *out, int cap)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, "const uint ")) != NULL; p++) {
+        if (p != text && p[-1] != '\n') continue; /* indented: a local constant */
+        const char *q = p + strlen("const uint");
+        for (;;) {
+            char name[64];
+            q = ident(q, name);
+            q = skip_space(q);
+            if (!name[0] || *q != '=' || n == cap) break;
+            char *end;
+            unsigned long v = strtoul(skip_space(q + 1), &end, 0);
+            snprintf(out[n].name, sizeof out[n].name, "%s", name);
+            out[n].value = (uint32_t)v;
+            out[n++].seen = false;
+            q = skip_space(end);
+            if (*q == 'u') q = skip_space(q + 1);
+            if (*q != ',') break;
+            q++;
+        }
+    }
+    return n;
+}
+
+static glsl_const *find_const(glsl_const *c, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(c[i].name, name)) return &c[i];
+    return NULL;
+}
+
+static void expect_const(glsl_const *c, int n, const char *name, uint32_t value)
+{
+    glsl_const *g = find_const(c, n, name);
+    if (!CHECK(g != NULL, "vk_abi.h defines %s but gather_common.glsl does not", name)) return;
+    g->seen = true;
+    CHECK(g->value == value, "%s: %u in vk_abi.h, %u in gather_common.glsl", name, value, g->value);
+}
+
+TEST(parameter_record_words_agree)
+{
+    char *text = glsl_text();
+    REQUIRE(text != NULL);
+    glsl_const c[128];
+    int n = parse_consts(text, c, 128);
+    CHECK(n >= 19, "found only %d constants in gather_common.glsl", n);
+#define EXPECT_PARAM(name, value) expect_const(c, n, "P_" #name, DM_P_##name);
+    DM_VK_PARAMS(EXPECT_PARAM)
+#undef EXPECT_PARAM
+    expect_const(c, n, "MODE_ELEMENT", DM_MODE_ELEMENT);
+    expect_const(c, n, "MODE_VEC", DM_MODE_VEC);
+    expect_const(c, n, "NO_AXIS", DM_NO_AXIS);
+    expect_const(c, n, "AUX_U32", DM_AUX_U32);
+    expect_const(c, n, "AUX_I32", DM_AUX_I32);
+    expect_const(c, n, "AUX_U64", DM_AUX_U64);
+    expect_const(c, n, "AUX_I64", DM_AUX_I64);
+    for (int i = 0; i < n; i++)
+        CHECK(c[i].seen, "gather_common.glsl defines %s = %u, which vk_abi.h does not", c[i].name, c[i].value);
+    free(text);
+}
+
+/* ---- the push-constant block ----------------------------------------------------------- */
+
+/* std430 size and alignment of a scalar or vector type; false for anything else. */
+static bool std430_type(const char *type, uint32_t *size, uint32_t *align)
+{
+    static const struct {
+        const char *name;
+        uint32_t size, align;
+    } types[] = {{"uint", 4, 4},   {"int", 4, 4},    {"float", 4, 4},  {"uvec2", 8, 8},  {"ivec2", 8, 8},
+                 {"vec2", 8, 8},   {"uvec3", 12, 16}, {"ivec3", 12, 16}, {"vec3", 12, 16}, {"uvec4", 16, 16},
+                 {"ivec4", 16, 16}, {"vec4", 16, 16}};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (!strcmp(types[i].name, type)) {
+            *size = types[i].size;
+            *align = types[i].align;
+            return true;
+        }
+    return false;
+}
+
+TEST(push_constant_block_agrees)
+{
+    static const struct {
+        const char *name;
+        size_t offset, size;
+    } c_members[] = {
+#define C_MEMBER(name) {#name, offsetof(dm_vk_push, name), sizeof(((dm_vk_push *)0)->name)},
+        DM_VK_PUSH_FIELDS(C_MEMBER)
+#undef C_MEMBER
+    };
+    const size_t nc = sizeof c_members / sizeof c_members[0];
+    char *text = glsl_text();
+    REQUIRE(text != NULL);
+    const char *p = strstr(text, "layout(push_constant)");
+    if (!CHECK(p != NULL, "no push_constant block in gather_common.glsl")) {
+        free(text);
+        return;
+    }
+    p = strchr(p, '{');
+    REQUIRE(p != NULL);
+    p++;
+    size_t i = 0;
+    uint32_t offset = 0, block_align = 4;
+    for (;;) {
+        char type[64], name[64];
+        p = ident(p, type);
+        if (!type[0]) break; /* the closing brace */
+        p = ident(p, name);
+        p = skip_space(p);
+        uint32_t size = 0, align = 1;
+        if (!CHECK(std430_type(type, &size, &align) && *p == ';', "push member %s %s: not a scalar or vector", type,
+                   name))
+            break;
+        p++;
+        offset = (offset + align - 1) / align * align;
+        block_align = align > block_align ? align : block_align;
+        if (CHECK(i < nc, "GLSL push member %s has no C counterpart", name)) {
+            CHECK(!strcmp(name, c_members[i].name), "push member %zu: %s in GLSL, %s in C", i, name, c_members[i].name);
+            CHECK(offset == c_members[i].offset && size == c_members[i].size,
+                  "push member %s: offset %u size %u in GLSL (std430), offset %zu size %zu in C", name, offset, size,
+                  c_members[i].offset, c_members[i].size);
+        }
+        offset += size;
+        i++;
+    }
+    CHECK(i == nc, "%zu push members in GLSL, %zu in C", i, nc);
+    uint32_t block = (offset + block_align - 1) / block_align * block_align;
+    CHECK(block == sizeof(dm_vk_push), "push block: %u bytes in GLSL, %zu in C", block, sizeof(dm_vk_push));
+    CHECK(block <= 128, "push block of %u bytes: Vulkan guarantees 128", block);
+    free(text);
+}
+
+/* ---- specialisation constants and bindings --------------------------------------------- */
+
+/* The number after `key` in the layout(...) that precedes `what` (e.g. "const uint ESIZE"),
+ * or -1. */
+static long layout_number(const char *text, const char *what, const char *key)
+{
+    const char *at = strstr(text, what);
+    if (!at) return -1;
+    const char *open = NULL;
+    for (const char *p = text; p < at; p++)
+        if (!strncmp(p, "layout(", 7)) open = p;
+    if (!open) return -1;
+    const char *k = strstr(open, key);
+    if (!k || k > at) return -1;
+    k = skip_space(k + strlen(key));
+    if (*k != '=') return -1;
+    return strtol(skip_space(k + 1), NULL, 10);
+}
+
+TEST(specialisation_constants_and_bindings_agree)
+{
+    char *text = glsl_text();
+    REQUIRE(text != NULL);
+    CHECK(layout_number(text, ") in;", "local_size_x_id") == DM_SPEC_WORKGROUP, "local_size_x_id");
+    CHECK(layout_number(text, "const uint ESIZE", "constant_id") == DM_SPEC_ESIZE, "ESIZE");
+    CHECK(layout_number(text, "const uint RUN", "constant_id") == DM_SPEC_RUN, "RUN");
+    CHECK(layout_number(text, "const int ROW_DIMS", "constant_id") == DM_SPEC_ROW_DIMS, "ROW_DIMS");
+    static const struct {
+        const char *block;
+        long binding;
+    } bindings[] = {{"buffer Params ", DM_BINDING_PARAMS},           {"buffer Dst ", DM_BINDING_SLOT0 + DM_SLOT_DST},
+                    {"buffer Dst4 ", DM_BINDING_SLOT0 + DM_SLOT_DST}, {"buffer Src ", DM_BINDING_SLOT0 + DM_SLOT_SRC},
+                    {"buffer Src4 ", DM_BINDING_SLOT0 + DM_SLOT_SRC}, {"buffer Aux ", DM_BINDING_SLOT0 + DM_SLOT_AUX},
+                    {"buffer Aux2 ", DM_BINDING_SLOT0 + DM_SLOT_AUX2}};
+    for (size_t i = 0; i < sizeof bindings / sizeof bindings[0]; i++) {
+        long b = layout_number(text, bindings[i].block, "binding");
+        CHECK(b == bindings[i].binding, "%s: binding %ld in GLSL, %ld in C", bindings[i].block, b, bindings[i].binding);
+    }
+    free(text);
+}

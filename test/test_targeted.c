@@ -1,0 +1,515 @@
+/* Targeted deterministic cases of the three operators, on every backend (TEST_CTX):
+ * sub-word outputs with padded strides, 1-D tensors of every type, rank 8, and extreme
+ * indices, lengths and window strides. Each is checked byte for byte against reference.h
+ * (cases.h), and the hand-checked ones also against values worked out by hand from
+ * docs/operators.md, so a mistake shared by the library and the reference shows. */
+#include "cases.h"
+
+/* ======================================================================================
+ * Targeted deterministic cases
+ * ==================================================================================== */
+
+/* Creates, fills (random bytes; `special` as in the random tests), runs and checks a
+ * hand-built case. `fill` may then overwrite input elements. Leaves rc->got for the
+ * caller's own checks; returns true when the reference check passed. */
+typedef void (*fill_fn)(rcase *rc, void *user);
+
+static bool run_fixed(dmlops_context *ctx, suite_state *st, rcase *rc, int case_no, uint64_t seed, fill_fn fill,
+                      void *user)
+{
+    dmt_rng r = rng_from_seed(seed);
+    if (!rc->nbuf) simple_bindings(rc, 16 * (1 + (uint64_t)(case_no % 3)));
+    dmlops_operator *op = NULL;
+    const char *err = create_op(ctx, rc, &op);
+    if (err && !strcmp(err, "skip")) {
+        st->skipped++;
+        return true;
+    }
+    if (!err) {
+        prepare_images(rc, &r, fill == NULL);
+        if (fill) fill(rc, user);
+        err = run_and_check(ctx, rc, op);
+    }
+    dmlops_operator_destroy(op);
+    if (err) report_case(st, rc, case_no, seed, false, err);
+    return err == NULL;
+}
+
+static void finish_targeted(const suite_state *st)
+{
+    CHECK(st->failed_cases == 0, "%s: %d targeted cases failed", st->test, st->failed_cases);
+}
+
+/* ---- sub-word outputs with padded strides, hand-checked --------------------------- */
+
+static const uint32_t rev_lengths[4] = {0, 2, 5, 7};
+static const uint32_t rev_src[4][5] = {{0, 1, 2, 3, 4}, {1, 0, 2, 3, 4}, {4, 3, 2, 1, 0}, {4, 3, 2, 1, 0}};
+
+static uint64_t pattern(uint32_t r, uint32_t c, uint32_t esize)
+{
+    uint64_t v = (uint64_t)(r * 16 + c + 1);
+    return esize == 1 ? v : v | ((v ^ 0xA5) << 8); /* both bytes of a 16-bit value distinct */
+}
+
+static void fill_rev_subword(rcase *rc, void *user)
+{
+    (void)user;
+    uint32_t es = dmlops_data_type_size(rc->t[0].buf.DataType);
+    for (uint32_t i = 0; i < 4; i++)
+        for (uint32_t j = 0; j < 5; j++) put_elem(rc, 0, (uint32_t[]){i, j}, pattern(i, j, es));
+    for (uint32_t i = 0; i < 4; i++) put_elem(rc, 1, (uint32_t[]){i, 0}, rev_lengths[i]);
+}
+
+static void fill_slice_subword(rcase *rc, void *user)
+{
+    (void)user;
+    uint32_t es = dmlops_data_type_size(rc->t[0].buf.DataType);
+    for (uint32_t i = 0; i < 6; i++)
+        for (uint32_t j = 0; j < 7; j++) put_elem(rc, 0, (uint32_t[]){i, j}, pattern(i, j, es));
+}
+
+static const int32_t hot_idx[3] = {2, -1, 5};
+static const int hot_pos[3] = {2, 4, -1};
+
+static void fill_hot_subword(rcase *rc, void *user)
+{
+    (void)user;
+    for (uint32_t i = 0; i < 3; i++) put_elem(rc, 0, (uint32_t[]){i, 0}, (uint64_t)(int64_t)hot_idx[i]);
+    put_elem(rc, 1, (uint32_t[]){0, 0}, 0x3C11);
+    put_elem(rc, 1, (uint32_t[]){0, 1}, 0xC322);
+}
+
+TEST_CTX(targeted_subword_padded_outputs)
+{
+    static const DML_TENSOR_DATA_TYPE types[] = {T_F16, T_I8, T_U8, T_I16, T_U16};
+    suite_state st = {.test = "targeted_subword_padded_outputs"};
+    rcase *rc = malloc(sizeof *rc);
+    REQUIRE(rc != NULL);
+    int no = 0;
+    for (uint32_t ti = 0; ti < 5; ti++) {
+        DML_TENSOR_DATA_TYPE ty = types[ti];
+        uint32_t es = dmlops_data_type_size(ty);
+        uint64_t mask = es == 1 ? 0xFF : 0xFFFF;
+        /* REVERSE {4,5} axis 1; output elements two apart, rows 13 apart. */
+        case_init(rc, DML_OPERATOR_REVERSE_SUBSEQUENCES);
+        rc->axis = 1;
+        dmt_tensor_init(&rc->t[0], ty, 2, (uint32_t[]){4, 5}, NULL, 0);
+        dmt_tensor_init(&rc->t[1], T_U32, 2, (uint32_t[]){4, 1}, NULL, 0);
+        dmt_tensor_init(&rc->t[2], ty, 2, (uint32_t[]){4, 5}, (uint32_t[]){13, 2}, 0);
+        rc->layout[0] = rc->layout[1] = "packed-NULL";
+        rc->layout[2] = "padded {13,2}";
+        if (run_fixed(ctx, &st, rc, no, 0xA0 + ti, fill_rev_subword, NULL))
+            for (uint32_t i = 0; i < 4; i++)
+                for (uint32_t j = 0; j < 5; j++) {
+                    uint64_t g = got_elem(rc, 2, (uint32_t[]){i, j}), e = pattern(i, rev_src[i][j], es) & mask;
+                    CHECK(g == e, "%s REVERSE out[%u][%u] = 0x%" PRIx64 ", expected 0x%" PRIx64,
+                          dmlops_data_type_name(ty), i, j, g, e);
+                }
+        case_free_images(rc);
+        no++;
+        /* SLICE1 {6,7} -> {4,3}: offsets {1,0}, window {4,7}, strides {-1,3}; output
+         * transposed and padded: strides {2, 9}. */
+        case_init(rc, DML_OPERATOR_SLICE1);
+        memcpy(rc->win_off, (uint32_t[]){1, 0}, 8);
+        memcpy(rc->win_size, (uint32_t[]){4, 7}, 8);
+        memcpy(rc->win_stride, (int32_t[]){-1, 3}, 8);
+        dmt_tensor_init(&rc->t[0], ty, 2, (uint32_t[]){6, 7}, NULL, 0);
+        dmt_tensor_init(&rc->t[1], ty, 2, (uint32_t[]){4, 3}, (uint32_t[]){2, 9}, 0);
+        rc->layout[0] = "packed-NULL";
+        rc->layout[1] = "transposed padded {2,9}";
+        if (run_fixed(ctx, &st, rc, no, 0xB0 + ti, fill_slice_subword, NULL))
+            for (uint32_t i = 0; i < 4; i++)
+                for (uint32_t j = 0; j < 3; j++) {
+                    uint64_t g = got_elem(rc, 1, (uint32_t[]){i, j}), e = pattern(4 - i, 3 * j, es) & mask;
+                    CHECK(g == e, "%s SLICE1 out[%u][%u] = 0x%" PRIx64 ", expected 0x%" PRIx64,
+                          dmlops_data_type_name(ty), i, j, g, e);
+                }
+        case_free_images(rc);
+        no++;
+        /* ONE_HOT {3,5} axis 1, INT32 indices {2,-1,5}; output strides {12, 2}. */
+        case_init(rc, DML_OPERATOR_ONE_HOT);
+        rc->axis = 1;
+        dmt_tensor_init(&rc->t[0], T_I32, 2, (uint32_t[]){3, 1}, NULL, 0);
+        dmt_tensor_init(&rc->t[1], ty, 2, (uint32_t[]){1, 2}, NULL, 0);
+        dmt_tensor_init(&rc->t[2], ty, 2, (uint32_t[]){3, 5}, (uint32_t[]){12, 2}, 0);
+        rc->layout[0] = rc->layout[1] = "packed-NULL";
+        rc->layout[2] = "padded {12,2}";
+        if (run_fixed(ctx, &st, rc, no, 0xC0 + ti, fill_hot_subword, NULL))
+            for (uint32_t i = 0; i < 3; i++)
+                for (uint32_t j = 0; j < 5; j++) {
+                    uint64_t g = got_elem(rc, 2, (uint32_t[]){i, j});
+                    uint64_t e = ((int)j == hot_pos[i] ? 0xC322 : 0x3C11) & mask;
+                    CHECK(g == e, "%s ONE_HOT out[%u][%u] = 0x%" PRIx64 ", expected 0x%" PRIx64,
+                          dmlops_data_type_name(ty), i, j, g, e);
+                }
+        case_free_images(rc);
+        no++;
+    }
+    free(rc);
+    finish_targeted(&st);
+}
+
+/* ---- 1-D tensors, every type, odd sizes ------------------------------------------- */
+
+static void fill_len_1d(rcase *rc, void *user)
+{
+    put_elem(rc, 1, (uint32_t[]){0}, *(const uint64_t *)user);
+}
+
+TEST_CTX(targeted_1d)
+{
+    static const uint32_t ns[] = {1, 2, 3, 7, 17, 33};
+    suite_state st = {.test = "targeted_1d"};
+    rcase *rc = malloc(sizeof *rc);
+    REQUIRE(rc != NULL);
+    int no = 0;
+    for (uint32_t ti = 0; ti < 11; ti++) {
+        DML_TENSOR_DATA_TYPE ty = all_types[ti];
+        for (uint32_t ni = 0; ni < 6; ni++) {
+            uint32_t n = ns[ni], ostride = 1 + (ni + ti) % 3;
+            /* REVERSE with lengths 0, 1, n-1, n, n+1, huge. */
+            uint64_t lens[6] = {0, 1, n - 1, n, n + 1, UINT64_MAX};
+            for (uint32_t li = 0; li < 6; li++) {
+                case_init(rc, DML_OPERATOR_REVERSE_SUBSEQUENCES);
+                DML_TENSOR_DATA_TYPE lt = index_types[(li + ni) % 4];
+                dmt_tensor_init(&rc->t[0], ty, 1, &n, NULL, 0);
+                dmt_tensor_init(&rc->t[1], lt, 1, (uint32_t[]){1}, NULL, 0);
+                dmt_tensor_init(&rc->t[2], ty, 1, &n, &ostride, 0);
+                rc->layout[0] = rc->layout[1] = "packed-NULL";
+                rc->layout[2] = "strided";
+                run_fixed(ctx, &st, rc, no, 0x1D00 + (uint64_t)no, fill_len_1d, &lens[li]);
+                case_free_images(rc);
+                no++;
+            }
+            /* SLICE1: whole reversed, and every second element from 1. */
+            for (uint32_t k = 0; k < 2; k++) {
+                case_init(rc, DML_OPERATOR_SLICE1);
+                uint32_t on = k == 0 ? n : (n > 1 ? 1 + (n - 2) / 2 : 1);
+                rc->win_off[0] = k == 0 || n == 1 ? 0 : 1;
+                rc->win_size[0] = k == 0 || n == 1 ? n : n - 1;
+                rc->win_stride[0] = k == 0 ? -1 : 2;
+                dmt_tensor_init(&rc->t[0], ty, 1, &n, NULL, 0);
+                dmt_tensor_init(&rc->t[1], ty, 1, &on, &ostride, 0);
+                rc->layout[0] = "packed-NULL";
+                rc->layout[1] = "strided";
+                run_fixed(ctx, &st, rc, no, 0x1D00 + (uint64_t)no, NULL, NULL);
+                case_free_images(rc);
+                no++;
+            }
+            /* ONE_HOT [n] axis 0, each index type, special indices. */
+            for (uint32_t k = 0; k < 4; k++) {
+                case_init(rc, DML_OPERATOR_ONE_HOT);
+                dmt_tensor_init(&rc->t[0], index_types[k], 1, (uint32_t[]){1}, NULL, 0);
+                dmt_tensor_init(&rc->t[1], ty, 1, (uint32_t[]){2}, NULL, 0);
+                dmt_tensor_init(&rc->t[2], ty, 1, &n, &ostride, 0);
+                rc->layout[0] = rc->layout[1] = "packed-NULL";
+                rc->layout[2] = "strided";
+                run_fixed(ctx, &st, rc, no, 0x1D00 + (uint64_t)no, NULL, NULL);
+                case_free_images(rc);
+                no++;
+            }
+        }
+    }
+    free(rc);
+    finish_targeted(&st);
+}
+
+/* ---- rank 8, all sizes 2, every axis ---------------------------------------------- */
+
+TEST_CTX(targeted_rank8_all_twos)
+{
+    suite_state st = {.test = "targeted_rank8_all_twos"};
+    rcase *rc = malloc(sizeof *rc);
+    REQUIRE(rc != NULL);
+    const uint32_t twos[8] = {2, 2, 2, 2, 2, 2, 2, 2};
+    uint32_t rev_padded[8], zeros[8] = {0};
+    /* Reversed dimension order (dimension 0 innermost), one spare element per level. */
+    for (uint32_t d = 0, s = 1; d < 8; d++, s = s * 2 + 1) rev_padded[d] = s;
+    int no = 0;
+    for (uint32_t axis = 0; axis < 8; axis++) {
+        for (uint32_t lay = 0; lay < 2; lay++) {
+            DML_TENSOR_DATA_TYPE ty = all_types[(axis * 2 + lay) % 11];
+            const uint32_t *ostr = lay ? rev_padded : NULL;
+            uint32_t lsz[8], lstr[8];
+            memcpy(lsz, twos, sizeof lsz);
+            lsz[axis] = 1;
+            /* REVERSE: lengths broadcast (all strides 0) or packed with special values. */
+            case_init(rc, DML_OPERATOR_REVERSE_SUBSEQUENCES);
+            rc->axis = axis;
+            memcpy(lstr, zeros, sizeof lstr);
+            dmt_tensor_init(&rc->t[0], ty, 8, twos, lay ? NULL : rev_padded, 0);
+            dmt_tensor_init(&rc->t[1], index_types[axis % 4], 8, lsz, lay ? lstr : NULL, 0);
+            dmt_tensor_init(&rc->t[2], ty, 8, twos, ostr, 0);
+            rc->layout[0] = lay ? "packed-NULL" : "reversed-padded";
+            rc->layout[1] = lay ? "broadcast all-0" : "packed-NULL";
+            rc->layout[2] = lay ? "reversed-padded" : "packed-NULL";
+            run_fixed(ctx, &st, rc, no, 0x8800 + axis * 2 + lay, NULL, NULL);
+            case_free_images(rc);
+            no++;
+            /* SLICE1: input {3,..} or 2s, reversed windows on alternate dimensions. */
+            case_init(rc, DML_OPERATOR_SLICE1);
+            uint32_t in8[8];
+            for (uint32_t d = 0; d < 8; d++) {
+                in8[d] = d == axis ? 3 : 2;
+                rc->win_off[d] = d == axis && lay ? 1 : 0;
+                rc->win_size[d] = 2;
+                rc->win_stride[d] = (d + lay) % 2 ? -1 : 1;
+            }
+            dmt_tensor_init(&rc->t[0], ty, 8, in8, NULL, 0);
+            dmt_tensor_init(&rc->t[1], ty, 8, twos, ostr, 0);
+            rc->layout[0] = "packed-NULL";
+            rc->layout[1] = lay ? "reversed-padded" : "packed-NULL";
+            run_fixed(ctx, &st, rc, no, 0x8900 + axis * 2 + lay, NULL, NULL);
+            case_free_images(rc);
+            no++;
+            /* ONE_HOT along axis. */
+            case_init(rc, DML_OPERATOR_ONE_HOT);
+            rc->axis = axis;
+            uint32_t vsz[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+            vsz[7 - axis] = 2;
+            dmt_tensor_init(&rc->t[0], index_types[(axis + lay) % 4], 8, lsz, NULL, 0);
+            dmt_tensor_init(&rc->t[1], ty, 8, vsz, NULL, 0);
+            dmt_tensor_init(&rc->t[2], ty, 8, twos, ostr, 0);
+            rc->layout[0] = rc->layout[1] = "packed-NULL";
+            rc->layout[2] = lay ? "reversed-padded" : "packed-NULL";
+            run_fixed(ctx, &st, rc, no, 0x8A00 + axis * 2 + lay, NULL, NULL);
+            case_free_images(rc);
+            no++;
+        }
+    }
+    free(rc);
+    finish_targeted(&st);
+}
+
+/* ---- ONE_HOT extreme indices, hand-checked ---------------------------------------- */
+
+typedef struct index_row {
+    uint64_t bits;
+    int pos; /* expected position for n = 5, -1 = all OffValue */
+} index_row;
+
+typedef struct index_table {
+    DML_TENSOR_DATA_TYPE type;
+    uint32_t count;
+    index_row rows[16];
+} index_table;
+
+#define NEG(x) ((uint64_t)(-(int64_t)(x)))
+static const index_table hot_tables[] = {
+    {T_I64, 16, {{0, 0}, {4, 4}, {5, -1}, {NEG(1), 4}, {NEG(5), 0}, {NEG(6), -1}, {1ull << 63, -1},
+                 {0x7FFFFFFFFFFFFFFFull, -1}, {1ull << 32, -1}, {(1ull << 32) + 1, -1}, {NEG(1ull << 32), -1},
+                 {NEG(1ull << 32) + 1, -1}, {NEG((1ull << 32) - 1), -1}, {0xFFFFFFFFull, -1}, {2, 2}, {NEG(3), 2}}},
+    {T_U64, 10, {{0, 0}, {4, 4}, {5, -1}, {UINT64_MAX, -1}, {1ull << 32, -1}, {(1ull << 32) + 2, -1},
+                 {1ull << 63, -1}, {(1ull << 63) + 1, -1}, {0xFFFFFFFFull, -1}, {3, 3}}},
+    {T_I32, 10, {{0, 0}, {4, 4}, {5, -1}, {0xFFFFFFFFu, 4}, {(uint32_t)-5, 0}, {(uint32_t)-6, -1},
+                 {0x80000000u, -1}, {0x7FFFFFFFu, -1}, {(uint32_t)-3, 2}, {1, 1}}},
+    {T_U32, 8, {{0, 0}, {4, 4}, {5, -1}, {0xFFFFFFFFu, -1}, {0x80000000u, -1}, {0x80000002u, -1}, {0xFFFFFFFBu, -1},
+                {1, 1}}},
+};
+
+static void fill_hot_table(rcase *rc, void *user)
+{
+    const index_table *tb = user;
+    for (uint32_t i = 0; i < tb->count; i++) {
+        uint32_t c[2] = {rc->axis == 1 ? i : 0, rc->axis == 1 ? 0 : i};
+        put_elem(rc, 0, c, tb->rows[i].bits);
+    }
+    put_elem(rc, 1, (uint32_t[]){0, 0}, 0xAAAAAAAAu);
+    put_elem(rc, 1, (uint32_t[]){0, 1}, 0x55555555u);
+}
+
+TEST_CTX(targeted_one_hot_extreme_indices)
+{
+    suite_state st = {.test = "targeted_one_hot_extreme_indices"};
+    rcase *rc = malloc(sizeof *rc);
+    REQUIRE(rc != NULL);
+    int no = 0;
+    for (uint32_t t = 0; t < 4; t++) {
+        const index_table *tb = &hot_tables[t];
+        for (uint32_t axis = 0; axis < 2; axis++) {
+            /* axis 1: out [m, 5], indices [m, 1]; axis 0: out [5, m], indices [1, m]. */
+            uint32_t m = tb->count, osz[2] = {axis ? m : 5, axis ? 5 : m}, isz[2] = {axis ? m : 1, axis ? 1 : m};
+            case_init(rc, DML_OPERATOR_ONE_HOT);
+            rc->axis = axis;
+            dmt_tensor_init(&rc->t[0], tb->type, 2, isz, NULL, 0);
+            dmt_tensor_init(&rc->t[1], T_U32, 2, (uint32_t[]){1, 2}, NULL, 0);
+            dmt_tensor_init(&rc->t[2], T_U32, 2, osz, axis ? NULL : (uint32_t[]){1, 7}, 0);
+            rc->layout[0] = rc->layout[1] = "packed-NULL";
+            rc->layout[2] = axis ? "packed-NULL" : "transposed {1,7}";
+            if (run_fixed(ctx, &st, rc, no, 0x0E00 + no, fill_hot_table, (void *)tb))
+                for (uint32_t i = 0; i < m; i++)
+                    for (uint32_t j = 0; j < 5; j++) {
+                        uint32_t c[2] = {axis ? i : j, axis ? j : i};
+                        uint64_t g = got_elem(rc, 2, c), e = (int)j == tb->rows[i].pos ? 0x55555555u : 0xAAAAAAAAu;
+                        CHECK(g == e, "%s index 0x%" PRIx64 " (axis %u): position %u holds 0x%" PRIx64
+                              ", expected 0x%" PRIx64, dmlops_data_type_name(tb->type), tb->rows[i].bits, axis, j, g, e);
+                    }
+            case_free_images(rc);
+            no++;
+        }
+    }
+    /* Where OnValue comes from: Values {1,1,3,1} = [4,2,9] gives On 2 (spec example 3);
+     * Values {2,3} packed: On at (0,1); Values {3,1} strides {5,1}: On at element 5;
+     * Values {2,1} with stride 0 broadcast: On == Off. */
+    static const uint32_t vs[4][4] = {{1, 1, 3, 1}, {1, 1, 2, 3}, {1, 1, 3, 1}, {1, 1, 2, 1}};
+    static const uint32_t vstr[4][4] = {{0}, {0}, {9, 9, 5, 1}, {0, 0, 0, 0}};
+    static const uint64_t on_elem[4] = {1, 1, 5, 0};
+    for (uint32_t v = 0; v < 4; v++) {
+        case_init(rc, DML_OPERATOR_ONE_HOT);
+        rc->axis = 3;
+        dmt_tensor_init(&rc->t[0], T_I32, 4, (uint32_t[]){1, 1, 3, 1}, NULL, 0);
+        dmt_tensor_init(&rc->t[1], T_F32, 4, vs[v], v >= 2 ? vstr[v] : NULL, 0);
+        dmt_tensor_init(&rc->t[2], T_F32, 4, (uint32_t[]){1, 1, 3, 4}, NULL, 0);
+        rc->layout[0] = rc->layout[1] = rc->layout[2] = "fixed";
+        dmlops_operator *op = NULL;
+        simple_bindings(rc, 32);
+        const char *err = create_op(ctx, rc, &op);
+        if (!err) {
+            dmt_rng r = rng_from_seed(0x0F00 + v);
+            prepare_images(rc, &r, false);
+            static const int32_t idx[3] = {0, 3, 2};
+            for (uint32_t i = 0; i < 3; i++) put_elem(rc, 0, (uint32_t[]){0, 0, i, 0}, (uint32_t)idx[i]);
+            ref_tensor vt = ref_tensor_of(&rc->t[1].buf);
+            for (uint64_t e = 0; e < vt.count * 10 && e * 4 < rc->t[1].buf.TotalTensorSizeInBytes; e++) {
+                float f = e == 0 ? 4.0f : e == on_elem[v] ? 2.0f : 9.0f;
+                memcpy(rc->img[1] + rc->bind_off[1] + e * 4, &f, 4);
+            }
+            err = run_and_check(ctx, rc, op);
+            if (!err)
+                for (uint32_t i = 0; i < 3; i++)
+                    for (uint32_t j = 0; j < 4; j++) {
+                        uint32_t bitsv = (uint32_t)got_elem(rc, 2, (uint32_t[]){0, 0, i, j});
+                        float g, e = (int32_t)j == idx[i] && on_elem[v] ? 2.0f : 4.0f;
+                        memcpy(&g, &bitsv, 4);
+                        CHECK(g == e, "values case %u: out[%u][%u] = %g, expected %g", v, i, j, (double)g, (double)e);
+                    }
+        }
+        dmlops_operator_destroy(op);
+        if (err && strcmp(err, "skip")) report_case(&st, rc, no, 0, false, err);
+        case_free_images(rc);
+        no++;
+    }
+    free(rc);
+    finish_targeted(&st);
+}
+
+/* ---- REVERSE_SUBSEQUENCES extreme lengths, hand-checked -------------------------- */
+
+typedef struct length_table {
+    DML_TENSOR_DATA_TYPE type;
+    uint32_t count;
+    uint64_t bits[8];
+    uint32_t len[8]; /* expected effective length for n = 6 */
+} length_table;
+
+static const length_table len_tables[] = {
+    {T_U64, 8, {0, 1, 6, 7, (1ull << 32) + 2, UINT64_MAX, 1ull << 63, 3}, {0, 1, 6, 6, 6, 6, 6, 3}},
+    {T_I64, 7, {NEG(1), 1ull << 63, NEG(1ull << 32) + 2, (1ull << 32) + 2, 0x7FFFFFFFFFFFFFFFull, 4, 0xFFFFFFFFull},
+     {0, 0, 0, 6, 6, 4, 6}},
+    {T_I32, 6, {0xFFFFFFFFu, 0x80000000u, 0x7FFFFFFFu, 5, 0, 0xFFFFFFFEu}, {0, 0, 6, 5, 0, 0}},
+    {T_U32, 6, {0x80000000u, 0xFFFFFFFFu, 2, 0, 6, 7}, {6, 6, 2, 0, 6, 6}},
+};
+
+static void fill_len_table(rcase *rc, void *user)
+{
+    const length_table *tb = user;
+    for (uint32_t i = 0; i < tb->count; i++) {
+        uint32_t c[2] = {rc->axis == 1 ? i : 0, rc->axis == 1 ? 0 : i};
+        put_elem(rc, 1, c, tb->bits[i]);
+        for (uint32_t j = 0; j < 6; j++) {
+            uint32_t ic[2] = {rc->axis == 1 ? i : j, rc->axis == 1 ? j : i};
+            put_elem(rc, 0, ic, 1000 * i + j);
+        }
+    }
+}
+
+TEST_CTX(targeted_reverse_extreme_lengths)
+{
+    suite_state st = {.test = "targeted_reverse_extreme_lengths"};
+    rcase *rc = malloc(sizeof *rc);
+    REQUIRE(rc != NULL);
+    int no = 0;
+    for (uint32_t t = 0; t < 4; t++) {
+        const length_table *tb = &len_tables[t];
+        for (uint32_t axis = 0; axis < 2; axis++) {
+            uint32_t m = tb->count, isz[2] = {axis ? m : 6, axis ? 6 : m}, lsz[2] = {axis ? m : 1, axis ? 1 : m};
+            case_init(rc, DML_OPERATOR_REVERSE_SUBSEQUENCES);
+            rc->axis = axis;
+            dmt_tensor_init(&rc->t[0], T_I32, 2, isz, NULL, 0);
+            dmt_tensor_init(&rc->t[1], tb->type, 2, lsz, NULL, 0);
+            dmt_tensor_init(&rc->t[2], T_I32, 2, isz, axis ? (uint32_t[]){1, 11} : (uint32_t[]){17, 2}, 0);
+            rc->layout[0] = rc->layout[1] = "packed-NULL";
+            rc->layout[2] = axis ? "transposed {1,11}" : "padded {17,2}";
+            if (run_fixed(ctx, &st, rc, no, 0x1E00 + no, fill_len_table, (void *)tb))
+                for (uint32_t i = 0; i < m; i++)
+                    for (uint32_t j = 0; j < 6; j++) {
+                        uint32_t c[2] = {axis ? i : j, axis ? j : i}, L = tb->len[i];
+                        uint64_t g = got_elem(rc, 2, c), e = 1000 * i + (j < L ? L - 1 - j : j);
+                        CHECK(g == e, "%s length 0x%" PRIx64 " (axis %u): element %u = %" PRIu64 ", expected %" PRIu64,
+                              dmlops_data_type_name(tb->type), tb->bits[i], axis, j, g, e);
+                    }
+            case_free_images(rc);
+            no++;
+        }
+    }
+    free(rc);
+    finish_targeted(&st);
+}
+
+/* ---- SLICE1 extreme window strides, hand-checked ---------------------------------- */
+
+typedef struct slice_fixed {
+    uint32_t off[2], ws[2];
+    int32_t str[2];
+    uint32_t out[2];
+    uint32_t rows[9], cols[9]; /* expected input coordinates per output coordinate */
+} slice_fixed;
+
+static const slice_fixed slice_cases[] = {
+    {{0, 0}, {5, 9}, {INT32_MIN, 1}, {1, 9}, {4}, {0, 1, 2, 3, 4, 5, 6, 7, 8}}, /* start row 4 */
+    {{0, 0}, {5, 9}, {INT32_MAX, -INT32_MAX}, {1, 1}, {0}, {8}},
+    {{1, 2}, {4, 7}, {-3, 4}, {2, 2}, {4, 1}, {2, 6}},
+    {{2, 3}, {1, 1}, {-1, INT32_MIN}, {1, 1}, {2}, {3}},
+    {{0, 1}, {4, 3}, {-2, 2}, {2, 2}, {3, 1}, {1, 3}}, /* the spec's second SLICE1 example, 2-D */
+};
+
+static void fill_slice_fixed(rcase *rc, void *user)
+{
+    (void)user;
+    for (uint32_t i = 0; i < 5; i++)
+        for (uint32_t j = 0; j < 9; j++) put_elem(rc, 0, (uint32_t[]){i, j}, 100 * i + j);
+}
+
+TEST_CTX(targeted_slice_extreme_strides)
+{
+    suite_state st = {.test = "targeted_slice_extreme_strides"};
+    rcase *rc = malloc(sizeof *rc);
+    REQUIRE(rc != NULL);
+    int no = 0;
+    for (uint32_t k = 0; k < sizeof slice_cases / sizeof slice_cases[0]; k++) {
+        const slice_fixed *sc = &slice_cases[k];
+        for (uint32_t ti = 0; ti < 2; ti++) {
+            DML_TENSOR_DATA_TYPE ty = ti ? T_I64 : T_U16;
+            case_init(rc, DML_OPERATOR_SLICE1);
+            memcpy(rc->win_off, sc->off, 8);
+            memcpy(rc->win_size, sc->ws, 8);
+            memcpy(rc->win_stride, sc->str, 8);
+            uint32_t ostr[2] = {1, sc->out[0] + 1}; /* transposed, padded */
+            dmt_tensor_init(&rc->t[0], ty, 2, (uint32_t[]){5, 9}, NULL, 0);
+            dmt_tensor_init(&rc->t[1], ty, 2, sc->out, ostr, 0);
+            rc->layout[0] = "packed-NULL";
+            rc->layout[1] = "transposed padded";
+            if (run_fixed(ctx, &st, rc, no, 0x5100 + no, fill_slice_fixed, NULL))
+                for (uint32_t i = 0; i < sc->out[0]; i++)
+                    for (uint32_t j = 0; j < sc->out[1]; j++) {
+                        uint64_t g = got_elem(rc, 1, (uint32_t[]){i, j}), e = 100 * sc->rows[i] + sc->cols[j];
+                        CHECK(g == e, "slice case %u %s: out[%u][%u] = %" PRIu64 ", expected %" PRIu64, k,
+                              dmlops_data_type_name(ty), i, j, g, e);
+                    }
+            case_free_images(rc);
+            no++;
+        }
+    }
+    free(rc);
+    finish_targeted(&st);
+}
