@@ -44,7 +44,7 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
         git ls-files -o --exclude-standard | tar -cf - -T - | tar -xf - -C "$src"
     check "fresh clone of the tree, with its uncommitted changes" test -f "$src/Makefile"
     check "plain make in the clone succeeds while dpkg-query and apt-get fail" \
-        sh -c "cd '$src' && PATH='$tmp/fail':\"\$PATH\" make -j2 CC='$CC' >'$tmp/make.log' 2>&1 || { tail -20 '$tmp/make.log'; false; }"
+        sh -c "cd '$src' && PATH='$tmp/fail':\"\$PATH\" make -j2 B=build CC='$CC' >'$tmp/make.log' 2>&1 || { tail -20 '$tmp/make.log'; false; }"
     check "plain make ran neither dpkg-query nor apt-get" not_called
     check "plain make built libdmlops.a, libdmlops.so and the tool" \
         sh -c "cd '$src/build' && test -f libdmlops.a && test -L libdmlops.so && test -x bin/dmlops"
