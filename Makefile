@@ -73,7 +73,7 @@ TEST_HARNESS := $(B)/obj/test/harness.o
 # The dependency check (.ci/deps.sh) runs only for `make deps`, `make demo` and the test
 # targets, never for a plain `make` or `make install`: it may install Debian packages.
 # When it runs, every compile waits for it (an order-only prerequisite), even under -j.
-DEPS_PROFILE := $(if $(filter test test-%,$(MAKECMDGOALS)),test,$(if $(filter demo,$(MAKECMDGOALS)),build))
+DEPS_PROFILE := $(if $(filter test test-%,$(MAKECMDGOALS)),test,$(if $(filter demo,$(MAKECMDGOALS)),demo))
 DEPS_ORDER   := $(if $(DEPS_PROFILE),deps-check)
 DEPS_ENV = CC="$(CC)" CXX="$(CXX)" PKG_CONFIG="$(PKG_CONFIG)" GLSLANG="$(GLSLANG)" SPIRV_VAL="$(SPIRV_VAL)" \
     VOLK_SRC="$(VOLK_SRC)"

@@ -4,21 +4,21 @@
 # When something is missing it installs the Debian packages that provide it, but only when
 # run as root on Debian; otherwise it prints what is missing and the apt-get line, and
 # exits 1. Nothing runs it for a plain `make`: `make deps` (everything), `make demo`
-# (build) and `make test` (test) do, passing the Makefile's CC, PKG_CONFIG, VOLK_SRC, ...
+# (demo) and `make test` (test) do, passing the Makefile's CC, PKG_CONFIG, VOLK_SRC, ...
 #
-# Usage: .ci/deps.sh [--check] [build|test]
+# Usage: .ci/deps.sh [--check] [build|demo|test]
 #   build  what `make` needs: a C compiler, pkg-config with the vulkan and libcjson
 #          modules, glslangValidator, spirv-val and the volk source (the default)
-#   test   also a C++ compiler, spirv-dis, cmake, groff, a Vulkan driver and the
-#          Khronos validation layer
+#   demo   also a Vulkan driver (Mesa's lavapipe on Debian), for `make demo`
+#   test   also a C++ compiler, spirv-dis, cmake, groff and the Khronos validation layer
 #   --check  only report, never install
 check_only=
 profile=build
 for a in "$@"; do
     case $a in
     --check) check_only=1 ;;
-    build | test) profile=$a ;;
-    *) echo "usage: $0 [--check] [build|test]" >&2; exit 2 ;;
+    build | demo | test) profile=$a ;;
+    *) echo "usage: $0 [--check] [build|demo|test]" >&2; exit 2 ;;
     esac
 done
 
@@ -70,12 +70,14 @@ check() {
     have "$GLSLANG" || need "GLSL compiler $GLSLANG" glslang-tools
     have "$SPIRV_VAL" || need "SPIR-V validator $SPIRV_VAL" spirv-tools
     { [ -f "$VOLK_SRC" ] && [ -f "${VOLK_SRC%/*}/volk.h" ]; } || need "volk source $VOLK_SRC and volk.h beside it" libvulkan-volk-dev
-    [ "$profile" = test ] || return 0
+    [ "$profile" = build ] && return 0
+    [ -n "${VK_DRIVER_FILES:-${VK_ICD_FILENAMES:-}}" ] || has_manifest icd.d '*.json' ||
+        need "a Vulkan driver (no ICD manifest in $(vk_dirs icd.d | tr '\n' ' '))" mesa-vulkan-drivers
+    [ "$profile" = demo ] && return 0
     have "$CXX" || need "C++ compiler ($CXX)" "$(compiler_pkg "$CXX")"
     have spirv-dis || need "spirv-dis" spirv-tools
     have cmake || need "cmake" cmake
     have groff || need "groff (checks the man page)" groff-base
-    [ -n "${VK_DRIVER_FILES:-${VK_ICD_FILENAMES:-}}" ] || has_manifest icd.d '*.json' || need "a Vulkan driver (no ICD manifest in $(vk_dirs icd.d | tr '\n' ' '))" mesa-vulkan-drivers
     has_manifest explicit_layer.d 'VkLayer_khronos_validation.json' ||
         need "the Khronos validation layer (VkLayer_khronos_validation.json)" vulkan-validationlayers
 }
