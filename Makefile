@@ -287,11 +287,14 @@ uninstall:
 	@rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then $(LDCONFIG) || true; fi
 
+# cpu_pool.c queues a job that lives on dm_pool_run's stack: dm_take unlinks it when its
+# last chunk is handed out, and dm_pool_run returns only after that (cppcheck cannot see it).
 lint: $(SPV_H)
 	clang-tidy --quiet $(LIB_SRC) -- $(DM_CFLAGS)
 	clang-tidy --quiet $(CLI_SRC) -- $(CLI_CFLAGS)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
-	    --suppress=missingIncludeSystem -Iinclude -Isrc -Isrc/cli -D__GNUC__ src
+	    --suppress=missingIncludeSystem --suppress=autoVariables:src/cpu/cpu_pool.c \
+	    -Iinclude -Isrc -Isrc/cli -D__GNUC__ src
 
 clean:
 	rm -rf build build-asan build-fuzz
