@@ -25,7 +25,7 @@ CMAKEDIR   ?= $(LIBDIR)/cmake/dmlops
 LDCONFIG   ?= ldconfig
 
 # The version has one source, the DMLOPS_VERSION_* macros of the public header.
-version_part = $(shell sed -n 's/^\#define DMLOPS_VERSION_$(1)  *\([0-9][0-9]*\).*/\1/p' include/*.h)
+version_part = $(firstword $(shell sed -n 's/^\#define DMLOPS_VERSION_$(1)  *\([0-9][0-9]*\).*/\1/p' include/*.h))
 VERSION_MAJOR := $(call version_part,MAJOR)
 VERSION_MINOR := $(call version_part,MINOR)
 VERSION_PATCH := $(call version_part,PATCH)
