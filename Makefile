@@ -1,17 +1,53 @@
 # libdmlops - see README.md. `make help` lists the targets.
 CC      ?= cc
+CXX     ?= c++
 AR      ?= ar
 OBJCOPY ?= objcopy
 CFLAGS  ?= -O2 -g
 LDFLAGS ?=
-PREFIX  ?= /usr/local
-DESTDIR ?=
 B       ?= build
 GLSLANG ?= glslangValidator
 SPIRV_VAL ?= spirv-val
+PKG_CONFIG ?= pkg-config
+# volk's single-file loader, compiled into the library; volk.h sits beside it.
+VOLK_SRC ?= /usr/include/volk.c
+
+# Install locations; LIBDIR may be a multiarch directory such as $(PREFIX)/lib/x86_64-linux-gnu.
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+BINDIR     ?= $(PREFIX)/bin
+INCLUDEDIR ?= $(PREFIX)/include
+LIBDIR     ?= $(PREFIX)/lib
+MANDIR     ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR   ?= $(LIBDIR)/cmake/dmlops
+# Run after a root install into the live system, so the loader finds the new soname.
+LDCONFIG   ?= ldconfig
+
+# The version has one source, the DMLOPS_VERSION_* macros of the public header.
+version_part = $(firstword $(shell sed -n 's/^\#define DMLOPS_VERSION_$(1)  *\([0-9][0-9]*\).*/\1/p' include/*.h))
+VERSION_MAJOR := $(call version_part,MAJOR)
+VERSION_MINOR := $(call version_part,MINOR)
+VERSION_PATCH := $(call version_part,PATCH)
+VERSION := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+ifeq ($(words $(VERSION_MAJOR) $(VERSION_MINOR) $(VERSION_PATCH)),3)
+else
+$(error cannot read DMLOPS_VERSION_MAJOR/MINOR/PATCH from include/*.h)
+endif
 
 WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
-DM_CFLAGS := -std=c11 -D_GNU_SOURCE -fvisibility=hidden -fPIC -Iinclude -Isrc -I$(B)/spv $(WARN)
+# volk.h is found beside VOLK_SRC (no -I for the system directory, which would reorder it).
+VOLK_INC  := $(if $(filter /usr/include/,$(dir $(VOLK_SRC))),,-I$(dir $(VOLK_SRC)))
+# Flags of the Vulkan headers and libcjson from pkg-config (empty or a guess without it).
+VULKAN_CFLAGS := $(shell $(PKG_CONFIG) --cflags vulkan 2>/dev/null)
+VULKAN_LIBS   := $(or $(shell $(PKG_CONFIG) --libs vulkan 2>/dev/null),-lvulkan)
+CJSON_CFLAGS  := $(shell $(PKG_CONFIG) --cflags libcjson 2>/dev/null)
+CJSON_LIBS    := $(or $(shell $(PKG_CONFIG) --libs libcjson 2>/dev/null),-lcjson)
+
+DM_CFLAGS := -std=c11 -D_GNU_SOURCE -fvisibility=hidden -fPIC -Iinclude -Isrc -I$(B)/spv $(VOLK_INC) $(VULKAN_CFLAGS) $(WARN)
+CLI_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -Isrc/cli $(CJSON_CFLAGS) $(WARN)
+# Tests and examples: the public headers, the test harness, and no prototype rule.
+TEST_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -Itest -Iexamples $(VOLK_INC) $(VULKAN_CFLAGS) $(WARN) -Wno-missing-prototypes
 LIBS      := -lm -ldl -lpthread
 
 LIB_SRC  := $(wildcard src/*.c src/cpu/*.c src/vk/*.c)
@@ -22,6 +58,10 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
 GLSL     := $(wildcard glsl/*.comp)
 SPV_H    := $(GLSL:glsl/%.comp=$(B)/spv/%.h)
 LIB      := $(B)/libdmlops.a
+SONAME   := libdmlops.so.$(VERSION_MAJOR)
+SO       := $(B)/libdmlops.so.$(VERSION)
+HEADERS  := $(wildcard include/*.h)
+MAN      := docs/man/dmlops.1
 
 TEST_SRC  := $(wildcard test/test_*.c)
 TEST_SH   := $(wildcard test/test_*.sh)
@@ -30,14 +70,21 @@ INTEROP_BIN := $(B)/test/interop_vulkan $(B)/test/interop_volk $(B)/test/no_allo
 TEST_BIN  := $(TEST_SRC:test/%.c=$(B)/test/%)
 TEST_HARNESS := $(B)/obj/test/harness.o
 
+# The dependency check (.ci/deps.sh) runs only for `make deps`, `make demo` and the test
+# targets, never for a plain `make` or `make install`: it may install Debian packages.
+# When it runs, every compile waits for it (an order-only prerequisite), even under -j.
+DEPS_PROFILE := $(if $(filter test test-%,$(MAKECMDGOALS)),test,$(if $(filter demo,$(MAKECMDGOALS)),demo))
+DEPS_ORDER   := $(if $(DEPS_PROFILE),deps-check)
+DEPS_ENV = CC="$(CC)" CXX="$(CXX)" PKG_CONFIG="$(PKG_CONFIG)" GLSLANG="$(GLSLANG)" SPIRV_VAL="$(SPIRV_VAL)" \
+    VOLK_SRC="$(VOLK_SRC)"
 
 .PHONY: all lib cli deps deps-check test test-asan test-tsan test-big test-valgrind fuzz demo bench bench-docs install uninstall clean lint help
 all: lib cli
-lib: $(LIB)
+lib: $(LIB) $(SO)
 cli: $(CLI)
 
 help:
-	@echo "make            build $(LIB)"
+	@echo "make            build $(LIB), $(SO) and $(CLI)"
 	@echo "make demo       run examples/quickstart.c on the default device"
 	@echo "make test       build and run the test suite (ends with 'N passed, N failed')"
 	@echo "make test-asan  the suite under AddressSanitizer + UBSan"
@@ -46,89 +93,105 @@ help:
 	@echo "make test-valgrind  the CPU tests under valgrind"
 	@echo "make bench      the benchmark suite (and numpy, when installed); writes $(B)/bench/"
 	@echo "make bench-docs the same, refreshing docs/performance.md and docs/bench/ (BENCH_ARGS=--backend vulkan ...)"
-	@echo "make install PREFIX=... DESTDIR=...   headers, library, dmlops.pc, dmlops tool"
-	@echo "make deps       install the Debian packages (as root) or print the apt-get line"
+	@echo "make install    headers, static and shared library, dmlops.pc, CMake package, dmlops tool, man page"
+	@echo "                (PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) DESTDIR=...); make uninstall with the same variables"
+	@echo "make deps       check for the tools and libraries; install them as root on Debian, else print the apt-get line"
 	@echo "make lint       clang-tidy and cppcheck"
 	@echo "make fuzz       libFuzzer targets, answers checked against a reference (FUZZ_SECONDS=60 each)"
+	@echo "variables: CC CFLAGS LDFLAGS PKG_CONFIG GLSLANG SPIRV_VAL VOLK_SRC B (build directory)"
 
 deps:
-	@.ci/deps.sh
+	@$(DEPS_ENV) .ci/deps.sh test
 
-# Runs the installer only when something is missing, so a warm machine pays nothing.
 deps-check:
-	@.ci/deps.sh --check >/dev/null 2>&1 || .ci/deps.sh
+	@$(DEPS_ENV) .ci/deps.sh $(DEPS_PROFILE)
 
 # ---- kernels: GLSL -> SPIR-V (validated) -> C arrays embedded in the library ---------
-$(B)/spv/%.h: glsl/%.comp $(wildcard glsl/*.glsl) | deps-check
+$(B)/spv/%.h: glsl/%.comp $(wildcard glsl/*.glsl) | $(DEPS_ORDER)
 	@mkdir -p $(@D)
 	$(GLSLANG) -V --target-env vulkan1.1 -S comp -Iglsl -o $(B)/spv/$*.spv $< > $(B)/spv/$*.log || { cat $(B)/spv/$*.log; false; }
 	$(SPIRV_VAL) --target-env vulkan1.1 $(B)/spv/$*.spv
 	$(GLSLANG) -V --target-env vulkan1.1 -S comp -Iglsl --vn dm_spv_$* -o $@ $< >/dev/null
 
 # ---- the library: one prelinked object whose only global symbols are dmlops_* ---------
-$(B)/obj/%.o: %.c | deps-check
+$(B)/obj/%.o: %.c | $(DEPS_ORDER)
 	@mkdir -p $(@D)
 	$(CC) $(DM_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/obj/src/vk/kernels.o: $(SPV_H)
 
-$(B)/obj/volk.o: /usr/include/volk.c | deps-check
+# $(wildcard): on a fresh machine volk.c appears only when the dependency check installs it.
+$(B)/obj/volk.o: $(wildcard $(VOLK_SRC)) | $(DEPS_ORDER)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -D_GNU_SOURCE -fvisibility=hidden -fPIC $(CFLAGS) -w -c $< -o $@
+	$(CC) -std=c11 -D_GNU_SOURCE -fvisibility=hidden -fPIC $(VULKAN_CFLAGS) $(CFLAGS) -w -c $(VOLK_SRC) -o $@
 
 $(LIB): $(LIB_OBJ) $(B)/obj/volk.o
 	$(CC) -r -nostdlib -o $(B)/dmlops-prelink.o $^
 	$(OBJCOPY) --localize-hidden $(B)/dmlops-prelink.o $(B)/dmlops.o
 	rm -f $@ && $(AR) rcs $@ $(B)/dmlops.o
 
+# The shared library: the same objects; hidden visibility and the version script leave
+# only dmlops_* in the dynamic symbol table. -z defs: every dependency is on the link line.
+# (Not under a sanitizer: clang leaves its runtime out of shared libraries.)
+SO_DEFS := $(if $(findstring -fsanitize,$(CFLAGS) $(LDFLAGS)),,-Wl,-z,defs)
+$(SO): $(LIB_OBJ) $(B)/obj/volk.o src/dmlops.map
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/dmlops.map $(SO_DEFS) \
+	    $(CFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJ) $(B)/obj/volk.o $(LIBS)
+	ln -sf $(notdir $@) $(B)/$(SONAME)
+	ln -sf $(SONAME) $(B)/libdmlops.so
+
 -include $(LIB_OBJ:.o=.d)
 
 # ---- the dmlops command-line tool (public API only) ---------------------------------
-$(B)/obj/src/cli/%.o: src/cli/%.c | deps-check
+$(B)/obj/src/cli/%.o: src/cli/%.c | $(DEPS_ORDER)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -D_GNU_SOURCE -Iinclude -Isrc/cli $(WARN) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CLI_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(CLI): $(CLI_OBJ) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) -lcjson $(LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(CJSON_LIBS) $(LIBS)
 
 -include $(CLI_OBJ:.o=.d)
 
 # ---- tests ------------------------------------------------------------------------------
-$(B)/obj/test/%.o: test/%.c | deps-check
+$(B)/obj/test/%.o: test/%.c | $(DEPS_ORDER)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -D_GNU_SOURCE -Iinclude -Itest $(WARN) -Wno-missing-prototypes $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/test/%: $(B)/obj/test/%.o $(TEST_HARNESS) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_HARNESS) $(LIB) $(LIBS)
 
+# Keep the test objects: without this make deletes them as intermediates and recompiles
+# them on every run.
+.SECONDARY: $(TEST_BIN:$(B)/test/%=$(B)/obj/test/%.o)
+
 -include $(wildcard $(B)/obj/test/*.d)
 
-$(B)/test/interop_vulkan: test/interop.c $(TEST_HARNESS) $(LIB)
+$(B)/test/interop_vulkan: test/interop.c $(TEST_HARNESS) $(LIB) | $(DEPS_ORDER)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -D_GNU_SOURCE -Iinclude -Itest $(WARN) -Wno-missing-prototypes $(CFLAGS) $(LDFLAGS) -o $@ $< \
-	    $(TEST_HARNESS) $(LIB) -lvulkan $(LIBS)
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_HARNESS) $(LIB) $(VULKAN_LIBS) $(LIBS)
 
 # Counts the library's own allocations (see the file).
-$(B)/test/no_alloc: test/no_alloc.c $(TEST_HARNESS) $(LIB)
+$(B)/test/no_alloc: test/no_alloc.c $(TEST_HARNESS) $(LIB) | $(DEPS_ORDER)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -D_GNU_SOURCE -Iinclude -Itest $(WARN) -Wno-missing-prototypes $(CFLAGS) $(LDFLAGS) -o $@ $< \
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< \
 	    $(TEST_HARNESS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc $(LIB) $(LIBS)
 
 # Makes the library's pthread_create fail on demand (see the file).
-$(B)/test/thread_fail: test/thread_fail.c $(TEST_HARNESS) $(LIB)
+$(B)/test/thread_fail: test/thread_fail.c $(TEST_HARNESS) $(LIB) | $(DEPS_ORDER)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -D_GNU_SOURCE -Iinclude -Itest $(WARN) -Wno-missing-prototypes $(CFLAGS) $(LDFLAGS) -o $@ $< \
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< \
 	    $(TEST_HARNESS) -Wl,--wrap=pthread_create $(LIB) $(LIBS)
 
-$(B)/test/interop_volk: test/interop.c /usr/include/volk.c $(TEST_HARNESS) $(LIB)
+$(B)/test/interop_volk: test/interop.c $(wildcard $(VOLK_SRC)) $(TEST_HARNESS) $(LIB) | $(DEPS_ORDER)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -D_GNU_SOURCE -DINTEROP_VOLK -Iinclude -Itest $(WARN) -Wno-missing-prototypes $(CFLAGS) $(LDFLAGS) \
-	    -o $@ $< $(TEST_HARNESS) -x c /usr/include/volk.c -w -x none $(LIB) $(LIBS)
+	$(CC) $(TEST_CFLAGS) -DINTEROP_VOLK $(CFLAGS) $(LDFLAGS) \
+	    -o $@ $< $(TEST_HARNESS) -x c $(VOLK_SRC) -w -x none $(LIB) $(LIBS)
 
-test: deps-check $(TEST_BIN) $(INTEROP_BIN) $(CLI)
-	@B=$(B) CC="$(CC)" LDFLAGS="$(LDFLAGS)" sh test/run.sh $(TEST_BIN) $(INTEROP_BIN) $(TEST_SH)
+test: deps-check $(TEST_BIN) $(INTEROP_BIN) $(CLI) $(SO)
+	@B=$(B) CC="$(CC)" CXX="$(CXX)" LDFLAGS="$(LDFLAGS)" PKG_CONFIG="$(PKG_CONFIG)" \
+	    sh test/run.sh $(TEST_BIN) $(INTEROP_BIN) $(TEST_SH)
 
 test-asan:
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/test/lsan.supp:print_suppressions=0 \
@@ -146,9 +209,9 @@ test-tsan: deps-check
 test-big: deps-check $(B)/test/big_tensors
 	@sh test/run.sh $(B)/test/big_tensors
 
-$(B)/test/big_tensors: test/big_tensors.c $(TEST_HARNESS) $(LIB)
+$(B)/test/big_tensors: test/big_tensors.c $(TEST_HARNESS) $(LIB) | $(DEPS_ORDER)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -D_GNU_SOURCE -Iinclude -Itest $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_HARNESS) $(LIB) $(LIBS)
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_HARNESS) $(LIB) $(LIBS)
 
 test-valgrind: deps-check $(TEST_BIN)
 	@DMLOPS_TEST_BACKENDS=cpu VALGRIND=1 sh test/run.sh $(filter-out %/test_vulkan,$(TEST_BIN))
@@ -161,16 +224,16 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC      := clang -std=c11 -D_GNU_SOURCE -Iinclude -Itest -g -O1 $(WARN) -Wno-missing-prototypes \
                 -fsanitize=address,undefined,fuzzer
 FUZZ_TARGETS := ops vulkan
-fuzz: deps-check
+fuzz:
 	$(MAKE) --no-print-directory CC=clang B=build-fuzz CFLAGS="-O1 -g -fsanitize=address,undefined,fuzzer-no-link" lib
 	$(FUZZ_CC) -o build-fuzz/fuzz_ops test/fuzz_ops.c build-fuzz/libdmlops.a $(LIBS)
 	$(FUZZ_CC) -DFUZZ_VULKAN -o build-fuzz/fuzz_vulkan test/fuzz_ops.c build-fuzz/libdmlops.a $(LIBS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh test/fuzz/run.sh build-fuzz $(FUZZ_TARGETS)
 
 # ---- demo -------------------------------------------------------------------------------
-$(B)/examples/%: examples/%.c $(LIB)
+$(B)/examples/%: examples/%.c $(LIB) | $(DEPS_ORDER)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -D_GNU_SOURCE -Iinclude -Iexamples $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
 
 demo: deps-check $(B)/examples/quickstart
 	$(B)/examples/quickstart
@@ -182,33 +245,70 @@ demo: deps-check $(B)/examples/quickstart
 BENCH_ARGS ?=
 NUMPY_PYTHON = $(firstword $(foreach p,python3 /usr/bin/python3,$(if $(shell $(p) -c 'import numpy' 2>/dev/null && echo y),$(p))))
 BENCH_PEER = $(if $(NUMPY_PYTHON),--numpy-peer "$(NUMPY_PYTHON) bench/numpy_peer.py")
-bench: deps-check $(CLI)
+bench: $(CLI)
 	@mkdir -p $(B)/bench
 	DMLOPS_BENCH_TARGET="make bench" $(CLI) bench $(BENCH_PEER) --report $(B)/bench $(BENCH_ARGS)
 
-bench-docs: deps-check $(CLI)
+bench-docs: $(CLI)
 	DMLOPS_BENCH_TARGET="make bench-docs" $(CLI) bench $(BENCH_PEER) --report docs $(BENCH_ARGS)
 
 # ---- install ----------------------------------------------------------------------------
-# The version is written once, in include/dmlops.h; dmlops.pc takes it from there.
-VERSION = $(shell awk '$$2 ~ /^DMLOPS_VERSION_(MAJOR|MINOR|PATCH)$$/ { v = v s $$3; s = "." } END { print v }' include/dmlops.h)
-install: $(LIB) $(CLI)
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 include/dmlops.h include/dmlops_vulkan.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' src/dmlops.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dmlops.pc
+# The pkg-config and CMake files are generated for the install-time PREFIX and LIBDIR.
+# The CMake package finds its prefix from its own location, so a staged or moved tree
+# (DESTDIR, a tarball) still works; that needs LIBDIR and INCLUDEDIR inside PREFIX,
+# else it records their absolute paths.
+SUBST_VERSION = -e 's|@VERSION@|$(VERSION)|g' -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g' -e 's|@SONAME@|$(SONAME)|g'
+# From the CMake package's directory: "../.." up to LIBDIR, then one ".." per level of LIBDIR
+# below PREFIX; the include directory relative to PREFIX.
+empty :=
+space := $(empty) $(empty)
+rel_under_prefix = $(if $(filter $(PREFIX)/%,$(1)),$(patsubst $(PREFIX)/%,%,$(1)))
+LIBDIR_REL       = $(call rel_under_prefix,$(LIBDIR))
+INCLUDEDIR_REL   = $(call rel_under_prefix,$(INCLUDEDIR))
+CMAKE_PREFIX     = $(if $(and $(LIBDIR_REL),$(INCLUDEDIR_REL),$(filter $(LIBDIR)/cmake/dmlops,$(CMAKEDIR))),$${CMAKE_CURRENT_LIST_DIR}/../..$(subst $(space),,$(foreach d,$(subst /, ,$(LIBDIR_REL)),/..)),$(PREFIX))
+# dmlops.pc names its directories through ${prefix} where it can (for pkg-config --define-prefix).
+PC_LIBDIR        = $(if $(LIBDIR_REL),$${prefix}/$(LIBDIR_REL),$(LIBDIR))
+PC_INCLUDEDIR    = $(if $(INCLUDEDIR_REL),$${prefix}/$(INCLUDEDIR_REL),$(INCLUDEDIR))
+SUBST_PATHS      = -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(PC_LIBDIR)|g' -e 's|@INCLUDEDIR@|$(PC_INCLUDEDIR)|g'
+CMAKE_LIBDIR     = $(if $(LIBDIR_REL),$${_dmlops_prefix}/$(LIBDIR_REL),$(LIBDIR))
+CMAKE_INCLUDEDIR = $(if $(INCLUDEDIR_REL),$${_dmlops_prefix}/$(INCLUDEDIR_REL),$(INCLUDEDIR))
+
+install: $(LIB) $(SO) $(CLI)
+	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(CMAKEDIR) \
+	    $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(SO)) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libdmlops.so
+	sed $(SUBST_PATHS) $(SUBST_VERSION) src/dmlops.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/dmlops.pc
+	sed $(SUBST_VERSION) -e 's|@CMAKE_PREFIX@|$(CMAKE_PREFIX)|g' -e 's|@CMAKE_LIBDIR@|$(CMAKE_LIBDIR)|g' \
+	    -e 's|@CMAKE_INCLUDEDIR@|$(CMAKE_INCLUDEDIR)|g' src/dmlopsConfig.cmake.in > $(DESTDIR)$(CMAKEDIR)/dmlopsConfig.cmake
+	sed $(SUBST_VERSION) -e "s|@SIZEOF_VOID_P@|$$(printf '__SIZEOF_POINTER__\n' | $(CC) $(CFLAGS) -E -P -x c -)|g" \
+	    src/dmlopsConfigVersion.cmake.in > $(DESTDIR)$(CMAKEDIR)/dmlopsConfigVersion.cmake
+	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/dmlops.pc $(DESTDIR)$(CMAKEDIR)/*.cmake
+	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/
+	install -m 644 $(MAN) $(DESTDIR)$(MANDIR)/man1/
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then $(LDCONFIG) || true; fi
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/include/dmlops.h $(DESTDIR)$(PREFIX)/include/dmlops_vulkan.h $(DESTDIR)$(PREFIX)/lib/libdmlops.a \
-	      $(DESTDIR)$(PREFIX)/lib/pkgconfig/dmlops.pc $(DESTDIR)$(PREFIX)/bin/dmlops
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(HEADERS))) \
+	      $(DESTDIR)$(LIBDIR)/libdmlops.a $(DESTDIR)$(LIBDIR)/$(notdir $(SO)) \
+	      $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libdmlops.so \
+	      $(DESTDIR)$(PKGCONFIGDIR)/dmlops.pc \
+	      $(DESTDIR)$(CMAKEDIR)/dmlopsConfig.cmake $(DESTDIR)$(CMAKEDIR)/dmlopsConfigVersion.cmake \
+	      $(DESTDIR)$(BINDIR)/dmlops $(DESTDIR)$(MANDIR)/man1/$(notdir $(MAN))
+	@rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then $(LDCONFIG) || true; fi
 
+# cpu_pool.c queues a job that lives on dm_pool_run's stack: dm_take unlinks it when its
+# last chunk is handed out, and dm_pool_run returns only after that (cppcheck cannot see it).
 lint: $(SPV_H)
 	clang-tidy --quiet $(LIB_SRC) -- $(DM_CFLAGS)
-	clang-tidy --quiet $(CLI_SRC) -- -std=c11 -D_GNU_SOURCE -Iinclude -Isrc/cli
+	clang-tidy --quiet $(CLI_SRC) -- $(CLI_CFLAGS)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
-	    --suppress=missingIncludeSystem -Iinclude -Isrc -Isrc/cli -D__GNUC__ src
+	    --suppress=missingIncludeSystem --suppress=autoVariables:src/cpu/cpu_pool.c \
+	    -Iinclude -Isrc -Isrc/cli -D__GNUC__ src
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz

@@ -1,21 +1,107 @@
 #!/bin/sh
-# Installs the Debian packages libdmlops needs when run as root; otherwise prints the
-# exact apt-get line. `make deps` runs it, and so do `make test` and `make demo` when a
-# tool or header is missing. Usage: tools/deps.sh [--check]
-PKGS="build-essential pkg-config libvulkan-dev libvulkan-volk-dev glslang-tools spirv-tools mesa-vulkan-drivers vulkan-validationlayers libcjson-dev"
-missing=""
-for p in $PKGS; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+# Checks for the tools and libraries libdmlops needs: the commands themselves, pkg-config
+# modules and the volk source, never Debian package names, so it works on any system.
+# When something is missing it installs the Debian packages that provide it, but only when
+# run as root on Debian; otherwise it prints what is missing and the apt-get line, and
+# exits 1. Nothing runs it for a plain `make`: `make deps` (everything), `make demo`
+# (demo) and `make test` (test) do, passing the Makefile's CC, PKG_CONFIG, VOLK_SRC, ...
+#
+# Usage: .ci/deps.sh [--check] [build|demo|test]
+#   build  what `make` needs: a C compiler, pkg-config with the vulkan and libcjson
+#          modules, glslangValidator, spirv-val and the volk source (the default)
+#   demo   also a Vulkan driver (Mesa's lavapipe on Debian), for `make demo`
+#   test   also a C++ compiler, spirv-dis, cmake, groff and the Khronos validation layer
+#   --check  only report, never install
+check_only=
+profile=build
+for a in "$@"; do
+    case $a in
+    --check) check_only=1 ;;
+    build | demo | test) profile=$a ;;
+    *) echo "usage: $0 [--check] [build|demo|test]" >&2; exit 2 ;;
+    esac
 done
+
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+PKG_CONFIG=${PKG_CONFIG:-pkg-config}
+GLSLANG=${GLSLANG:-glslangValidator}
+SPIRV_VAL=${SPIRV_VAL:-spirv-val}
+VOLK_SRC=${VOLK_SRC:-/usr/include/volk.c}
+
+# Vulkan loader search paths for driver (ICD) and layer manifests.
+vk_dirs() { # icd.d | explicit_layer.d
+    for d in ${XDG_CONFIG_DIRS:-/etc/xdg} /etc ${XDG_DATA_DIRS:-/usr/local/share:/usr/share}; do
+        echo "$d"
+    done | tr ':' '\n' | while read -r d; do
+        case $d in /etc) echo "/etc/vulkan/$1" ;; *) echo "$d/vulkan/$1" ;; esac
+    done
+}
+has_manifest() { # icd.d|explicit_layer.d, glob
+    for d in $(vk_dirs "$1"); do
+        for f in "$d"/$2; do [ -f "$f" ] && return 0; done
+    done
+    return 1
+}
+
+missing="" pkgs=""
+need() { # what, Debian package (empty: none known)
+    missing="$missing
+  $1"
+    case " $pkgs " in *" $2 "*) ;; *) pkgs="$pkgs $2" ;; esac
+}
+have() { command -v "$1" >/dev/null 2>&1; }
+compiler_pkg() { # the package for a compiler command: gcc, g++ and cc come with build-essential
+    case ${1##*/} in clang*) echo clang ;; *) echo build-essential ;; esac
+}
+
+check() {
+    missing="" pkgs=""
+    have make || need "make" make
+    have "$CC" || need "C compiler ($CC)" "$(compiler_pkg "$CC")"
+    if have "$PKG_CONFIG"; then
+        "$PKG_CONFIG" --exists vulkan || need "pkg-config module vulkan (the Vulkan headers)" libvulkan-dev
+        "$PKG_CONFIG" --exists libcjson || need "pkg-config module libcjson" libcjson-dev
+    else
+        need "pkg-config ($PKG_CONFIG)" pkg-config
+        need "pkg-config module vulkan (cannot tell without pkg-config)" libvulkan-dev
+        need "pkg-config module libcjson (cannot tell without pkg-config)" libcjson-dev
+    fi
+    have "$GLSLANG" || need "GLSL compiler $GLSLANG" glslang-tools
+    have "$SPIRV_VAL" || need "SPIR-V validator $SPIRV_VAL" spirv-tools
+    { [ -f "$VOLK_SRC" ] && [ -f "${VOLK_SRC%/*}/volk.h" ]; } || need "volk source $VOLK_SRC and volk.h beside it" libvulkan-volk-dev
+    [ "$profile" = build ] && return 0
+    [ -n "${VK_DRIVER_FILES:-${VK_ICD_FILENAMES:-}}" ] || has_manifest icd.d '*.json' ||
+        need "a Vulkan driver (no ICD manifest in $(vk_dirs icd.d | tr '\n' ' '))" mesa-vulkan-drivers
+    [ "$profile" = demo ] && return 0
+    have "$CXX" || need "C++ compiler ($CXX)" "$(compiler_pkg "$CXX")"
+    have spirv-dis || need "spirv-dis" spirv-tools
+    have cmake || need "cmake" cmake
+    have groff || need "groff (checks the man page)" groff-base
+    has_manifest explicit_layer.d 'VkLayer_khronos_validation.json' ||
+        need "the Khronos validation layer (VkLayer_khronos_validation.json)" vulkan-validationlayers
+}
+
+report() {
+    echo "deps: missing:$missing" >&2
+    echo "deps: on Debian or Ubuntu, as root:" >&2
+    echo "  apt-get install -y --no-install-recommends$pkgs" >&2
+}
+
+check
 [ -z "$missing" ] && exit 0
-[ "$1" = "--check" ] && { echo "missing Debian packages:$missing"; exit 1; }
-if [ "$(id -u)" = 0 ]; then
-    echo "deps: installing$missing" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >/dev/null 2>&1 || apt-get update
-    apt-get install -y -qq --no-install-recommends $missing >/dev/null 2>&1 || apt-get install -y --no-install-recommends $missing || exit 1
-else
-    echo "deps: missing Debian packages. Run:" >&2
-    echo "  sudo apt-get install -y --no-install-recommends$missing" >&2
+if [ -n "$check_only" ] || [ "$(id -u)" != 0 ] || [ ! -r /etc/debian_version ] || ! have apt-get; then
+    report
     exit 1
 fi
+echo "deps: installing$pkgs" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null 2>&1 || apt-get update
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $pkgs >/dev/null 2>&1 ||
+    apt-get install -y --no-install-recommends $pkgs || exit 1
+check
+[ -z "$missing" ] && exit 0
+echo "deps: still missing after installing the packages" >&2
+report
+exit 1

@@ -1,0 +1,66 @@
+/* The packaging test's consumer of an installed libdmlops: built through pkg-config
+ * (shared and static), through the CMake package, and as C++ (this file is both C11 and
+ * C++11). It reverses the first 3 of 4 floats on the CPU backend and checks the version. */
+#include <dmlops.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#define CHECK(call)                                                                                   \
+    do {                                                                                              \
+        dmlops_status st_ = (call);                                                                   \
+        if (st_ != DMLOPS_SUCCESS) {                                                                  \
+            fprintf(stderr, "%s: %s: %s\n", #call, dmlops_status_string(st_), dmlops_last_error_message()); \
+            return 1;                                                                                 \
+        }                                                                                             \
+    } while (0)
+
+int main(void)
+{
+    char version[32];
+    snprintf(version, sizeof version, "%d.%d.%d", DMLOPS_VERSION_MAJOR, DMLOPS_VERSION_MINOR, DMLOPS_VERSION_PATCH);
+    if (strcmp(version, dmlops_version_string()) != 0) {
+        fprintf(stderr, "header says %s, library says %s\n", version, dmlops_version_string());
+        return 1;
+    }
+
+    uint32_t sizes[2] = {1, 4}, len_sizes[2] = {1, 1};
+    DML_BUFFER_TENSOR_DESC x = {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 2, sizes, NULL, 16, 0};
+    DML_BUFFER_TENSOR_DESC l = {DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_FLAG_NONE, 2, len_sizes, NULL, 4, 0};
+    DML_TENSOR_DESC in = {DML_TENSOR_TYPE_BUFFER, &x}, len = {DML_TENSOR_TYPE_BUFFER, &l}, out = in;
+    DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC rev = {&in, &len, &out, 1};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_REVERSE_SUBSEQUENCES, &rev};
+
+    dmlops_context_desc cd;
+    memset(&cd, 0, sizeof cd);
+    cd.backend = DMLOPS_BACKEND_CPU;
+    dmlops_context *ctx = NULL;
+    dmlops_operator *op = NULL;
+    dmlops_buffer *bx = NULL, *bl = NULL, *by = NULL;
+    const float data[4] = {1, 2, 3, 4};
+    const uint32_t lengths[1] = {3};
+    float result[4] = {0, 0, 0, 0};
+    CHECK(dmlops_context_create(&cd, &ctx));
+    CHECK(dmlops_operator_create(ctx, &desc, &op));
+    CHECK(dmlops_buffer_create(ctx, 16, &bx));
+    CHECK(dmlops_buffer_create(ctx, 4, &bl));
+    CHECK(dmlops_buffer_create(ctx, 16, &by));
+    CHECK(dmlops_buffer_write(bx, 0, data, 16));
+    CHECK(dmlops_buffer_write(bl, 0, lengths, 4));
+    dmlops_binding inputs[2] = {{bx, 0, 16}, {bl, 0, 4}}, output = {by, 0, 16};
+    CHECK(dmlops_operator_execute(op, 2, inputs, 1, &output));
+    CHECK(dmlops_buffer_read(by, 0, result, 16));
+    dmlops_buffer_destroy(by);
+    dmlops_buffer_destroy(bl);
+    dmlops_buffer_destroy(bx);
+    dmlops_operator_destroy(op);
+    dmlops_context_destroy(ctx);
+
+    const float expected[4] = {3, 2, 1, 4};
+    if (memcmp(result, expected, sizeof expected) != 0) {
+        fprintf(stderr, "got %g %g %g %g, expected 3 2 1 4\n", result[0], result[1], result[2], result[3]);
+        return 1;
+    }
+    printf("dmlops %s consumer: ok\n", dmlops_version_string());
+    return 0;
+}
