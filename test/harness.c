@@ -123,7 +123,7 @@ static void dmt_pin_driver(void) {}
 /* Destroys a DEBUG context with stderr captured, and returns how many validation messages
  * the library printed meanwhile (echoing them). Objects still alive at vkDestroyDevice are
  * reported then, after dmlops_context_get_info can no longer count them. */
-static unsigned dmt_destroy_counting_messages(dmlops_context *ctx)
+unsigned dmt_destroy_counting_messages(dmlops_context *ctx)
 {
     FILE *tmp = tmpfile();
     int saved = tmp ? dup(2) : -1;

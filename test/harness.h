@@ -57,6 +57,10 @@ typedef struct dmt_tensor {
 void dmt_tensor_init(dmt_tensor *t, DML_TENSOR_DATA_TYPE type, uint32_t rank, const uint32_t *sizes,
                      const uint32_t *strides, uint64_t total);
 
+/* Destroys a DEBUG (not QUIET) context with stderr captured; returns how many validation
+ * messages it printed meanwhile (leaked objects are reported at vkDestroyDevice). */
+unsigned dmt_destroy_counting_messages(dmlops_context *ctx);
+
 /* Creates a buffer of size bytes holding data (when not NULL), checked. */
 dmlops_buffer *dmt_buffer(dmlops_context *ctx, uint64_t size, const void *data);
 

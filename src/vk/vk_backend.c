@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "vk_backend.h"
+#include "../fault.h"
 
 static void dm_vk_context_destroy(dmlops_context *ctx) { dm_vk_context_teardown(dm_vk(ctx)); }
 
@@ -56,7 +57,7 @@ void dm_vk_context_teardown(dm_vk_ctx *vk)
 
 dmlops_status dm_vk_context_init(dmlops_context *ctx, const dm_vk_params *params)
 {
-    dm_vk_ctx *vk = calloc(1, sizeof *vk);
+    dm_vk_ctx *vk = dm_calloc(1, sizeof *vk);
     if (!vk) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     dmlops_status st = dm_vk_device_open(&vk->dev, (ctx->flags & DMLOPS_CONTEXT_FLAG_DEBUG) != 0,
                                          (ctx->flags & DMLOPS_CONTEXT_FLAG_QUIET) != 0, params->device,

@@ -5,6 +5,7 @@
 
 #include "../checked.h"
 #include "vk_record.h"
+#include "../fault.h"
 
 /* (Re)creates the descriptor pool with `capacity` sets. */
 static dmlops_status dm_vk_table_sets(dmlops_binding_table *t, uint32_t capacity)
@@ -15,8 +16,8 @@ static dmlops_status dm_vk_table_sets(dmlops_binding_table *t, uint32_t capacity
     free(t->sets);
     free(t->push);
     t->capacity = 0;
-    t->sets = calloc(capacity, sizeof *t->sets);
-    t->push = calloc(capacity, sizeof *t->push);
+    t->sets = dm_calloc(capacity, sizeof *t->sets);
+    t->push = dm_calloc(capacity, sizeof *t->push);
     if (!t->sets || !t->push) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a binding table");
     VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, capacity * (1 + DM_SLOT_COUNT)};
     VkDescriptorPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
@@ -38,11 +39,11 @@ static dmlops_status dm_vk_table_sets(dmlops_binding_table *t, uint32_t capacity
 dmlops_status dm_vk_table_create(dmlops_operator *op, uint32_t capacity, dmlops_binding_table **out)
 {
     const dm_vk_plan *plan = &((const dm_vk_op *)op->impl)->plan;
-    dmlops_binding_table *t = calloc(1, sizeof *t);
+    dmlops_binding_table *t = dm_calloc(1, sizeof *t);
     if (!t) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a binding table");
     t->vk = dm_vk(op->ctx);
     t->region_capacity = plan->nregions > plan->slab_rows ? plan->nregions : plan->slab_rows;
-    t->regions = t->region_capacity ? calloc(t->region_capacity, sizeof *t->regions) : NULL;
+    t->regions = t->region_capacity ? dm_calloc(t->region_capacity, sizeof *t->regions) : NULL;
     dmlops_status st = t->region_capacity && !t->regions
                            ? dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a binding table")
                            : dm_vk_table_sets(t, capacity < plan->npieces ? plan->npieces : capacity);
@@ -85,7 +86,7 @@ static dmlops_status dm_vk_push_copy(dmlops_binding_table *t, const dm_vk_buffer
     while (dm_vk_copy_next(src, &s_at, dst, &d_at, &size, &c)) {
         if (t->ncopies == t->copies_cap) {
             uint32_t cap = t->copies_cap ? t->copies_cap * 2 : 64;
-            dm_vk_copy *q = realloc(t->copies, cap * sizeof *q);
+            dm_vk_copy *q = dm_realloc(t->copies, cap * sizeof *q);
             if (!q) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory splitting copies");
             t->copies = q;
             t->copies_cap = cap;

@@ -3,12 +3,13 @@
 #include <stdlib.h>
 
 #include "vk_execute.h"
+#include "../fault.h"
 
 dmlops_status dm_vk_buffer_create(dmlops_buffer *buf)
 {
     dm_vk_ctx *vk = dm_vk(buf->ctx);
     if (vk->dev.lost) return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "dmlops_buffer_create: the device was lost");
-    dm_vk_buffer *b = calloc(1, sizeof *b);
+    dm_vk_buffer *b = dm_calloc(1, sizeof *b);
     if (!b) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_buffer_create: out of host memory");
     bool unmapped = false;
     dmlops_status st = dm_vk_buffer_alloc(&vk->dev, buf->size, b, &unmapped);

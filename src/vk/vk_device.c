@@ -3,16 +3,15 @@
 #include <string.h>
 
 #include "vk_device.h"
+#include "../fault.h"
 
 /* A compute family: timestamps matter for benchmarks, and a compute-only family is the
  * least shared. UINT32_MAX when there is none. */
 static uint32_t dm_pick_queue_family(const dm_vk_device *d)
 {
-    uint32_t n = 0, best = UINT32_MAX, best_score = 0;
-    d->inst.vki.GetPhysicalDeviceQueueFamilyProperties(d->phys, &n, NULL);
-    VkQueueFamilyProperties *q = calloc(n ? n : 1, sizeof *q);
-    if (!q) return UINT32_MAX;
-    d->inst.vki.GetPhysicalDeviceQueueFamilyProperties(d->phys, &n, q);
+    uint32_t best = UINT32_MAX, best_score = 0;
+    VkQueueFamilyProperties q[DM_VK_MAX_FAMILIES];
+    const uint32_t n = dm_vk_queue_families(&d->inst.vki, d->phys, q);
     for (uint32_t i = 0; i < n; i++) {
         if (!(q[i].queueFlags & VK_QUEUE_COMPUTE_BIT) || !q[i].queueCount) continue;
         uint32_t score = 1 + (q[i].timestampValidBits ? 2 : 0) + (q[i].queueFlags & VK_QUEUE_GRAPHICS_BIT ? 0 : 1);
@@ -21,7 +20,6 @@ static uint32_t dm_pick_queue_family(const dm_vk_device *d)
             best_score = score;
         }
     }
-    free(q);
     return best;
 }
 
@@ -32,18 +30,12 @@ static dmlops_status dm_vk_device_finish(dm_vk_device *d)
     dm_vk_load_device_table(&d->inst.vki, d->device, &d->vkd);
     if (!d->queue) d->vkd.GetDeviceQueue(d->device, d->queue_family, 0, &d->queue);
     d->inst.vki.GetPhysicalDeviceMemoryProperties(d->phys, &d->memprops);
-    uint32_t n = 0;
-    d->inst.vki.GetPhysicalDeviceQueueFamilyProperties(d->phys, &n, NULL);
-    VkQueueFamilyProperties *q = calloc(n ? n : 1, sizeof *q);
-    if (!q) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
-    d->inst.vki.GetPhysicalDeviceQueueFamilyProperties(d->phys, &n, q);
-    if (d->queue_family >= n || !(q[d->queue_family].queueFlags & VK_QUEUE_COMPUTE_BIT)) {
-        free(q);
+    VkQueueFamilyProperties q[DM_VK_MAX_FAMILIES];
+    const uint32_t n = dm_vk_queue_families(&d->inst.vki, d->phys, q);
+    if (d->queue_family >= n || !(q[d->queue_family].queueFlags & VK_QUEUE_COMPUTE_BIT))
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "queue family %u of %s has no VK_QUEUE_COMPUTE_BIT",
                        d->queue_family, d->info.name);
-    }
     d->timestamp_bits = q[d->queue_family].timestampValidBits;
-    free(q);
     return DMLOPS_SUCCESS;
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "vk_execute.h"
+#include "../fault.h"
 
 /* The planner's sums stay below 2^63 for tensors below 2^62 bytes (vk_plan.c). */
 static dmlops_status dm_vk_check_sizes(const dm_op *op)
@@ -32,7 +33,7 @@ dmlops_status dm_vk_operator_create(dmlops_operator *op)
 {
     dm_vk_ctx *vk = dm_vk(op->ctx);
     if (vk->dev.lost) return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost", op->op.name);
-    dm_vk_op *o = calloc(1, sizeof *o);
+    dm_vk_op *o = dm_calloc(1, sizeof *o);
     if (!o) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating an operator");
     dm_gather g;
     dm_op_lower(&op->op, &g);

@@ -1,6 +1,8 @@
 /* Loading the per-context tables of Vulkan functions (vk_functions.h). */
 #include "vk_functions.h"
 
+#include "vk_fault.h"
+
 void dm_vk_load_instance_table(PFN_vkGetInstanceProcAddr gipa, VkInstance instance, dm_vk_itable *t)
 {
 #define DM_LOAD(name) t->name = (PFN_vk##name)gipa(instance, "vk" #name);
@@ -10,6 +12,7 @@ void dm_vk_load_instance_table(PFN_vkGetInstanceProcAddr gipa, VkInstance instan
         (PFN_vkCreateDebugUtilsMessengerEXT)gipa(instance, "vkCreateDebugUtilsMessengerEXT");
     t->DestroyDebugUtilsMessengerEXT =
         (PFN_vkDestroyDebugUtilsMessengerEXT)gipa(instance, "vkDestroyDebugUtilsMessengerEXT");
+    dm_vk_fault_wrap_instance(t); /* testing only; nothing unless armed */
 }
 
 void dm_vk_load_device_table(const dm_vk_itable *vki, VkDevice device, dm_vk_dtable *t)
@@ -17,4 +20,5 @@ void dm_vk_load_device_table(const dm_vk_itable *vki, VkDevice device, dm_vk_dta
 #define DM_LOAD(name) t->name = (PFN_vk##name)vki->GetDeviceProcAddr(device, "vk" #name);
     DM_VK_DEVICE_FUNCS(DM_LOAD)
 #undef DM_LOAD
+    dm_vk_fault_wrap_device(t); /* testing only; nothing unless armed */
 }

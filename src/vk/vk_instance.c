@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "vk_instance.h"
+#include "../fault.h"
 
 static pthread_once_t dm_volk_once = PTHREAD_ONCE_INIT;
 static VkResult dm_volk_result = VK_ERROR_INITIALIZATION_FAILED;
@@ -27,16 +28,27 @@ dmlops_status dm_vk_loader(PFN_vkGetInstanceProcAddr *gipa)
     return DMLOPS_SUCCESS;
 }
 
-bool dm_vk_listed(dm_vk_list_fn list, const void *user, size_t record_size, const char *name)
+int dm_vk_lookup(dm_vk_list_fn list, const void *user, size_t record_size, const char *name)
 {
     uint32_t n = 0;
-    bool found = false;
-    if (list(user, &n, NULL) != VK_SUCCESS || !n) return false;
-    char *records = calloc(n, record_size);
-    if (records && list(user, &n, records) == VK_SUCCESS)
+    int found = 0;
+    VkResult r = list(user, &n, NULL);
+    if (r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY) return -1;
+    if (r != VK_SUCCESS || !n) return 0;
+    char *records = dm_calloc(n, record_size);
+    if (!records) return -1;
+    r = list(user, &n, records);
+    if (r == VK_SUCCESS || r == VK_INCOMPLETE)
         for (uint32_t i = 0; i < n && !found; i++) found = !strcmp(records + (size_t)i * record_size, name);
+    else if (r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY)
+        found = -1;
     free(records);
     return found;
+}
+
+bool dm_vk_listed(dm_vk_list_fn list, const void *user, size_t record_size, const char *name)
+{
+    return dm_vk_lookup(list, user, record_size, name) == 1;
 }
 
 static VkResult dm_list_layers(const void *user, uint32_t *n, void *records)
@@ -84,17 +96,23 @@ dmlops_status dm_vk_instance_create(bool debug, bool quiet, dm_vk_instance *inst
     uint32_t nlayers = 0, nexts = 0;
     VkInstanceCreateFlags flags = 0;
     const size_t ext_size = sizeof(VkExtensionProperties);
-    if (dm_vk_listed(dm_list_instance_extensions, &exts, ext_size, VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME)) {
+    const int portability =
+        dm_vk_lookup(dm_list_instance_extensions, &exts, ext_size, VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME);
+    if (portability < 0) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "listing the Vulkan extensions: out of host memory");
+    if (portability) {
         ext_names[nexts++] = VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME;
         flags |= VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR;
     }
     if (debug) {
-        if (!dm_vk_listed(dm_list_layers, &layers, sizeof(VkLayerProperties), "VK_LAYER_KHRONOS_validation"))
+        const int has = dm_vk_lookup(dm_list_layers, &layers, sizeof(VkLayerProperties), "VK_LAYER_KHRONOS_validation");
+        if (has < 0) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "listing the Vulkan layers: out of host memory");
+        if (!has)
             return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
                            "DMLOPS_CONTEXT_FLAG_DEBUG needs the Khronos validation layer "
                            "(VK_LAYER_KHRONOS_validation; Debian: apt-get install vulkan-validationlayers)");
-        if (!dm_vk_listed(dm_list_instance_extensions, &exts, ext_size, VK_EXT_DEBUG_UTILS_EXTENSION_NAME))
-            return dm_fail(DMLOPS_ERROR_UNSUPPORTED, "DMLOPS_CONTEXT_FLAG_DEBUG needs VK_EXT_debug_utils");
+        const int utils = dm_vk_lookup(dm_list_instance_extensions, &exts, ext_size, VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+        if (utils < 0) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "listing the Vulkan extensions: out of host memory");
+        if (!utils) return dm_fail(DMLOPS_ERROR_UNSUPPORTED, "DMLOPS_CONTEXT_FLAG_DEBUG needs VK_EXT_debug_utils");
         layer_names[nlayers++] = "VK_LAYER_KHRONOS_validation";
         ext_names[nexts++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
     }

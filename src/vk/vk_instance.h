@@ -32,5 +32,7 @@ void dm_vk_instance_destroy(dm_vk_instance *inst);
  * begin with a char[VK_MAX_EXTENSION_NAME_SIZE] name. */
 typedef VkResult (*dm_vk_list_fn)(const void *user, uint32_t *count, void *records);
 bool dm_vk_listed(dm_vk_list_fn list, const void *user, size_t record_size, const char *name);
+/* The same with the failure told apart: 1 listed, 0 not listed, -1 out of memory. */
+int dm_vk_lookup(dm_vk_list_fn list, const void *user, size_t record_size, const char *name);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "vk_backend.h"
 #include "dmlops_vulkan.h" /* after volk.h (vk_functions.h) */
+#include "../fault.h"
 
 dmlops_status dmlops_context_create_vulkan(const dmlops_vulkan_context_desc *desc, dmlops_context **out)
 {
@@ -30,7 +31,7 @@ dmlops_status dmlops_context_create_vulkan(const dmlops_vulkan_context_desc *des
 
     dmlops_context *ctx = NULL;
     DM_TRY(dm_context_alloc(level, desc->flags, &ctx));
-    dm_vk_ctx *vk = calloc(1, sizeof *vk);
+    dm_vk_ctx *vk = dm_calloc(1, sizeof *vk);
     if (!vk) {
         dm_context_free(ctx);
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
@@ -67,8 +68,8 @@ dmlops_status dmlops_buffer_wrap_vulkan(dmlops_context *ctx, VkBuffer buffer, Vk
     if (!(usage & VK_BUFFER_USAGE_STORAGE_BUFFER_BIT))
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: usage 0x%x lacks VK_BUFFER_USAGE_STORAGE_BUFFER_BIT", fn,
                        (unsigned)usage);
-    dmlops_buffer *buf = calloc(1, sizeof *buf);
-    dm_vk_buffer *b = calloc(1, sizeof *b);
+    dmlops_buffer *buf = dm_calloc(1, sizeof *buf);
+    dm_vk_buffer *b = dm_calloc(1, sizeof *b);
     if (!buf || !b) {
         free(buf);
         free(b);

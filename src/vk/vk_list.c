@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "vk_execute.h"
+#include "../fault.h"
 
 typedef struct dm_vk_list {
     VkCommandPool pool;
@@ -18,7 +19,7 @@ typedef struct dm_vk_list {
 dmlops_status dm_vk_list_create(dmlops_command_list *list)
 {
     dm_vk_device *d = &dm_vk(list->ctx)->dev;
-    dm_vk_list *l = calloc(1, sizeof *l);
+    dm_vk_list *l = dm_calloc(1, sizeof *l);
     if (!l) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a command list");
     dmlops_status st = dm_vk_command_pool(d, &l->pool, &l->cmd, "creating a command list");
     if (st == DMLOPS_SUCCESS && d->timestamp_bits) {
@@ -45,7 +46,7 @@ void dm_vk_list_reset(dmlops_command_list *list)
         if (!t) continue;
         if (l->nspare == l->cap_spare) {
             uint32_t n = l->cap_spare ? l->cap_spare * 2 : 8;
-            dmlops_binding_table **q = realloc(l->spare, n * sizeof *q);
+            dmlops_binding_table **q = dm_realloc(l->spare, n * sizeof *q);
             if (!q) {
                 dm_vk_table_destroy(t);
                 continue;

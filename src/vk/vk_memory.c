@@ -5,6 +5,7 @@
 
 #include "../checked.h"
 #include "vk_memory.h"
+#include "../fault.h"
 
 static uint32_t dm_find_type(const dm_vk_device *d, uint32_t bits, VkMemoryPropertyFlags want,
                              VkMemoryPropertyFlags nice)
@@ -86,7 +87,7 @@ dmlops_status dm_vk_buffer_alloc(dm_vk_device *d, uint64_t size, dm_vk_buffer *b
                        (unsigned long long)size, (unsigned long long)seg, d->info.name);
     b->nseg = (uint32_t)n;
     b->seg_size = n > 1 ? seg : UINT64_MAX;
-    b->seg = n > 1 ? calloc(n, sizeof *b->seg) : &b->one;
+    b->seg = n > 1 ? dm_calloc(n, sizeof *b->seg) : &b->one;
     if (!b->seg) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_buffer_create: out of host memory");
     dmlops_status st = DMLOPS_SUCCESS;
     for (uint32_t i = 0; i < b->nseg && st == DMLOPS_SUCCESS; i++) {

@@ -26,6 +26,11 @@ typedef struct dm_vk_limits {
 void dm_vk_fill_device_info(const dm_vk_itable *vki, VkPhysicalDevice phys, uint32_t index, dmlops_device_info *info);
 /* Vulkan 1.1 and a compute queue: what the library needs of a device. */
 bool dm_vk_usable(const dm_vk_itable *vki, VkPhysicalDevice phys, const dmlops_device_info *info);
+/* The queue families of a device, in a caller's array: families are few (drivers expose
+ * under ten), so there is no allocation to fail; any past DM_VK_MAX_FAMILIES are left out. */
+#define DM_VK_MAX_FAMILIES 64
+uint32_t dm_vk_queue_families(const dm_vk_itable *vki, VkPhysicalDevice phys, VkQueueFamilyProperties *q);
+
 bool dm_vk_has_device_extension(const dm_vk_itable *vki, VkPhysicalDevice phys, const char *name);
 void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *params, uint32_t flags,
                        dm_vk_limits *lim);

@@ -8,6 +8,7 @@
 #include "kernels.h"
 #include "vk_abi.h"
 #include "vk_pipeline.h"
+#include "../fault.h"
 
 #define DM_CACHE_MAGIC 0x434c4d44u /* "DMLC" */
 #define DM_CACHE_VERSION 1u
@@ -50,7 +51,7 @@ static void *dm_cache_load(const dm_vk_device *d, const char *path, size_t *size
     if (fread(&got, sizeof got, 1, f) == 1 && got.magic == want.magic && got.version == want.version &&
         got.vendor_id == want.vendor_id && got.device_id == want.device_id &&
         got.driver_version == want.driver_version && !memcmp(got.uuid, want.uuid, 16) && got.size &&
-        got.size < (256u << 20) && (data = malloc((size_t)got.size))) {
+        got.size < (256u << 20) && (data = dm_malloc((size_t)got.size))) {
         if (fread(data, 1, (size_t)got.size, f) != got.size || dm_fnv1a(data, (size_t)got.size) != got.checksum) {
             free(data);
             data = NULL;
@@ -67,7 +68,7 @@ static void dm_cache_save(const dm_vk_device *d, const dm_vk_pipelines *p)
     if (!p->cache_path || !p->cache || d->vkd.GetPipelineCacheData(d->device, p->cache, &size, NULL) != VK_SUCCESS ||
         !size)
         return;
-    void *data = malloc(size);
+    void *data = dm_malloc(size);
     if (!data) return;
     char tmp[4096];
     if (d->vkd.GetPipelineCacheData(d->device, p->cache, &size, data) == VK_SUCCESS &&

@@ -8,6 +8,7 @@
 
 #include "vk_abi.h"
 #include "vk_plan.h"
+#include "../fault.h"
 
 enum { DM_MAX_PIECES = 1 << 16, DM_MAX_REGIONS = 1 << 18 };
 #define DM_MAX_UNITS (1ull << 31)
@@ -116,9 +117,9 @@ static uint32_t *dm_push_piece(dm_piece_set *set, const dm_vk_piece *p)
     }
     if (set->n == set->cap) {
         uint32_t n = set->cap ? set->cap * 2 : 4;
-        dm_vk_piece *q = realloc(set->pieces, n * sizeof *q);
+        dm_vk_piece *q = dm_realloc(set->pieces, n * sizeof *q);
         if (q) set->pieces = q;
-        uint32_t *w = q ? realloc(set->params, (size_t)n * DM_P_WORDS * sizeof *w) : NULL;
+        uint32_t *w = q ? dm_realloc(set->params, (size_t)n * DM_P_WORDS * sizeof *w) : NULL;
         if (!w) {
             dm_set_message("out of host memory planning an operator");
             return NULL;
@@ -172,7 +173,7 @@ static dmlops_status dm_split(const dm_vk_limits *lim, const dm_gather *g, const
 {
     /* Room for the aligned-down start and the word rounding of every window. */
     const uint64_t limit = (lim->max_range - lim->align - 4) & ~3ull;
-    dm_box *stack = malloc(64 * DM_MAX_RANK * sizeof *stack);
+    dm_box *stack = dm_malloc(64 * DM_MAX_RANK * sizeof *stack);
     uint32_t top = 0;
     if (!stack) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory planning an operator");
     dm_box *b = &stack[top++];
@@ -258,7 +259,7 @@ static dmlops_status dm_plan_copies(const dm_vk_limits *lim, dm_vk_plan *plan)
         if (lim->uma) plan->slab_rows = (uint32_t)rows;
         return DMLOPS_SUCCESS;
     }
-    dm_vk_regions r = {.r = malloc(rows * sizeof *r.r), .cap = (uint32_t)rows};
+    dm_vk_regions r = {.r = dm_malloc(rows * sizeof *r.r), .cap = (uint32_t)rows};
     if (!r.r) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory planning copy regions");
     if (!g->slabs(g, NULL, dm_vk_regions_add, &r) || r.full) {
         free(r.r);

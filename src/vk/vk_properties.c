@@ -6,6 +6,7 @@
 
 #include "../checked.h"
 #include "vk_physical.h"
+#include "../fault.h"
 
 typedef struct dm_phys_ref {
     const dm_vk_itable *vki;
@@ -112,16 +113,21 @@ void dm_vk_fill_device_info(const dm_vk_itable *vki, VkPhysicalDevice phys, uint
 
 bool dm_vk_usable(const dm_vk_itable *vki, VkPhysicalDevice phys, const dmlops_device_info *info)
 {
-    uint32_t n = 0;
     bool compute = false;
     if (info->api_version < VK_API_VERSION_1_1) return false;
-    vki->GetPhysicalDeviceQueueFamilyProperties(phys, &n, NULL);
-    VkQueueFamilyProperties *q = calloc(n ? n : 1, sizeof *q);
-    if (!q) return false;
-    vki->GetPhysicalDeviceQueueFamilyProperties(phys, &n, q);
+    VkQueueFamilyProperties q[DM_VK_MAX_FAMILIES];
+    const uint32_t n = dm_vk_queue_families(vki, phys, q);
     for (uint32_t i = 0; i < n && !compute; i++) compute = (q[i].queueFlags & VK_QUEUE_COMPUTE_BIT) != 0;
-    free(q);
     return compute;
+}
+
+uint32_t dm_vk_queue_families(const dm_vk_itable *vki, VkPhysicalDevice phys, VkQueueFamilyProperties *q)
+{
+    uint32_t n = 0;
+    vki->GetPhysicalDeviceQueueFamilyProperties(phys, &n, NULL);
+    if (n > DM_VK_MAX_FAMILIES) n = DM_VK_MAX_FAMILIES;
+    vki->GetPhysicalDeviceQueueFamilyProperties(phys, &n, q);
+    return n;
 }
 
 void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *params, uint32_t flags,

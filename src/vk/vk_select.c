@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "vk_physical.h"
+#include "../fault.h"
 
 /* Default order: discrete, integrated, virtual, CPU, other. */
 static int dm_type_rank(dmlops_device_type t)
@@ -36,9 +37,9 @@ dmlops_status dm_vk_list_devices(const dm_vk_instance *inst, dm_vk_device_list *
     uint32_t n = 0;
     VkResult r = inst->vki.EnumeratePhysicalDevices(inst->instance, &n, NULL);
     if (r == VK_SUCCESS && n) {
-        l->phys = calloc(n, sizeof *l->phys);
-        l->info = calloc(n, sizeof *l->info);
-        l->usable = calloc(n, sizeof *l->usable);
+        l->phys = dm_calloc(n, sizeof *l->phys);
+        l->info = dm_calloc(n, sizeof *l->info);
+        l->usable = dm_calloc(n, sizeof *l->usable);
         if (!l->phys || !l->info || !l->usable) {
             dm_vk_device_list_free(l);
             return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory listing devices");
@@ -143,7 +144,7 @@ uint32_t dm_vk_device_index(const dm_vk_instance *inst, VkPhysicalDevice phys)
     uint32_t n = 0, index = UINT32_MAX;
     VkPhysicalDevice *all = NULL;
     if (inst->vki.EnumeratePhysicalDevices(inst->instance, &n, NULL) == VK_SUCCESS && n &&
-        (all = calloc(n, sizeof *all)) && inst->vki.EnumeratePhysicalDevices(inst->instance, &n, all) == VK_SUCCESS)
+        (all = dm_calloc(n, sizeof *all)) && inst->vki.EnumeratePhysicalDevices(inst->instance, &n, all) == VK_SUCCESS)
         for (uint32_t i = 0; i < n; i++)
             if (all[i] == phys) index = i;
     free(all);

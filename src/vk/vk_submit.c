@@ -50,10 +50,30 @@ dmlops_status dm_vk_begin(dm_vk_device *d, VkCommandBuffer cmd, bool once, const
 dmlops_status dm_vk_submit_wait(dm_vk_device *d, dm_vk_submitter *s, VkCommandBuffer cmd, const char *what)
 {
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
+    if (d->lost) return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost; the context is unusable", what);
+    /* A failed submission leaves nothing queued (the fence stays unsignalled). */
     DM_VK_CALL(d, what, QueueSubmit, (d->queue, 1, &si, s->fence));
     VkResult r = d->vkd.WaitForFences(d->device, 1, &s->fence, VK_TRUE, UINT64_MAX);
-    d->vkd.ResetFences(d->device, 1, &s->fence);
+    if (r != VK_SUCCESS && r != VK_ERROR_DEVICE_LOST) {
+        /* The wait failed but the work may still be running, and the caller is about to
+         * free what it uses: wait for the whole device instead. If even that fails,
+         * nothing can be known to be idle, so the context is treated as lost. */
+        const VkResult idle = d->vkd.DeviceWaitIdle(d->device);
+        if (idle != VK_SUCCESS) {
+            d->lost = true;
+            return dm_fail(DMLOPS_ERROR_DEVICE_LOST,
+                           "%s: vkWaitForFences failed: %s (%d), then vkDeviceWaitIdle: %s (%d); the context is unusable",
+                           what, dm_vk_result_name(r), (int)r, dm_vk_result_name(idle), (int)idle);
+        }
+    }
+    /* A fence left signalled would let the next wait return before its work is done. */
+    const VkResult reset = r == VK_ERROR_DEVICE_LOST ? VK_SUCCESS : d->vkd.ResetFences(d->device, 1, &s->fence);
     if (r != VK_SUCCESS) return dm_vk_fail(&d->lost, r, "vkWaitForFences", what);
+    if (reset != VK_SUCCESS) {
+        d->lost = true;
+        return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: vkResetFences failed: %s (%d); the context is unusable", what,
+                       dm_vk_result_name(reset), (int)reset);
+    }
     return DMLOPS_SUCCESS;
 }
 
