@@ -26,6 +26,9 @@ void dm_prefix_message(const char *fmt, ...)
     va_end(ap);
     memcpy(old, dm_message, sizeof old);
     size_t n = strlen(prefix);
+    /* A message that already names the same subject keeps one prefix, not
+     * "SLICE1: SLICE1: ..." (issue 10, defect 4). */
+    if (!strncmp(old, prefix, n) && old[n] == ':' && old[n + 1] == ' ') return;
     if (n > sizeof dm_message - 3) n = sizeof dm_message - 3;
     memcpy(dm_message, prefix, n);
     memcpy(dm_message + n, ": ", 2);

@@ -771,3 +771,22 @@ TEST(auto_prefers_hardware_vulkan_else_cpu)
     }
     free(all);
 }
+
+/* Issue 10, defect 4: a tensor no device can hold is refused at creation with one
+ * operator prefix, not "SLICE1: SLICE1: ...". */
+TEST_CTX(beyond_any_device_message_has_one_prefix)
+{
+    if (!dmt_is_vulkan()) return;
+    static const uint32_t in_sizes[1] = {4}, out_sizes[1] = {4}, off[1] = {0}, win[1] = {4};
+    static const int32_t str[1] = {1};
+    dmt_tensor in, out;
+    dmt_tensor_init(&in, DML_TENSOR_DATA_TYPE_FLOAT32, 1, in_sizes, NULL, 18446744073709551612ull);
+    dmt_tensor_init(&out, DML_TENSOR_DATA_TYPE_FLOAT32, 1, out_sizes, NULL, 0);
+    DML_SLICE1_OPERATOR_DESC d = {&in.desc, &out.desc, 1, off, win, str};
+    DML_OPERATOR_DESC od = {DML_OPERATOR_SLICE1, &d};
+    dmlops_operator *op = NULL;
+    CHECK_STATUS(dmlops_operator_create(ctx, &od, &op), DMLOPS_ERROR_UNSUPPORTED,
+                 "SLICE1: InputTensor.TotalTensorSizeInBytes = 18446744073709551612 is beyond any device");
+    CHECK(strncmp(dmlops_last_error_message(), "SLICE1: SLICE1", 14) != 0, "message: %s", dmlops_last_error_message());
+    dmlops_operator_destroy(op);
+}
