@@ -449,6 +449,18 @@ DMLOPS_API dmlops_status dmlops_command_list_record_copy(dmlops_command_list *li
                                               dmlops_buffer *src, uint64_t src_offset,
                                               uint64_t size);
 
+/* Records a copy of size bytes by a plain compute shader: one 16-byte vector per
+ * invocation, 64 invocations per workgroup, one dispatch of up to 65535 workgroups that
+ * stride over the range (more dispatches where a range exceeds the device's
+ * maxStorageBufferRange). It is the benchmark's compute-copy baseline, the ceiling a
+ * shader reaches on the device, not a faster copy: prefer dmlops_command_list_record_copy
+ * to move data. dst_offset, src_offset and size must be multiples of 16; the ranges must
+ * lie inside the buffers and not overlap. DMLOPS_ERROR_UNSUPPORTED on the CPU backend. */
+DMLOPS_API dmlops_status dmlops_command_list_record_compute_copy(dmlops_command_list *list,
+                                                      dmlops_buffer *dst, uint64_t dst_offset,
+                                                      dmlops_buffer *src, uint64_t src_offset,
+                                                      uint64_t size);
+
 /* Submits everything recorded and waits for completion. A list may be executed many
  * times. Executions on one context are serialised. */
 DMLOPS_API dmlops_status dmlops_command_list_execute(dmlops_command_list *list);

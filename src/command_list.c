@@ -107,14 +107,12 @@ dmlops_status dmlops_command_list_record(dmlops_command_list *list, dmlops_opera
     return dm_append(list, &e, rd, nrd, wr, nwr);
 }
 
-dmlops_status dmlops_command_list_record_copy(dmlops_command_list *list, dmlops_buffer *dst, uint64_t dst_offset,
-                                              dmlops_buffer *src, uint64_t src_offset, uint64_t size)
+/* The checks both kinds of copy share, past the NULL checks; fills the entry and its byte ranges. */
+static dmlops_status dm_copy_entry(const char *fn, dmlops_command_list *list, dmlops_buffer *dst, uint64_t dst_offset,
+                                   dmlops_buffer *src, uint64_t src_offset, uint64_t size, dm_list_entry *e,
+                                   dm_range *rd, dm_range *wr)
 {
-    const char *fn = "dmlops_command_list_record_copy";
     uint64_t dend, send;
-    DM_CHECK_ARG(list, "dmlops_command_list_record_copy");
-    DM_CHECK_ARG(dst, "dmlops_command_list_record_copy");
-    DM_CHECK_ARG(src, "dmlops_command_list_record_copy");
     if (dst->ctx != list->ctx || src->ctx != list->ctx)
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: a buffer belongs to another context", fn);
     if (size == 0) return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: size = 0", fn);
@@ -124,12 +122,48 @@ dmlops_status dmlops_command_list_record_copy(dmlops_command_list *list, dmlops_
     if (!dm_add_u64(src_offset, size, &send) || send > src->size)
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: source range [%llu, +%llu) exceeds its buffer size %llu", fn,
                        (unsigned long long)src_offset, (unsigned long long)size, (unsigned long long)src->size);
-    dm_range rd = {src->resource, src->resource_offset + src_offset, src->resource_offset + send};
-    dm_range wr = {dst->resource, dst->resource_offset + dst_offset, dst->resource_offset + dend};
-    if (dm_ranges_overlap(rd, wr))
+    *rd = (dm_range){src->resource, src->resource_offset + src_offset, src->resource_offset + send};
+    *wr = (dm_range){dst->resource, dst->resource_offset + dst_offset, dst->resource_offset + dend};
+    if (dm_ranges_overlap(*rd, *wr))
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: source and destination ranges overlap", fn);
-    dm_list_entry e = {.copy_dst = dst, .copy_src = src, .copy_dst_offset = dst_offset,
-                       .copy_src_offset = src_offset, .copy_size = size};
+    *e = (dm_list_entry){.copy_dst = dst, .copy_src = src, .copy_dst_offset = dst_offset,
+                         .copy_src_offset = src_offset, .copy_size = size};
+    return DMLOPS_SUCCESS;
+}
+
+dmlops_status dmlops_command_list_record_copy(dmlops_command_list *list, dmlops_buffer *dst, uint64_t dst_offset,
+                                              dmlops_buffer *src, uint64_t src_offset, uint64_t size)
+{
+    dm_list_entry e;
+    dm_range rd, wr;
+    DM_CHECK_ARG(list, "dmlops_command_list_record_copy");
+    DM_CHECK_ARG(dst, "dmlops_command_list_record_copy");
+    DM_CHECK_ARG(src, "dmlops_command_list_record_copy");
+    DM_TRY(dm_copy_entry("dmlops_command_list_record_copy", list, dst, dst_offset, src, src_offset, size, &e, &rd, &wr));
+    return dm_append(list, &e, &rd, 1, &wr, 1);
+}
+
+dmlops_status dmlops_command_list_record_compute_copy(dmlops_command_list *list, dmlops_buffer *dst,
+                                                      uint64_t dst_offset, dmlops_buffer *src, uint64_t src_offset,
+                                                      uint64_t size)
+{
+    const char *fn = "dmlops_command_list_record_compute_copy";
+    dm_list_entry e;
+    dm_range rd, wr;
+    DM_CHECK_ARG(list, "dmlops_command_list_record_compute_copy");
+    DM_CHECK_ARG(dst, "dmlops_command_list_record_compute_copy");
+    DM_CHECK_ARG(src, "dmlops_command_list_record_compute_copy");
+    DM_TRY(dm_copy_entry(fn, list, dst, dst_offset, src, src_offset, size, &e, &rd, &wr));
+    if ((dst_offset | src_offset | size) % 16)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT,
+                       "%s: dst_offset = %llu, src_offset = %llu and size = %llu must be multiples of 16", fn,
+                       (unsigned long long)dst_offset, (unsigned long long)src_offset, (unsigned long long)size);
+    if (!list->ctx->vt->compute_copy)
+        return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
+                       "%s: the %s backend runs no compute shaders (dmlops_command_list_record_copy copies on any "
+                       "backend)",
+                       fn, list->ctx->backend == DMLOPS_BACKEND_CPU ? "CPU" : "context's");
+    e.compute = true;
     return dm_append(list, &e, &rd, 1, &wr, 1);
 }
 

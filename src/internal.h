@@ -25,6 +25,7 @@ typedef struct dm_list_entry {
     uint32_t nbind;
     bool barrier_before;                /* a hazard with earlier entries */
     dmlops_buffer *copy_dst, *copy_src; /* copy entries */
+    bool compute;                       /* a copy by the copy shader (record_compute_copy) */
     uint64_t copy_dst_offset, copy_src_offset, copy_size;
     void *impl;                         /* backend data, e.g. a binding table */
 } dm_list_entry;
@@ -33,6 +34,8 @@ typedef struct dm_backend_vtbl {
     /* Executions may run at once on several threads: the front end does not serialise
      * them on the context lock (the backend locks what it shares). */
     bool concurrent_execute;
+    /* The backend records copies by a compute shader (record_compute_copy). */
+    bool compute_copy;
     void (*context_destroy)(dmlops_context *ctx);
     void (*context_info)(dmlops_context *ctx, dmlops_context_info *info);
     dmlops_status (*buffer_create)(dmlops_buffer *buf);

@@ -1,5 +1,6 @@
 /* The host/kernel interface, checked from both sides: src/vk/vk_abi.h (what the host
- * writes) against glsl/gather_common.glsl (what the kernels read). The GLSL file is read
+ * writes) against glsl/gather_common.glsl (what the kernels read), and against
+ * glsl/copy.comp (the compute copy). The GLSL file is read
  * as text and its file-scope constants, push-constant block, specialisation constants
  * and buffer bindings are compared with the C lists, so a change on one side alone
  * fails here. Member offsets of the push-constant block follow std430 rules from the
@@ -17,13 +18,13 @@ _Static_assert(offsetof(dm_vk_push, rem_dst) == 4 * DM_SLOT_DST && offsetof(dm_v
                    offsetof(dm_vk_push, rem_aux) == 4 * DM_SLOT_AUX && offsetof(dm_vk_push, rem_aux2) == 4 * DM_SLOT_AUX2,
                "dm_vk_push members out of slot order");
 
-static char *glsl_text(void)
+static char *glsl_file(const char *name)
 {
     /* Next to this file: test/../glsl (make runs the tests from the repository root). */
     char path[512];
     const char *file = __FILE__, *slash = strrchr(file, '/');
     int dir = slash ? (int)(slash - file) : 1;
-    snprintf(path, sizeof path, "%.*s/../glsl/gather_common.glsl", dir, slash ? file : ".");
+    snprintf(path, sizeof path, "%.*s/../glsl/%s", dir, slash ? file : ".", name);
     FILE *f = fopen(path, "rb");
     if (!f) {
         (void)CHECK(0, "cannot open %s (run from the repository root)", path);
@@ -35,6 +36,8 @@ static char *glsl_text(void)
     if (text && n == (1 << 16) - 1) (void)CHECK(0, "%s is larger than this test reads", path);
     return text;
 }
+
+static char *glsl_text(void) { return glsl_file("gather_common.glsl"); }
 
 static const char *skip_space(const char *p)
 {
@@ -142,24 +145,17 @@ static bool std430_type(const char *type, uint32_t *size, uint32_t *align)
     return false;
 }
 
-TEST(push_constant_block_agrees)
+typedef struct c_member {
+    const char *name;
+    size_t offset, size;
+} c_member;
+
+/* The push_constant block of a GLSL text against the C struct's members (nc of them,
+ * `size` bytes in all). */
+static void check_push_block(const char *text, const char *file, const c_member *c_members, size_t nc, size_t c_size)
 {
-    static const struct {
-        const char *name;
-        size_t offset, size;
-    } c_members[] = {
-#define C_MEMBER(name) {#name, offsetof(dm_vk_push, name), sizeof(((dm_vk_push *)0)->name)},
-        DM_VK_PUSH_FIELDS(C_MEMBER)
-#undef C_MEMBER
-    };
-    const size_t nc = sizeof c_members / sizeof c_members[0];
-    char *text = glsl_text();
-    REQUIRE(text != NULL);
     const char *p = strstr(text, "layout(push_constant)");
-    if (!CHECK(p != NULL, "no push_constant block in gather_common.glsl")) {
-        free(text);
-        return;
-    }
+    if (!CHECK(p != NULL, "no push_constant block in %s", file)) return;
     p = strchr(p, '{');
     REQUIRE(p != NULL);
     p++;
@@ -172,25 +168,38 @@ TEST(push_constant_block_agrees)
         p = ident(p, name);
         p = skip_space(p);
         uint32_t size = 0, align = 1;
-        if (!CHECK(std430_type(type, &size, &align) && *p == ';', "push member %s %s: not a scalar or vector", type,
-                   name))
+        if (!CHECK(std430_type(type, &size, &align) && *p == ';', "%s: push member %s %s: not a scalar or vector", file,
+                   type, name))
             break;
         p++;
         offset = (offset + align - 1) / align * align;
         block_align = align > block_align ? align : block_align;
-        if (CHECK(i < nc, "GLSL push member %s has no C counterpart", name)) {
-            CHECK(!strcmp(name, c_members[i].name), "push member %zu: %s in GLSL, %s in C", i, name, c_members[i].name);
+        if (CHECK(i < nc, "%s: GLSL push member %s has no C counterpart", file, name)) {
+            CHECK(!strcmp(name, c_members[i].name), "%s: push member %zu: %s in GLSL, %s in C", file, i, name,
+                  c_members[i].name);
             CHECK(offset == c_members[i].offset && size == c_members[i].size,
-                  "push member %s: offset %u size %u in GLSL (std430), offset %zu size %zu in C", name, offset, size,
-                  c_members[i].offset, c_members[i].size);
+                  "%s: push member %s: offset %u size %u in GLSL (std430), offset %zu size %zu in C", file, name, offset,
+                  size, c_members[i].offset, c_members[i].size);
         }
         offset += size;
         i++;
     }
-    CHECK(i == nc, "%zu push members in GLSL, %zu in C", i, nc);
+    CHECK(i == nc, "%s: %zu push members in GLSL, %zu in C", file, i, nc);
     uint32_t block = (offset + block_align - 1) / block_align * block_align;
-    CHECK(block == sizeof(dm_vk_push), "push block: %u bytes in GLSL, %zu in C", block, sizeof(dm_vk_push));
-    CHECK(block <= 128, "push block of %u bytes: Vulkan guarantees 128", block);
+    CHECK(block == c_size, "%s: push block: %u bytes in GLSL, %zu in C", file, block, c_size);
+    CHECK(block <= 128, "%s: push block of %u bytes: Vulkan guarantees 128", file, block);
+}
+
+TEST(push_constant_block_agrees)
+{
+    static const c_member c_members[] = {
+#define C_MEMBER(name) {#name, offsetof(dm_vk_push, name), sizeof(((dm_vk_push *)0)->name)},
+        DM_VK_PUSH_FIELDS(C_MEMBER)
+#undef C_MEMBER
+    };
+    char *text = glsl_text();
+    REQUIRE(text != NULL);
+    check_push_block(text, "gather_common.glsl", c_members, sizeof c_members / sizeof c_members[0], sizeof(dm_vk_push));
     free(text);
 }
 
@@ -232,5 +241,23 @@ TEST(specialisation_constants_and_bindings_agree)
         long b = layout_number(text, bindings[i].block, "binding");
         CHECK(b == bindings[i].binding, "%s: binding %ld in GLSL, %ld in C", bindings[i].block, b, bindings[i].binding);
     }
+    free(text);
+}
+
+/* ---- the compute copy (glsl/copy.comp) ------------------------------------------------ */
+
+TEST(compute_copy_interface_agrees)
+{
+    static const c_member c_members[] = {
+#define C_MEMBER(name) {#name, offsetof(dm_vk_copy_push, name), sizeof(((dm_vk_copy_push *)0)->name)},
+        DM_VK_COPY_PUSH_FIELDS(C_MEMBER)
+#undef C_MEMBER
+    };
+    char *text = glsl_file("copy.comp");
+    REQUIRE(text != NULL);
+    check_push_block(text, "copy.comp", c_members, sizeof c_members / sizeof c_members[0], sizeof(dm_vk_copy_push));
+    CHECK(layout_number(text, ") in;", "local_size_x") == (long)DM_COPY_WORKGROUP, "copy.comp: local_size_x");
+    CHECK(layout_number(text, "buffer Dst ", "binding") == DM_COPY_BINDING_DST, "copy.comp: Dst binding");
+    CHECK(layout_number(text, "buffer Src ", "binding") == DM_COPY_BINDING_SRC, "copy.comp: Src binding");
     free(text);
 }

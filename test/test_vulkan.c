@@ -790,3 +790,91 @@ TEST_CTX(beyond_any_device_message_has_one_prefix)
     CHECK(strncmp(dmlops_last_error_message(), "SLICE1: SLICE1", 14) != 0, "message: %s", dmlops_last_error_message());
     dmlops_operator_destroy(op);
 }
+
+/* ---- the compute copy (dmlops_command_list_record_compute_copy) ---- */
+
+/* Copies random 16-byte-aligned ranges with the copy shader and checks every byte of the
+ * destination buffer: the range is the source's, everything else keeps its guard pattern. */
+static void compute_copies(dmlops_context *vk, uint64_t seed, int rounds)
+{
+    enum { N = 4096 };
+    dmt_rng r = {seed};
+    uint8_t *src = malloc(N), *guard = malloc(N), *got = malloc(N);
+    REQUIRE(src && guard && got);
+    vkt_fill(&r, src, N);
+    for (int i = 0; i < N; i++) guard[i] = (uint8_t)(0xa5 ^ i);
+    dmlops_buffer *bs = dmt_buffer(vk, N, src), *bd = dmt_buffer(vk, N, NULL);
+    dmlops_command_list *list = NULL;
+    REQUIRE(bs && bd);
+    REQUIRE_OK(dmlops_command_list_create(vk, &list));
+    for (int i = 0; i < rounds; i++) {
+        uint64_t size = 16 * (1 + (uint64_t)dmt_below(&r, N / 16 - 1));
+        uint64_t so = 16 * (uint64_t)dmt_below(&r, (uint32_t)((N - size) / 16 + 1));
+        uint64_t dof = 16 * (uint64_t)dmt_below(&r, (uint32_t)((N - size) / 16 + 1));
+        REQUIRE_OK(dmlops_buffer_write(bd, 0, guard, N));
+        REQUIRE_OK(dmlops_command_list_reset(list));
+        REQUIRE_OK(dmlops_command_list_record_compute_copy(list, bd, dof, bs, so, size));
+        REQUIRE_OK(dmlops_command_list_execute(list));
+        REQUIRE_OK(dmlops_buffer_read(bd, 0, got, N));
+        bool inside = !memcmp(got + dof, src + so, size);
+        bool outside = !memcmp(got, guard, dof) && !memcmp(got + dof + size, guard + dof + size, N - dof - size);
+        if (!CHECK(inside && outside, "copy of %llu bytes from %llu to %llu: %s", (unsigned long long)size,
+                   (unsigned long long)so, (unsigned long long)dof, inside ? "a guard byte changed" : "wrong bytes"))
+            break;
+    }
+    dmlops_command_list_destroy(list);
+    dmlops_buffer_destroy(bs);
+    dmlops_buffer_destroy(bd);
+    free(src);
+    free(guard);
+    free(got);
+}
+
+TEST(compute_copy_is_exact_and_writes_only_its_range)
+{
+    /* Whole windows; 96-byte windows (many dispatches); one workgroup per dispatch (the
+     * kernel's grid-stride loop); buffers in 256-byte allocations (windows cut at them). */
+    static const struct {
+        uint64_t max_range;
+        uint32_t max_groups;
+        uint64_t max_alloc;
+    } setups[] = {{0, 0, 0}, {96, 0, 0}, {0, 1, 0}, {0, 0, 256}, {200, 2, 512}};
+    for (size_t i = 0; i < sizeof setups / sizeof setups[0]; i++) {
+        dmlops_context *vk = vkt_context_alloc(0, setups[i].max_range, setups[i].max_groups, setups[i].max_alloc);
+        if (!vk) return;
+        compute_copies(vk, 0x5151 + i, 40);
+        vkt_done(vk);
+    }
+}
+
+TEST_CTX(compute_copy_checks_its_arguments)
+{
+    dmlops_buffer *a = dmt_buffer(ctx, 256, NULL), *b = dmt_buffer(ctx, 256, NULL);
+    dmlops_command_list *list = NULL;
+    REQUIRE(a && b);
+    REQUIRE_OK(dmlops_command_list_create(ctx, &list));
+    const dmlops_status INVALID = DMLOPS_ERROR_INVALID_ARGUMENT;
+    CHECK_STATUS(dmlops_command_list_record_compute_copy(NULL, a, 0, b, 0, 16), INVALID, "list");
+    CHECK_STATUS(dmlops_command_list_record_compute_copy(list, NULL, 0, b, 0, 16), INVALID, "dst");
+    CHECK_STATUS(dmlops_command_list_record_compute_copy(list, a, 0, NULL, 0, 16), INVALID, "src");
+    CHECK_STATUS(dmlops_command_list_record_compute_copy(list, a, 8, b, 0, 16), INVALID, "multiples of 16");
+    CHECK_STATUS(dmlops_command_list_record_compute_copy(list, a, 0, b, 4, 16), INVALID, "multiples of 16");
+    CHECK_STATUS(dmlops_command_list_record_compute_copy(list, a, 0, b, 0, 24), INVALID, "multiples of 16");
+    CHECK_STATUS(dmlops_command_list_record_compute_copy(list, a, 0, b, 0, 0), INVALID, "size = 0");
+    CHECK_STATUS(dmlops_command_list_record_compute_copy(list, a, 128, b, 0, 144), INVALID, "exceeds");
+    CHECK_STATUS(dmlops_command_list_record_compute_copy(list, a, 0, b, UINT64_MAX - 15, 16), INVALID, "exceeds");
+    CHECK_STATUS(dmlops_command_list_record_compute_copy(list, a, 0, a, 64, 128), INVALID, "overlap");
+    if (dmt_is_vulkan()) {
+        CHECK_OK(dmlops_command_list_record_compute_copy(list, a, 0, b, 0, 256));
+    } else {
+        CHECK_STATUS(dmlops_command_list_record_compute_copy(list, a, 0, b, 0, 256), DMLOPS_ERROR_UNSUPPORTED,
+                     "CPU backend runs no compute shaders");
+    }
+    uint32_t ops = 99;
+    CHECK_OK(dmlops_command_list_get_counts(list, &ops, NULL));
+    CHECK(ops == (dmt_is_vulkan() ? 1u : 0u), "%u operations recorded", ops);
+    CHECK_OK(dmlops_command_list_execute(list));
+    dmlops_command_list_destroy(list);
+    dmlops_buffer_destroy(a);
+    dmlops_buffer_destroy(b);
+}

@@ -57,22 +57,16 @@ static uint32_t iterations_for(const bench_policy *p, uint32_t fixed, double fir
     return n < p->min_iters ? p->min_iters : n > p->max_iters ? p->max_iters : (uint32_t)n;
 }
 
-/* Executes list iters times; t[] gets GPU seconds, or wall seconds when any run had no
- * timestamps. t has room for 2 * iters. */
-static dmlops_status time_list(dmlops_command_list *list, uint32_t iters, double *t, bool *gpu)
+/* One execution of list: GPU seconds, or wall seconds (and *gpu false) when it had no
+ * timestamps. */
+static dmlops_status time_once(dmlops_command_list *list, double *t, bool *gpu)
 {
-    double *wall = t + iters;
-    *gpu = true;
-    for (uint32_t i = 0; i < iters; i++) {
-        dmlops_execution_stats s = {-1, 0};
-        dmlops_status st = dmlops_command_list_execute(list);
-        if (st == DMLOPS_SUCCESS) st = dmlops_command_list_get_stats(list, &s);
-        if (st != DMLOPS_SUCCESS) return st;
-        t[i] = s.gpu_seconds;
-        wall[i] = s.wall_seconds;
-        *gpu = *gpu && s.gpu_seconds >= 0;
-    }
-    if (!*gpu) memcpy(t, wall, iters * sizeof *t);
+    dmlops_execution_stats s = {-1, 0};
+    dmlops_status st = dmlops_command_list_execute(list);
+    if (st == DMLOPS_SUCCESS) st = dmlops_command_list_get_stats(list, &s);
+    if (st != DMLOPS_SUCCESS) return st;
+    *gpu = *gpu && s.gpu_seconds >= 0;
+    *t = s.gpu_seconds >= 0 ? s.gpu_seconds : s.wall_seconds;
     return DMLOPS_SUCCESS;
 }
 
@@ -100,13 +94,14 @@ static double time_host(host_mem *h, uint64_t bytes, uint32_t iters, bool fill, 
 typedef struct case_objs {
     dmlops_operator *op;
     dmlops_buffer *buf[3], *copy_src, *copy_dst;
-    dmlops_command_list *list, *copy;
+    dmlops_command_list *list, *copy, *ccopy; /* the case; vkCmdCopyBuffer; the compute copy */
 } case_objs;
 
 static void case_objs_free(case_objs *o)
 {
     dmlops_command_list_destroy(o->list);
     dmlops_command_list_destroy(o->copy);
+    dmlops_command_list_destroy(o->ccopy);
     dmlops_operator_destroy(o->op);
     for (int i = 0; i < 3; i++) dmlops_buffer_destroy(o->buf[i]);
     dmlops_buffer_destroy(o->copy_src);
@@ -145,24 +140,59 @@ static dmlops_status case_setup(dmlops_context *ctx, const bench_case *c, host_m
     return st;
 }
 
-/* Times the case's list: one warm-up run decides the iteration count, then the median
- * and minimum of that many runs. */
-static dmlops_status time_case(case_objs *o, const bench_policy *pol, uint32_t fixed, bench_result *r, double **t)
+/* The Vulkan baselines over copy_bytes: a vkCmdCopyBuffer, and the compute copy over the
+ * same bytes rounded up to its 16-byte granule, each alone in a command list. */
+static dmlops_status baselines_setup(dmlops_context *ctx, uint64_t copy_bytes, case_objs *o, bench_result *r)
 {
-    double warm[2];
-    bool gpu;
-    dmlops_status st = time_list(o->list, 1, warm, &gpu);
+    const uint64_t cc_bytes = (copy_bytes + 15) & ~15ull;
+    dmlops_status st = dmlops_buffer_create(ctx, cc_bytes, &o->copy_src);
+    if (st == DMLOPS_SUCCESS) st = dmlops_buffer_create(ctx, cc_bytes, &o->copy_dst);
+    if (st == DMLOPS_SUCCESS) st = dmlops_command_list_create(ctx, &o->copy);
+    if (st == DMLOPS_SUCCESS) st = dmlops_command_list_record_copy(o->copy, o->copy_dst, 0, o->copy_src, 0, copy_bytes);
+    if (st != DMLOPS_SUCCESS) return skip(r, "copy", st), st;
+    st = dmlops_command_list_create(ctx, &o->ccopy);
+    if (st == DMLOPS_SUCCESS)
+        st = dmlops_command_list_record_compute_copy(o->ccopy, o->copy_dst, 0, o->copy_src, 0, cc_bytes);
+    if (st != DMLOPS_SUCCESS) return skip(r, "compute copy", st), st;
+    r->compute_copy_bytes = cc_bytes;
+    return DMLOPS_SUCCESS;
+}
+
+/* Times the case's list and, on Vulkan, its two baselines: one warm-up run of each, the
+ * case's deciding the iteration count, then that many rounds of case, copy, compute copy
+ * in turn, so that a machine whose load changes meanwhile slows all three alike and the
+ * ratios of the medians stay fair. */
+static dmlops_status time_case(case_objs *o, const bench_policy *pol, uint32_t fixed, uint64_t copy_bytes,
+                               bench_result *r, double **t)
+{
+    double warm;
+    bool gpu = true, bgpu = true;
+    dmlops_command_list *lists[3] = {o->list, o->copy, o->ccopy};
+    const int nlists = o->copy ? 3 : 1;
+    dmlops_status st = time_once(o->list, &warm, &gpu);
+    for (int k = 1; k < nlists && st == DMLOPS_SUCCESS; k++) st = time_once(lists[k], &(double){0}, &bgpu);
     if (st != DMLOPS_SUCCESS) return skip(r, "execute", st), st;
-    r->iterations = iterations_for(pol, fixed, warm[0]);
-    *t = malloc(2 * (size_t)(r->iterations > BASELINE_MIN_ITERS ? r->iterations : BASELINE_MIN_ITERS) * sizeof **t);
+    r->iterations = iterations_for(pol, fixed, warm);
+    const size_t n = r->iterations > BASELINE_MIN_ITERS ? r->iterations : BASELINE_MIN_ITERS;
+    *t = malloc(3 * n * sizeof **t); /* the case's times, then each baseline's */
     if (!*t) {
         snprintf(r->skipped, sizeof r->skipped, "out of host memory");
         return DMLOPS_ERROR_OUT_OF_HOST_MEMORY;
     }
-    if ((st = time_list(o->list, r->iterations, *t, &r->gpu_timer)) != DMLOPS_SUCCESS) return skip(r, "execute", st), st;
+    gpu = true;
+    for (uint32_t i = 0; i < r->iterations && st == DMLOPS_SUCCESS; i++)
+        for (int k = 0; k < nlists && st == DMLOPS_SUCCESS; k++)
+            st = time_once(lists[k], &(*t)[(size_t)k * n + i], k ? &bgpu : &gpu);
+    if (st != DMLOPS_SUCCESS) return skip(r, "execute", st), st;
+    r->gpu_timer = gpu;
     r->min_s = min_of(*t, r->iterations);
     r->median_s = cli_median(*t, r->iterations);
     r->gbps = r->median_s > 0 ? (double)r->bytes / r->median_s * 1e-9 : 0;
+    if (nlists == 3) {
+        double copy_s = cli_median(*t + n, r->iterations), cc_s = cli_median(*t + 2 * n, r->iterations);
+        r->copy_gbps = copy_s > 0 ? 2.0 * (double)copy_bytes / copy_s * 1e-9 : 0;
+        r->compute_copy_gbps = cc_s > 0 ? 2.0 * (double)r->compute_copy_bytes / cc_s * 1e-9 : 0;
+    }
     return DMLOPS_SUCCESS;
 }
 
@@ -176,26 +206,12 @@ static void run_case(dmlops_context *ctx, bool vulkan, const bench_case *c, cons
     dmlops_operator_info info;
     dmlops_operator_get_info(o.op, &info);
     r->bytes = info.bytes_read + info.bytes_written;
-    if (time_case(&o, pol, fixed, r, &t) != DMLOPS_SUCCESS) goto done;
+    const uint64_t copy_bytes = (r->bytes + 1) / 2;
+    /* The rooflines: the same bytes through vkCmdCopyBuffer and the compute copy. */
+    if (vulkan && baselines_setup(ctx, copy_bytes, &o, r) != DMLOPS_SUCCESS) goto done;
+    if (time_case(&o, pol, fixed, copy_bytes, r, &t) != DMLOPS_SUCCESS) goto done;
     dmlops_operator_get_info(o.op, &info);
     r->path = info.last_path;
-    const uint64_t copy_bytes = (r->bytes + 1) / 2;
-
-    if (vulkan) { /* the copy roofline: the same bytes through vkCmdCopyBuffer, timed the same way */
-        bool gpu;
-        dmlops_status st = dmlops_buffer_create(ctx, copy_bytes, &o.copy_src);
-        if (st == DMLOPS_SUCCESS) st = dmlops_buffer_create(ctx, copy_bytes, &o.copy_dst);
-        if (st == DMLOPS_SUCCESS) st = dmlops_command_list_create(ctx, &o.copy);
-        if (st == DMLOPS_SUCCESS) st = dmlops_command_list_record_copy(o.copy, o.copy_dst, 0, o.copy_src, 0, copy_bytes);
-        if (st == DMLOPS_SUCCESS) st = time_list(o.copy, 1, t, &gpu);
-        if (st == DMLOPS_SUCCESS) st = time_list(o.copy, r->iterations, t, &gpu);
-        if (st != DMLOPS_SUCCESS) {
-            skip(r, "copy", st);
-            goto done;
-        }
-        double copy_s = cli_median(t, r->iterations);
-        r->copy_gbps = copy_s > 0 ? 2.0 * (double)copy_bytes / copy_s * 1e-9 : 0;
-    }
     if (!host_reserve(h, (size_t)copy_bytes)) {
         snprintf(r->skipped, sizeof r->skipped, "out of host memory");
         goto done;

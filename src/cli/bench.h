@@ -64,6 +64,9 @@ typedef struct bench_result {
     double median_s, min_s;
     double gbps;
     double copy_gbps;    /* vkCmdCopyBuffer of bytes / 2 (Vulkan only; 0 otherwise) */
+    double compute_copy_gbps;    /* the compute copy (record_compute_copy) of the same bytes,
+                                    rounded up to 16 (Vulkan only; 0 otherwise) */
+    uint64_t compute_copy_bytes; /* what it copied */
     double memcpy_gbps;  /* host memcpy of bytes / 2 */
     double memset_gbps;  /* ONE_HOT: host memset of the output bytes, counted as written */
     double memset_s;     /* ONE_HOT: the memset's median seconds; "vs memset" is memset_s / median_s */

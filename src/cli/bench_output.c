@@ -58,9 +58,10 @@ static double memset_equiv_gbps(const bench_result *r)
 void bench_print_table(const bench_run *run, FILE *f)
 {
     const bool vk = is_vulkan(run);
-    char a[16], b[16], c[16], d[16];
-    fprintf(f, "\n%-50s %-13s %-5s %5s %11s %9s %9s %9s %9s %9s%s\n", "case", "path", "timer", "iters", "median us",
-            "GB/s", "vs memcpy", "vs numpy", "vs memset", vk ? "copy GB/s" : "", vk ? "   vs copy" : "");
+    char a[16], b[16], c[16], d[16], e[16];
+    fprintf(f, "\n%-50s %-13s %-5s %5s %11s %9s %9s %9s %9s%s\n", "case", "path", "timer", "iters", "median us",
+            "GB/s", "vs memcpy", "vs numpy", "vs memset",
+            vk ? " copy GB/s   vs copy compute copy GB/s vs compute copy" : "");
     for (size_t i = 0; i < run->count; i++) {
         const bench_result *r = &run->results[i];
         if (r->skipped[0]) {
@@ -70,9 +71,15 @@ void bench_print_table(const bench_run *run, FILE *f)
         fprintf(f, "%-50s %-13s %-5s %5u %11.1f %9.3f %9s %9s %9s", r->c->label, dmlops_path_name(r->path),
                 timer_name(r), r->iterations, r->median_s * 1e6, r->gbps, fmt_ratio(r->gbps, r->memcpy_gbps, a),
                 fmt_ratio(r->gbps, numpy_gbps(r), b), fmt_ratio(r->gbps, memset_equiv_gbps(r), c));
-        if (vk) fprintf(f, " %9.3f %9s", r->copy_gbps, fmt_ratio(r->gbps, r->copy_gbps, d));
+        if (vk)
+            fprintf(f, " %9.3f %9s %17.3f %15s", r->copy_gbps, fmt_ratio(r->gbps, r->copy_gbps, d), r->compute_copy_gbps,
+                    fmt_ratio(r->gbps, r->compute_copy_gbps, e));
         fputc('\n', f);
     }
+    if (vk)
+        fprintf(f, "copy: vkCmdCopyBuffer of the same bytes; compute copy: the plain copy shader (one uvec4 per "
+                   "invocation, dmlops_command_list_record_compute_copy) of the same bytes; both run in turn with "
+                   "the case\n");
     if (any_wall(run))
         fprintf(f, "timer 'wall': no GPU timestamps (CPU backend, or a device without timestamp queries), so "
                    "host wall time from submission to completion was used\n");
@@ -113,7 +120,7 @@ bool bench_write_csv(const bench_run *run, const char *path)
     }
     fputs("device,backend,operator,variant,data_type,element_bytes,tensor_bytes,bytes_moved,path,timer,iterations,"
           "median_us,min_us,gbps,copy_gbps,ratio_copy,memcpy_gbps,ratio_memcpy,memset_gbps,ratio_memset,numpy_us,"
-          "ratio_numpy,threads\n",
+          "ratio_numpy,threads,compute_copy_gbps,ratio_compute_copy\n",
           f);
     for (size_t i = 0; i < run->count; i++) {
         const bench_result *r = &run->results[i];
@@ -122,13 +129,14 @@ bool bench_write_csv(const bench_run *run, const char *path)
         csv_string(f, run->device);
         fprintf(f, ",%s,%s,", run->backend, dmlops_operator_type_name(c->fam->op));
         csv_string(f, c->fam->variant);
-        fprintf(f, ",%s,%u,%llu,%llu,%s,%s,%u,%.3f,%.3f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.3f,%.4f,%u\n",
+        fprintf(f, ",%s,%u,%llu,%llu,%s,%s,%u,%.3f,%.3f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.3f,%.4f,%u,%.4f,%.4f\n",
                 dmlops_data_type_name(c->type),
                 dmlops_data_type_size(c->type), (unsigned long long)c->tensor_bytes, (unsigned long long)r->bytes,
                 dmlops_path_name(r->path), timer_name(r), r->iterations, r->median_s * 1e6, r->min_s * 1e6, r->gbps,
                 r->copy_gbps, bench_ratio(r->gbps, r->copy_gbps), r->memcpy_gbps, bench_ratio(r->gbps, r->memcpy_gbps),
                 r->memset_gbps, bench_ratio(r->gbps, memset_equiv_gbps(r)), r->numpy_s * 1e6,
-                bench_ratio(r->gbps, numpy_gbps(r)), run->ctx.cpu_threads);
+                bench_ratio(r->gbps, numpy_gbps(r)), run->ctx.cpu_threads, r->compute_copy_gbps,
+                bench_ratio(r->gbps, r->compute_copy_gbps));
     }
     bool ok = !ferror(f);
     if (fclose(f) != 0) ok = false;
@@ -141,21 +149,23 @@ bool bench_write_csv(const bench_run *run, const char *path)
 static void markdown_table(const bench_run *run, FILE *f)
 {
     const bool vk = is_vulkan(run);
-    char a[16], b[16], c[16], d[16];
+    char a[16], b[16], c[16], d[16], e[16];
     fprintf(f, "| Case | Path | Median µs | GB/s | vs memcpy | vs numpy | vs memset |%s\n",
-            vk ? " Copy GB/s | vs copy |" : "");
-    fprintf(f, "|---|---|--:|--:|--:|--:|--:|%s\n", vk ? "--:|--:|" : "");
+            vk ? " Copy GB/s | vs copy | Compute copy GB/s | vs compute copy |" : "");
+    fprintf(f, "|---|---|--:|--:|--:|--:|--:|%s\n", vk ? "--:|--:|--:|--:|" : "");
     for (size_t i = 0; i < run->count; i++) {
         const bench_result *r = &run->results[i];
         const char *bold = bench_case_is_headline(r->c) ? "**" : "";
         if (r->skipped[0]) {
-            fprintf(f, "| %s | skipped | | | | | |%s\n", r->c->label, vk ? " | |" : "");
+            fprintf(f, "| %s | skipped | | | | | |%s\n", r->c->label, vk ? " | | | |" : "");
             continue;
         }
         fprintf(f, "| %s%s%s | %s | %.1f | %.2f | %s | %s | %s |", bold, r->c->label, bold, dmlops_path_name(r->path),
                 r->median_s * 1e6, r->gbps, fmt_ratio(r->gbps, r->memcpy_gbps, a),
                 fmt_ratio(r->gbps, numpy_gbps(r), b), fmt_ratio(r->gbps, memset_equiv_gbps(r), c));
-        if (vk) fprintf(f, " %.2f | %s |", r->copy_gbps, fmt_ratio(r->gbps, r->copy_gbps, d));
+        if (vk)
+            fprintf(f, " %.2f | %s | %.2f | %s |", r->copy_gbps, fmt_ratio(r->gbps, r->copy_gbps, d),
+                    r->compute_copy_gbps, fmt_ratio(r->gbps, r->compute_copy_gbps, e));
         fputc('\n', f);
     }
 }
@@ -187,7 +197,12 @@ static char *markdown_section(const bench_run *run)
                "*memcpy*, a host `memcpy` of the same bytes; *numpy*, numpy doing the same operation on one "
                "thread; *memset*, a host `memset` of a ONE_HOT's output bytes%s. Headline cases are in bold.\n\n",
             run->slug, run->slug,
-            is_vulkan(run) ? "; *copy*, a `vkCmdCopyBuffer` of the same bytes on the device" : "");
+            is_vulkan(run) ? "; *copy*, a `vkCmdCopyBuffer` of the same bytes on the device; *compute copy*, "
+                             "the plain copy shader of the same bytes on the device (one `uvec4` per invocation, "
+                             "64 per workgroup, up to 65535 workgroups striding over the buffer: "
+                             "`dmlops_command_list_record_compute_copy`), the ceiling of any kernel. Both "
+                             "device baselines run in turn with the case, iteration by iteration"
+                           : "");
     markdown_table(run, f);
     for (size_t i = 0; i < run->nscaling; i++) {
         const bench_scaling *s = &run->scaling[i];

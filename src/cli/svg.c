@@ -1,15 +1,15 @@
 /* The benchmark chart, written as SVG by hand: one horizontal bar per case (its GB/s) on a
  * logarithmic axis, with a mark at each ceiling measured for the same bytes in the same
  * run, so a bar's distance from a mark is its distance from that ceiling: on Vulkan
- * vkCmdCopyBuffer (red), on the CPU backend host memcpy (red) and numpy doing the same
- * operation (purple). */
+ * vkCmdCopyBuffer (red) and the compute copy, the plain copy shader (black, dashed); on
+ * the CPU backend host memcpy (red); and numpy doing the same operation (purple). */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 
 #include "bench.h"
 
-enum { WIDTH = 1100, LABEL_RIGHT = 330, PLOT_X = 340, PLOT_W = 600, TOP = 104, ROW = 16, BOTTOM = 46 };
+enum { WIDTH = 1180, LABEL_RIGHT = 330, PLOT_X = 340, PLOT_W = 600, TOP = 104, ROW = 16, BOTTOM = 46 };
 
 static void xml_text(FILE *f, const char *s)
 {
@@ -57,8 +57,8 @@ static axis make_axis(const bench_run *run)
     for (size_t i = 0; i < run->count; i++) {
         const bench_result *r = &run->results[i];
         if (r->skipped[0]) continue;
-        double v[3] = {r->gbps, ceiling(run, r), numpy_gbps(r)};
-        for (int k = 0; k < 3; k++)
+        double v[4] = {r->gbps, ceiling(run, r), numpy_gbps(r), r->compute_copy_gbps};
+        for (int k = 0; k < 4; k++)
             if (v[k] > 0) {
                 mn = v[k] < mn ? v[k] : mn;
                 mx = v[k] > mx ? v[k] : mx;
@@ -102,10 +102,15 @@ bool bench_write_svg(const bench_run *run, const char *path)
     fprintf(f, "<line x1=\"48\" y1=\"68\" x2=\"48\" y2=\"80\" stroke=\"#d62728\" stroke-width=\"2.5\"/>\n"
                "<text x=\"92\" y=\"78\">%s of the same bytes in the same run: the copy ceiling</text>\n",
             vk ? "vkCmdCopyBuffer" : "host memcpy");
+    if (vk)
+        fprintf(f, "<line x1=\"48\" y1=\"84\" x2=\"48\" y2=\"96\" stroke=\"#000\" stroke-width=\"2\" "
+                   "stroke-dasharray=\"3,2\"/>\n<text x=\"92\" y=\"94\">compute copy (a plain uvec4 copy shader) of "
+                   "the same bytes in the same run: the ceiling of a kernel</text>\n");
     if (run->have_numpy)
         fprintf(f, "<line x1=\"400\" y1=\"68\" x2=\"400\" y2=\"80\" stroke=\"#7b3294\" stroke-width=\"2.5\" "
                    "stroke-dasharray=\"2,1\"/>\n<text x=\"410\" y=\"78\">numpy doing the same operation</text>\n");
-    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#555\">bar / ceiling</text>\n", WIDTH - 10, TOP - 6);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#555\">%s</text>\n", WIDTH - 10, TOP - 6,
+            vk ? "GB/s: x copy, x compute copy" : "bar / ceiling");
 
     /* Decade grid with 2x and 5x minor lines. */
     int y0 = TOP, y1 = TOP + (int)rows * ROW;
@@ -129,11 +134,13 @@ bool bench_write_svg(const bench_run *run, const char *path)
         double ceil_gbps = ceiling(run, r), np_gbps = numpy_gbps(r);
         double xb = axis_x(&a, r->gbps), xc = axis_x(&a, ceil_gbps), xn = axis_x(&a, np_gbps);
         double ratio = ceil_gbps > 0 ? r->gbps / ceil_gbps : 0;
+        double cc_ratio = r->compute_copy_gbps > 0 ? r->gbps / r->compute_copy_gbps : 0;
         fprintf(f, "<g><title>");
         xml_text(f, r->c->label);
-        fprintf(f, ": %s path, %.3f GB/s, %s %.3f GB/s (%.2fx), memcpy %.3f GB/s, numpy %.3f GB/s, median %.1f us "
-                   "(%s timer)</title>\n",
-                dmlops_path_name(r->path), r->gbps, vk ? "copy" : "memcpy", ceil_gbps, ratio, r->memcpy_gbps, np_gbps,
+        fprintf(f, ": %s path, %.3f GB/s, %s %.3f GB/s (%.2fx), ", dmlops_path_name(r->path), r->gbps,
+                vk ? "copy" : "memcpy", ceil_gbps, ratio);
+        if (vk) fprintf(f, "compute copy %.3f GB/s (%.2fx), ", r->compute_copy_gbps, cc_ratio);
+        fprintf(f, "memcpy %.3f GB/s, numpy %.3f GB/s, median %.1f us (%s timer)</title>\n", r->memcpy_gbps, np_gbps,
                 r->median_s * 1e6, r->gpu_timer ? "GPU" : "wall");
         fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", LABEL_RIGHT, y + 11.5);
         xml_text(f, r->c->label);
@@ -141,12 +148,20 @@ bool bench_write_svg(const bench_run *run, const char *path)
                 xb - PLOT_X, ROW - 4, op_color(r->c->fam->op));
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-width=\"2.5\"/>\n",
                 xc, y + 1, xc, y + ROW - 1);
+        if (vk && r->compute_copy_gbps > 0)
+            fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" stroke-width=\"2\" "
+                       "stroke-dasharray=\"3,2\"/>\n",
+                    axis_x(&a, r->compute_copy_gbps), y + 1, axis_x(&a, r->compute_copy_gbps), y + ROW - 1);
         if (np_gbps > 0)
             fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#7b3294\" stroke-width=\"2.5\" "
                        "stroke-dasharray=\"2,1\"/>\n",
                     xn, y + 1, xn, y + ROW - 1);
-        fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#333\">%.3g / %.3g GB/s (%.2gx)</text></g>\n",
-                WIDTH - 10, y + 11.5, r->gbps, ceil_gbps, ratio);
+        if (vk)
+            fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#333\">%.3g GB/s: %.2fx, %.2fx</text></g>\n",
+                    WIDTH - 10, y + 11.5, r->gbps, ratio, cc_ratio);
+        else
+            fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#333\">%.3g / %.3g GB/s (%.2gx)</text></g>\n",
+                    WIDTH - 10, y + 11.5, r->gbps, ceil_gbps, ratio);
     }
     fprintf(f, "</svg>\n");
     bool ok = !ferror(f);

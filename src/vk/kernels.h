@@ -1,5 +1,5 @@
 /* Layer 7 of the Vulkan backend (with vk_pipeline.h): the SPIR-V of each gather kernel,
- * indexed by dm_kernel. */
+ * indexed by dm_kernel, and of the compute copy (glsl/copy.comp). */
 #ifndef DM_KERNELS_H
 #define DM_KERNELS_H
 
@@ -14,5 +14,6 @@ typedef struct dm_spirv {
 } dm_spirv;
 
 extern const dm_spirv dm_kernels[DM_KERNEL_COUNT];
+extern const dm_spirv dm_copy_kernel;
 
 #endif

@@ -54,4 +54,21 @@ enum { DM_BINDING_PARAMS = 0, DM_BINDING_SLOT0 = 1 };
 
 #define DM_VK_WORKGROUP 128u
 
+/* ---- the compute copy (glsl/copy.comp) ------------------------------------------------
+ * dmlops_command_list_record_compute_copy, the benchmark's plain copy shader: its own
+ * descriptor-set layout (Dst, Src) and push constants, all counted in 16-byte vectors.
+ * test/test_abi.c checks glsl/copy.comp against these too. */
+#define DM_VK_COPY_PUSH_FIELDS(X) X(dst_at) X(src_at) X(count)
+#define DM_VK_PUSH_MEMBER(name) uint32_t name;
+typedef struct dm_vk_copy_push {
+    DM_VK_COPY_PUSH_FIELDS(DM_VK_PUSH_MEMBER)
+} dm_vk_copy_push;
+#undef DM_VK_PUSH_MEMBER
+_Static_assert(sizeof(dm_vk_copy_push) <= 128, "push constants beyond the 128 bytes every Vulkan device offers");
+enum { DM_COPY_BINDING_DST = 0, DM_COPY_BINDING_SRC = 1, DM_COPY_BINDINGS = 2 };
+/* One uvec4 per invocation, 64 invocations per workgroup, at most 65535 workgroups per
+ * dispatch (every device's maxComputeWorkGroupCount[0]); the kernel strides past that. */
+#define DM_COPY_WORKGROUP 64u
+#define DM_COPY_MAX_GROUPS 65535u
+
 #endif

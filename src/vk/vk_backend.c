@@ -18,6 +18,7 @@ static void dm_vk_context_info(dmlops_context *ctx, dmlops_context_info *info)
 }
 
 static const dm_backend_vtbl dm_vk_vtbl = {
+    .compute_copy = true,
     .context_destroy = dm_vk_context_destroy,
     .context_info = dm_vk_context_info,
     .buffer_create = dm_vk_buffer_create,

@@ -1,6 +1,7 @@
 /* Command lists on a Vulkan context (vk_execute.h): one command buffer recorded once and
  * resubmitted, re-recorded only when entries change or when some entry's copy regions
- * come from AUX data read at each execution; two timestamps around the work. */
+ * come from AUX data read at each execution; two timestamps around the work. Entries are
+ * operators (a binding table each), copies, and compute copies (their descriptor sets). */
 #include <stdlib.h>
 
 #include "vk_execute.h"
@@ -44,6 +45,11 @@ void dm_vk_list_reset(dmlops_command_list *list)
     for (uint32_t i = 0; i < list->count; i++) {
         dmlops_binding_table *t = list->entries[i].impl;
         if (!t) continue;
+        if (list->entries[i].compute) {
+            dm_vk_compute_copy_destroy(list->entries[i].impl);
+            list->entries[i].impl = NULL;
+            continue;
+        }
         if (l->nspare == l->cap_spare) {
             uint32_t n = l->cap_spare ? l->cap_spare * 2 : 8;
             dmlops_binding_table **q = dm_realloc(l->spare, n * sizeof *q);
@@ -95,6 +101,14 @@ static bool dm_list_writes(const dmlops_command_list *list, dm_range r)
 dmlops_status dm_vk_list_record(dmlops_command_list *list, dm_list_entry *e)
 {
     dm_vk_list *l = list->impl;
+    if (e->compute) {
+        dm_vk_compute_copy *c = NULL;
+        DM_TRY(dm_vk_compute_copy_create(dm_vk(list->ctx), dm_vkbuf(e->copy_dst), e->copy_dst_offset,
+                                         dm_vkbuf(e->copy_src), e->copy_src_offset, e->copy_size, &c));
+        e->impl = c;
+        l->dirty = true;
+        return DMLOPS_SUCCESS;
+    }
     if (!e->op) {
         if (!dm_vkbuf(e->copy_src)->transfer || !dm_vkbuf(e->copy_dst)->transfer)
             return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
@@ -150,6 +164,8 @@ static dmlops_status dm_vk_list_rerecord(dmlops_command_list *list)
         if (e->op) {
             dm_vk_record(e->impl, l->cmd);
             dm_vk_note_path(e->op, ((dmlops_binding_table *)e->impl)->path);
+        } else if (e->compute) {
+            dm_vk_record_compute_copy(e->impl, l->cmd);
         } else {
             dm_vk_cmd_copy(d, l->cmd, dm_vkbuf(e->copy_src), e->copy_src_offset, dm_vkbuf(e->copy_dst),
                            e->copy_dst_offset, e->copy_size);

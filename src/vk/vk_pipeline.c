@@ -128,6 +128,10 @@ void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p)
                 if (p->pipelines[k][e][r]) d->vkd.DestroyPipeline(d->device, p->pipelines[k][e][r], NULL);
         if (p->modules[k]) d->vkd.DestroyShaderModule(d->device, p->modules[k], NULL);
     }
+    if (p->copy_pipeline) d->vkd.DestroyPipeline(d->device, p->copy_pipeline, NULL);
+    if (p->copy_module) d->vkd.DestroyShaderModule(d->device, p->copy_module, NULL);
+    if (p->copy_layout) d->vkd.DestroyPipelineLayout(d->device, p->copy_layout, NULL);
+    if (p->copy_set_layout) d->vkd.DestroyDescriptorSetLayout(d->device, p->copy_set_layout, NULL);
     if (p->cache) d->vkd.DestroyPipelineCache(d->device, p->cache, NULL);
     if (p->layout) d->vkd.DestroyPipelineLayout(d->device, p->layout, NULL);
     if (p->set_layout) d->vkd.DestroyDescriptorSetLayout(d->device, p->set_layout, NULL);
@@ -171,5 +175,49 @@ dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, dm_kernel kern
     DM_VK_CALL(d, "creating a kernel pipeline", CreateComputePipelines, (d->device, p->cache, 1, &ci, NULL, slot));
     p->count++;
     *out = *slot;
+    return DMLOPS_SUCCESS;
+}
+
+dmlops_status dm_vk_copy_pipeline(dm_vk_device *d, dm_vk_pipelines *p, VkPipeline *out)
+{
+    const char *what = "creating the compute copy";
+    if (p->copy_pipeline) {
+        *out = p->copy_pipeline;
+        return DMLOPS_SUCCESS;
+    }
+    if (!p->copy_set_layout) {
+        VkDescriptorSetLayoutBinding b[DM_COPY_BINDINGS];
+        for (uint32_t i = 0; i < DM_COPY_BINDINGS; i++)
+            b[i] = (VkDescriptorSetLayoutBinding){i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT,
+                                                  NULL};
+        VkDescriptorSetLayoutCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                               .bindingCount = DM_COPY_BINDINGS,
+                                               .pBindings = b};
+        DM_VK_CALL(d, what, CreateDescriptorSetLayout, (d->device, &dci, NULL, &p->copy_set_layout));
+    }
+    if (!p->copy_layout) {
+        VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(dm_vk_copy_push)};
+        VkPipelineLayoutCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                          .setLayoutCount = 1,
+                                          .pSetLayouts = &p->copy_set_layout,
+                                          .pushConstantRangeCount = 1,
+                                          .pPushConstantRanges = &pcr};
+        DM_VK_CALL(d, what, CreatePipelineLayout, (d->device, &pci, NULL, &p->copy_layout));
+    }
+    if (!p->copy_module) {
+        VkShaderModuleCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+                                        .codeSize = dm_copy_kernel.size,
+                                        .pCode = dm_copy_kernel.code};
+        DM_VK_CALL(d, what, CreateShaderModule, (d->device, &sci, NULL, &p->copy_module));
+    }
+    VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+                                      .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                                                .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                                                .module = p->copy_module,
+                                                .pName = "main"},
+                                      .layout = p->copy_layout};
+    DM_VK_CALL(d, what, CreateComputePipelines, (d->device, p->cache, 1, &ci, NULL, &p->copy_pipeline));
+    p->count++;
+    *out = p->copy_pipeline;
     return DMLOPS_SUCCESS;
 }

@@ -1,6 +1,7 @@
 /* Layer 7 of the Vulkan backend: the one descriptor-set and pipeline layout every kernel
  * shares, shader modules and pipelines (made once per kernel, element size and rank
- * bucket, on first use), and the VkPipelineCache, persisted to a file when one is named. */
+ * bucket, on first use), the compute copy's own layouts and pipeline (on first use), and
+ * the VkPipelineCache, persisted to a file when one is named. */
 #ifndef DM_VK_PIPELINE_H
 #define DM_VK_PIPELINE_H
 
@@ -15,6 +16,11 @@ typedef struct dm_vk_pipelines {
     VkShaderModule modules[DM_KERNEL_COUNT];
     VkPipeline pipelines[DM_KERNEL_COUNT][4][3]; /* by log2(esize) and row-dimension bucket */
     uint32_t count;
+    /* The compute copy (glsl/copy.comp): bindings Dst, Src; push constants dm_vk_copy_push. */
+    VkDescriptorSetLayout copy_set_layout;
+    VkPipelineLayout copy_layout;
+    VkShaderModule copy_module;
+    VkPipeline copy_pipeline;
 } dm_vk_pipelines;
 
 /* cache_path NULL or "": no cache file. */
@@ -25,5 +31,8 @@ void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p);
  * the context lock held. */
 dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, dm_kernel kernel, uint32_t esize, uint32_t rank,
                              VkPipeline *out);
+/* The compute copy's pipeline (its layouts are p->copy_*), made on first use. Called with
+ * the context lock held. */
+dmlops_status dm_vk_copy_pipeline(dm_vk_device *d, dm_vk_pipelines *p, VkPipeline *out);
 
 #endif

@@ -301,6 +301,20 @@ dmlops_status dm_vk_plan_segments(const dm_vk_limits *lim, const dm_gather *g, c
     return DMLOPS_SUCCESS;
 }
 
+uint64_t dm_vk_copy_window(const dm_vk_limits *lim)
+{
+    /* A window starts at most align - 16 bytes before its data (offsets are multiples of
+     * 16); counts stay far below 2^32 vectors since max_range is a 32-bit limit. */
+    return (lim->max_range - lim->align) & ~15ull;
+}
+
+uint32_t dm_vk_copy_groups(const dm_vk_limits *lim, uint64_t bytes)
+{
+    uint64_t groups = (bytes / 16 + DM_COPY_WORKGROUP - 1) / DM_COPY_WORKGROUP;
+    uint64_t cap = lim->max_groups[0] < DM_COPY_MAX_GROUPS ? lim->max_groups[0] : DM_COPY_MAX_GROUPS;
+    return (uint32_t)(groups < cap ? groups : cap);
+}
+
 void dm_vk_plan_free(dm_vk_plan *plan)
 {
     free(plan->pieces);

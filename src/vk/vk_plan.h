@@ -56,4 +56,10 @@ typedef struct dm_vk_regions {
 } dm_vk_regions;
 void dm_vk_regions_add(void *regions, uint64_t src, uint64_t dst, uint64_t bytes); /* a dm_slab_sink */
 
+/* The compute copy (glsl/copy.comp): the most bytes one dispatch moves, a multiple of 16
+ * whose windows, bound at their aligned-down starts, fit maxStorageBufferRange; and the
+ * workgroups of a dispatch moving `bytes`. */
+uint64_t dm_vk_copy_window(const dm_vk_limits *lim);
+uint32_t dm_vk_copy_groups(const dm_vk_limits *lim, uint64_t bytes);
+
 #endif

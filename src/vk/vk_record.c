@@ -1,5 +1,6 @@
 /* Recording a bound binding table into a command buffer (vk_record.h): its copy regions,
- * or its pipeline and one dispatch per piece. No barrier of its own. */
+ * or its pipeline and one dispatch per piece; and a compute copy's dispatches. No barrier
+ * of its own. */
 #include "vk_record.h"
 
 void dm_vk_record(const dmlops_binding_table *t, VkCommandBuffer cmd)
@@ -26,6 +27,18 @@ void dm_vk_record(const dmlops_binding_table *t, VkCommandBuffer cmd)
         d->vkd.CmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &t->sets[p], 0, NULL);
         d->vkd.CmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof t->push[p], &t->push[p]);
         d->vkd.CmdDispatch(cmd, gx, gy, 1);
+    }
+}
+
+void dm_vk_record_compute_copy(const dm_vk_compute_copy *c, VkCommandBuffer cmd)
+{
+    const dm_vk_device *d = &c->vk->dev;
+    VkPipelineLayout layout = c->vk->pipes.copy_layout;
+    d->vkd.CmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->pipeline);
+    for (uint32_t i = 0; i < c->n; i++) {
+        d->vkd.CmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &c->sets[i], 0, NULL);
+        d->vkd.CmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof c->push[i], &c->push[i]);
+        d->vkd.CmdDispatch(cmd, c->groups[i], 1, 1);
     }
 }
 

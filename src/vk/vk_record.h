@@ -1,6 +1,7 @@
 /* Layer 9 of the Vulkan backend: binding tables and recording. A binding table holds
  * one operator's descriptor sets and push constants for one set of bindings, or its copy
- * regions (vk_binding.c); recording puts either into a command buffer and inserts no
+ * regions (vk_binding.c); a compute copy holds the descriptor sets of its dispatches
+ * (vk_compute_copy.c); recording puts either into a command buffer and inserts no
  * barrier of its own (vk_record.c). */
 #ifndef DM_VK_RECORD_H
 #define DM_VK_RECORD_H
@@ -56,7 +57,25 @@ bool dm_vk_slabs_possible(const dmlops_operator *op, const dmlops_binding *bind)
  * that no pending device work writes the AUX data. */
 void dm_vk_table_slabs(dmlops_binding_table *t, const dmlops_binding *bind);
 
+/* vk_compute_copy.c: dmlops_command_list_record_compute_copy, the plain copy shader
+ * (glsl/copy.comp): one dispatch per window, cut at maxStorageBufferRange and at the
+ * buffers' segment boundaries. */
+typedef struct dm_vk_compute_copy {
+    dm_vk_ctx *vk;
+    VkPipeline pipeline;
+    VkDescriptorPool pool;
+    VkDescriptorSet *sets;
+    dm_vk_copy_push *push;
+    uint32_t *groups;
+    uint32_t n;
+} dm_vk_compute_copy;
+/* size bytes from byte s_at of src to byte d_at of dst; all three multiples of 16. */
+dmlops_status dm_vk_compute_copy_create(dm_vk_ctx *vk, const dm_vk_buffer *dst, uint64_t d_at, const dm_vk_buffer *src,
+                                        uint64_t s_at, uint64_t size, dm_vk_compute_copy **out);
+void dm_vk_compute_copy_destroy(dm_vk_compute_copy *c);
+
 /* vk_record.c */
+void dm_vk_record_compute_copy(const dm_vk_compute_copy *c, VkCommandBuffer cmd);
 void dm_vk_record(const dmlops_binding_table *t, VkCommandBuffer cmd);
 /* Notes the path an execution or recording took in the operator's info. */
 void dm_vk_note_path(dmlops_operator *op, dmlops_path path);

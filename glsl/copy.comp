@@ -1,0 +1,25 @@
+#version 450
+// The plain compute copy: dmlops_command_list_record_compute_copy, which `dmlops bench`
+// measures beside every kernel case as the device's copy-shader ceiling. It is
+// deliberately the simplest copy there is: one uvec4 per invocation, 64 invocations per
+// workgroup, and a grid-stride loop when the host caps the grid (65535 workgroups).
+// Bindings and push constants mirror src/vk/vk_abi.h (DM_COPY_*, dm_vk_copy_push);
+// test/test_abi.c checks that they agree. Everything is counted in 16-byte vectors; the
+// host binds each window at its aligned-down start and puts the remainder in dst_at/src_at.
+
+layout(local_size_x = 64) in;
+
+layout(std430, set = 0, binding = 0) writeonly buffer Dst { uvec4 dst[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Src { uvec4 src[]; };
+
+layout(push_constant) uniform Push {
+    uint dst_at;
+    uint src_at;
+    uint count;
+} pc;
+
+void main()
+{
+    const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    for (uint i = gl_GlobalInvocationID.x; i < pc.count; i += stride) dst[pc.dst_at + i] = src[pc.src_at + i];
+}

@@ -1,0 +1,118 @@
+/* The compute copy (vk_record.h): dmlops_command_list_record_compute_copy, the benchmark's
+ * copy-shader ceiling. A transfer is cut where either buffer changes segment, then into
+ * windows that fit maxStorageBufferRange once bound at their aligned-down starts; each
+ * window gets a descriptor set, push constants (the remainders and the count, in 16-byte
+ * vectors) and one dispatch of up to 65535 workgroups. */
+#include <stdlib.h>
+
+#include "../checked.h"
+#include "vk_record.h"
+#include "../fault.h"
+
+typedef struct dm_cc_piece {
+    VkBuffer src, dst;
+    uint64_t s_off, d_off, bytes; /* offsets inside the VkBuffers */
+} dm_cc_piece;
+
+/* The windows of the transfer, into out when not NULL; returns how many there are. */
+static uint32_t dm_cc_pieces(const dm_vk_limits *lim, const dm_vk_buffer *dst, uint64_t d_at, const dm_vk_buffer *src,
+                             uint64_t s_at, uint64_t size, dm_cc_piece *out)
+{
+    const uint64_t window = dm_vk_copy_window(lim);
+    uint32_t n = 0;
+    dm_vk_copy c;
+    while (dm_vk_copy_next(src, &s_at, dst, &d_at, &size, &c)) {
+        for (uint64_t done = 0; done < c.region.size; n++) {
+            uint64_t bytes = dm_min_u64(window, c.region.size - done);
+            if (out)
+                out[n] = (dm_cc_piece){c.src, c.dst, c.region.srcOffset + done, c.region.dstOffset + done, bytes};
+            done += bytes;
+        }
+    }
+    return n;
+}
+
+void dm_vk_compute_copy_destroy(dm_vk_compute_copy *c)
+{
+    if (!c) return;
+    if (c->pool) c->vk->dev.vkd.DestroyDescriptorPool(c->vk->dev.device, c->pool, NULL);
+    free(c->sets);
+    free(c->push);
+    free(c->groups);
+    free(c);
+}
+
+/* Writes set i: both windows bound at their aligned-down starts. */
+static void dm_cc_bind(dm_vk_compute_copy *c, uint32_t i, const dm_cc_piece *p)
+{
+    const dm_vk_device *d = &c->vk->dev;
+    const uint64_t align = d->lim.align;
+    uint64_t da = dm_align_down_u64(p->d_off, align), sa = dm_align_down_u64(p->s_off, align);
+    VkDescriptorBufferInfo info[DM_COPY_BINDINGS];
+    info[DM_COPY_BINDING_DST] = (VkDescriptorBufferInfo){p->dst, da, p->d_off - da + p->bytes};
+    info[DM_COPY_BINDING_SRC] = (VkDescriptorBufferInfo){p->src, sa, p->s_off - sa + p->bytes};
+    VkWriteDescriptorSet w[DM_COPY_BINDINGS];
+    for (uint32_t b = 0; b < DM_COPY_BINDINGS; b++)
+        w[b] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                      .dstSet = c->sets[i],
+                                      .dstBinding = b,
+                                      .descriptorCount = 1,
+                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                      .pBufferInfo = &info[b]};
+    d->vkd.UpdateDescriptorSets(d->device, DM_COPY_BINDINGS, w, 0, NULL);
+    c->push[i] = (dm_vk_copy_push){(uint32_t)((p->d_off - da) / 16), (uint32_t)((p->s_off - sa) / 16),
+                                   (uint32_t)(p->bytes / 16)};
+    c->groups[i] = dm_vk_copy_groups(&d->lim, p->bytes);
+}
+
+static dmlops_status dm_cc_fill(dm_vk_compute_copy *c, const dm_cc_piece *pieces)
+{
+    dm_vk_device *d = &c->vk->dev;
+    const char *what = "dmlops_command_list_record_compute_copy";
+    VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, c->n * DM_COPY_BINDINGS};
+    VkDescriptorPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+                                      .maxSets = c->n,
+                                      .poolSizeCount = 1,
+                                      .pPoolSizes = &size};
+    DM_VK_CALL(d, what, CreateDescriptorPool, (d->device, &pci, NULL, &c->pool));
+    for (uint32_t i = 0; i < c->n; i++) {
+        VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                          .descriptorPool = c->pool,
+                                          .descriptorSetCount = 1,
+                                          .pSetLayouts = &c->vk->pipes.copy_set_layout};
+        DM_VK_CALL(d, what, AllocateDescriptorSets, (d->device, &ai, &c->sets[i]));
+        dm_cc_bind(c, i, &pieces[i]);
+    }
+    return DMLOPS_SUCCESS;
+}
+
+dmlops_status dm_vk_compute_copy_create(dm_vk_ctx *vk, const dm_vk_buffer *dst, uint64_t d_at, const dm_vk_buffer *src,
+                                        uint64_t s_at, uint64_t size, dm_vk_compute_copy **out)
+{
+    const char *what = "dmlops_command_list_record_compute_copy";
+    dm_vk_device *d = &vk->dev;
+    dm_vk_compute_copy *c = dm_calloc(1, sizeof *c);
+    if (!c) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
+    c->vk = vk;
+    pthread_mutex_lock(vk->sub.lock);
+    dmlops_status st = dm_vk_copy_pipeline(d, &vk->pipes, &c->pipeline);
+    pthread_mutex_unlock(vk->sub.lock);
+    c->n = dm_cc_pieces(&d->lim, dst, d_at, src, s_at, size, NULL);
+    dm_cc_piece *pieces = st == DMLOPS_SUCCESS ? dm_calloc(c->n, sizeof *pieces) : NULL;
+    c->sets = dm_calloc(c->n, sizeof *c->sets);
+    c->push = dm_calloc(c->n, sizeof *c->push);
+    c->groups = dm_calloc(c->n, sizeof *c->groups);
+    if (st == DMLOPS_SUCCESS && (!pieces || !c->sets || !c->push || !c->groups))
+        st = dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
+    if (st == DMLOPS_SUCCESS) {
+        dm_cc_pieces(&d->lim, dst, d_at, src, s_at, size, pieces);
+        st = dm_cc_fill(c, pieces);
+    }
+    free(pieces);
+    if (st != DMLOPS_SUCCESS) {
+        dm_vk_compute_copy_destroy(c);
+        return st;
+    }
+    *out = c;
+    return DMLOPS_SUCCESS;
+}
