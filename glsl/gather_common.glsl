@@ -2,6 +2,11 @@
 // coordinates; the operator-specific part is fetch(). Layout of a piece's parameters
 // (one 64-word record per descriptor set) mirrors src/vk/vk_abi.h; test/test_abi.c
 // checks that the two agree on every name, value, binding and offset.
+// Every kernel runs as many invocations in lock-step on a CPU device too (lavapipe: 8 lanes
+// of AVX2). There a branch does not skip code: both sides run with lanes masked, and each
+// storage-buffer access is a loop over the lanes. So the hot loops carry as few accesses
+// as possible (one vector load and one vector store per 16 output bytes) and everything
+// rare (row edges, partial words, window edges) runs after them, once per run of chunks.
 //
 // No optional device feature is used: elements of 1, 2 and 8 bytes move as 32-bit
 // words, all index math is 32-bit, and addresses are byte offsets inside the bound
@@ -17,8 +22,18 @@ layout(constant_id = 2) const uint RUN = 1u;
 // per bucket so that short ranks, the usual case after collapsing, carry no dead
 // dimensions through the per-element bookkeeping.
 layout(constant_id = 3) const int ROW_DIMS = 7;
+// The layout's fast path (gather_main.glsl, vec_main): the output's rows are contiguous
+// and each kernel says how a row's 16-byte chunks are made from whole vectors of the
+// source (rows that run forwards or backwards, ONE_HOT's Off/On patterns). The host sets
+// it when the gather fits; otherwise the general element-and-word path runs.
+layout(constant_id = 4) const bool FAST = false;
 
-layout(std430, set = 0, binding = 0) readonly buffer Params { uint p[]; };
+// The piece's parameter record, a uniform buffer: every word the kernels read is at an
+// index known when the pipeline is compiled, so each read is one scalar load for the
+// whole workgroup rather than one per invocation (lavapipe loads storage buffers lane by
+// lane; uniform blocks it broadcasts). std140 arrays stride by 16 bytes, hence uvec4.
+layout(std140, set = 0, binding = 0) uniform Params { uvec4 p4[16]; };
+#define p(i) p4[(i) >> 2u][(i) & 3u]
 layout(std430, set = 0, binding = 1) buffer Dst { uint dst[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Src { uint src[]; };
 // The same two windows seen as 16-byte vectors: whole-vector accesses move data several
@@ -36,7 +51,7 @@ layout(push_constant) uniform Push {
     uint rem_aux2;
 } pc;
 
-// Indices into p[] (src/vk/vk_abi.h).
+// Indices into the record (src/vk/vk_abi.h).
 const uint P_RANK = 0u, P_UNITS = 1u, P_MODE = 2u, P_PER_ROW = 3u, P_AXIS = 4u, P_AXIS_ORIGIN = 5u,
            P_N = 6u, P_WIN_LO = 7u, P_WIN_HI = 8u, P_AUX_TYPE = 9u, P_DST_BASE = 10u, P_SRC_BASE = 11u,
            P_AUX_BASE = 12u, P_M = 13u, P_AXIS_SRC_STRIDE = 14u, P_SIZE = 16u, P_DST_STRIDE = 24u,
@@ -68,16 +83,16 @@ uint g_last, g_src_step, g_aux_step, g_n, g_axis, g_axis_origin, g_win_lo, g_win
 
 void load_globals()
 {
-    g_last = p[P_RANK] - 1u;
-    g_src_step = p[P_SRC_STRIDE + g_last];
-    g_aux_step = p[P_AUX_STRIDE + g_last];
-    g_n = p[P_N];
-    g_axis = p[P_AXIS];
-    g_axis_origin = p[P_AXIS_ORIGIN];
-    g_win_lo = p[P_WIN_LO];
-    g_win_hi = p[P_WIN_HI];
-    g_aux_type = p[P_AUX_TYPE];
-    g_axis_src_stride = p[P_AXIS_SRC_STRIDE];
+    g_last = p(P_RANK) - 1u;
+    g_src_step = p(P_SRC_STRIDE + g_last);
+    g_aux_step = p(P_AUX_STRIDE + g_last);
+    g_n = p(P_N);
+    g_axis = p(P_AXIS);
+    g_axis_origin = p(P_AXIS_ORIGIN);
+    g_win_lo = p(P_WIN_LO);
+    g_win_hi = p(P_WIN_HI);
+    g_aux_type = p(P_AUX_TYPE);
+    g_axis_src_stride = p(P_AXIS_SRC_STRIDE);
 }
 
 // The last aux element decoded (a length or an index) and its address: along a row the
@@ -155,3 +170,60 @@ const uint AUX_U32 = 0u, AUX_I32 = 1u, AUX_U64 = 2u, AUX_I64 = 3u;
 
 // Words of an 8-byte aux element: low at a, high at a + 4 (little-endian, like the host).
 uint aux_high(uint a, uint type) { return type >= AUX_U64 ? aux_word(a + 4u) : 0u; }
+
+// ---- rows read as streams (the fast path of SLICE1 and REVERSE) ------------------------
+//
+// Element j of a row comes from one of two contiguous runs of the source: j < g_P reads
+// backwards from byte g_Bb (element j at g_Bb - j * ESIZE), j >= g_P forwards from g_Bf
+// (at g_Bf + j * ESIZE). SLICE1 with step 1 is all forwards (g_P = 0), with step -1 all
+// backwards; REVERSE along a contiguous axis is backwards up to the sequence length and
+// forwards past it. The 16 bytes of a chunk are one aligned vector, or two funnel-shifted;
+// consecutive chunks share one of the two, so a small cache of the last two vectors read
+// leaves one vector load per chunk.
+
+uint g_P, g_Bb, g_Bf;
+uint g_cq0 = 0xffffffffu, g_cq1 = 0xffffffffu; // vector indices held in g_cv0, g_cv1
+uvec4 g_cv0, g_cv1;
+
+uvec4 cached_src4(uint q)
+{
+    uvec4 v;
+    if (q == g_cq0) v = g_cv0;
+    else if (q == g_cq1) v = g_cv1;
+    else v = src4[q];
+    return v;
+}
+
+// The 16 source bytes at byte address a; false when they reach past the window's last
+// whole vector.
+bool src16(uint a, out uvec4 v)
+{
+    const uint q = a >> 4u, s = a & 15u, len = uint(src4.length());
+    v = uvec4(0u);
+    if (q >= len || (s != 0u && q + 1u >= len)) return false;
+    const uvec4 lo = cached_src4(q);
+    uvec4 hi = lo;
+    if (s != 0u) hi = cached_src4(q + 1u);
+    g_cq0 = q;
+    g_cv0 = lo;
+    g_cq1 = s != 0u ? q + 1u : 0xffffffffu;
+    g_cv1 = hi;
+    const uint w = s >> 2u, b = (s & 3u) * 8u;
+    v = pick_words(lo, hi, w);
+    if (b != 0u) v = (v >> b) | (pick_words(lo, hi, w + 1u) << (32u - b));
+    return true;
+}
+
+// Elements j0 .. j0 + 16 / ESIZE - 1, all on one side of g_P; false otherwise.
+bool stream_vec(uint j0, out uvec4 v)
+{
+    const uint n = 16u / ESIZE;
+    const bool back = j0 + n <= g_P;
+    v = uvec4(0u);
+    if (!back && j0 < g_P) return false; // the chunk where the row turns
+    if (!src16(back ? g_Bb - (j0 + n - 1u) * ESIZE : g_Bf + j0 * ESIZE, v)) return false;
+    if (back) v = reverse_elements(v);
+    return true;
+}
+
+uvec2 stream_elem(uint j) { return load_src(j < g_P ? g_Bb - j * ESIZE : g_Bf + j * ESIZE); }

@@ -1,16 +1,25 @@
-// The shared body: a grid-stride loop over the piece's units. A unit is one output
-// element (MODE_ELEMENT) or one aligned 16-byte chunk of a contiguous output row
-// (MODE_VEC). Coordinates are decoded once per invocation; each further step adds the
-// grid size as mixed-radix digits, so the loop has no division (CPU devices such as
-// lavapipe pay several microseconds per workgroup, so the host launches few, long-lived
-// groups).
+// The shared body: a grid-stride loop over the piece's units, each a run of up to RUN
+// consecutive units of one row. Coordinates are decoded once per invocation; each further
+// step adds the grid size as mixed-radix digits, so the loop has no division (CPU devices
+// such as lavapipe pay for every workgroup, so the host launches few, long-lived groups
+// and long runs there).
 //
-// MODE_ELEMENT (strided output): 4- and 8-byte elements own their words; smaller ones are
-//   merged into their word with atomics, since a strided output can put several elements
-//   (or bytes that must stay untouched) in one word.
-// MODE_VEC: a chunk wholly inside its row is one vector store, filled by fetch_vec when
-//   the source is regular enough; otherwise its four words are done one by one, a word
-//   wholly inside the row with a plain store and a row's edge words with atomics.
+// The general path (FAST false) computes a unit at a time:
+// MODE_ELEMENT (strided output): a unit is an element. 4- and 8-byte elements own their
+//   words; smaller ones are merged into their word with atomics, since a strided output
+//   can put several elements (or bytes that must stay untouched) in one word.
+// MODE_VEC: a unit is an aligned 16-byte chunk of a contiguous output row: one vector
+//   store, filled by fetch_vec when the source is regular enough; otherwise its four words
+//   are done one by one, a word wholly inside the row with a plain store and a row's edge
+//   words with atomics.
+//
+// The fast path (FAST true, MODE_VEC, set by the host when the kernel's chunk_vec covers
+// the layout) runs a unit's chunks in a loop holding one vector load (in chunk_vec) and
+// one vector store, and collects the chunks it cannot do whole (a row's first and last
+// chunk when the row is not 16-byte aligned, a chunk whose source straddles something)
+// in a bit mask; those then go element by element (element_chunk), the only place with
+// atomics. On lavapipe, where masked-off code still runs, that keeps the rare cases out
+// of the per-chunk cost.
 
 void store_masked(uint w, uint bits, uint mask)
 {
@@ -80,26 +89,77 @@ void unit(uint k, uint db, uint sb, uint ab, uint row_axis, bool vec_mode, uint 
     for (uint q = 0u; q < 4u; q++) word_unit(chunk * 4u + q, db, sb, ab, row_axis, row_end, emask);
 }
 
+// ---- the fast path ----------------------------------------------------------------
+
+// Chunk ch of a row [db, row_end), element by element (row_elem false: an element this
+// piece does not write): each word written whole with a plain store, or merged with
+// atomics where it is shared with bytes this invocation does not write.
+void element_chunk(uint ch, uint db, uint row_end, uint emask)
+{
+    uvec4 bits = uvec4(0u), mask = uvec4(0u);
+    for (uint e = 0u; e < 16u / ESIZE; e++) {
+        const uint b = ch * 16u + e * ESIZE;
+        uvec2 x;
+        if (b < db || b >= row_end || !row_elem((b - db) / ESIZE, x)) continue;
+        const uint w = (e * ESIZE) >> 2u;
+        if (ESIZE == 8u) {
+            bits[w] = x.x;
+            bits[w + 1u] = x.y;
+            mask[w] = mask[w + 1u] = 0xffffffffu;
+        } else if (ESIZE == 4u) {
+            bits[w] = x.x;
+            mask[w] = 0xffffffffu;
+        } else {
+            const uint shift = (b & 3u) * 8u;
+            bits[w] |= (x.x & emask) << shift;
+            mask[w] |= emask << shift;
+        }
+    }
+    for (uint q = 0u; q < 4u; q++) store_masked(ch * 4u + q, bits[q], mask[q]);
+}
+
+// Run k of RUN chunks of the row at db (m elements): whole chunks from chunk_vec, one
+// vector store each; the others, at most a few per row, afterwards.
+void fast_run(uint k, uint db, uint sb, uint ab, uint row_axis, uint m, uint emask)
+{
+    row_begin(sb, ab, row_axis);
+    const uint row_end = db + m * ESIZE;
+    const uint c0 = (db >> 4u) + k * RUN, c1 = min(c0 + RUN, (row_end + 15u) >> 4u);
+    const uint len4 = uint(dst4.length());
+    uint slow = 0u; // bit t: chunk c0 + t is left to element_chunk (RUN <= 32)
+    for (uint ch = c0; ch < c1; ch++) {
+        const uint cb = ch * 16u;
+        uvec4 v;
+        if (cb >= db && cb + 16u <= row_end && ch < len4 && chunk_vec((cb - db) / ESIZE, v)) dst4[ch] = v;
+        else slow |= 1u << (ch - c0);
+    }
+    while (slow != 0u) {
+        const uint t = uint(findLSB(slow));
+        slow &= slow - 1u;
+        element_chunk(c0 + t, db, row_end, emask);
+    }
+}
+
 void main()
 {
     load_globals();
     load_op();
     // The loop walks runs of RUN consecutive units of a row; per_row units per row.
-    const uint per_row = p[P_PER_ROW], runs_per_row = (per_row + RUN - 1u) / RUN;
-    const uint units = p[P_UNITS] / per_row * runs_per_row;
+    const uint per_row = p(P_PER_ROW), runs_per_row = (per_row + RUN - 1u) / RUN;
+    const uint units = p(P_UNITS) / per_row * runs_per_row;
     const uint threads = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x;
     uint u = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
     if (u >= units) return;
 
     const uint last = g_last, axis = g_axis;
-    const bool vec_mode = p[P_MODE] == MODE_VEC;
+    const bool vec_mode = p(P_MODE) == MODE_VEC;
     uint size[ROW_DIMS], dstr[ROW_DIMS], sstr[ROW_DIMS], astr[ROW_DIMS], c[ROW_DIMS], step[ROW_DIMS];
     [[unroll]] for (int d = 0; d < ROW_DIMS; d++) {
         bool live = uint(d) < last;
-        size[d] = live ? p[P_SIZE + d] : 1u;
-        dstr[d] = live ? p[P_DST_STRIDE + d] : 0u;
-        sstr[d] = live ? p[P_SRC_STRIDE + d] : 0u;
-        astr[d] = live ? p[P_AUX_STRIDE + d] : 0u;
+        size[d] = live ? p(P_SIZE + d) : 1u;
+        dstr[d] = live ? p(P_DST_STRIDE + d) : 0u;
+        sstr[d] = live ? p(P_SRC_STRIDE + d) : 0u;
+        astr[d] = live ? p(P_AUX_STRIDE + d) : 0u;
     }
 
     // Row coordinates of u, and the grid size as digits in the same mixed radix. Offsets
@@ -107,7 +167,7 @@ void main()
     // inside its window, so the wrapped sums are exact.
     uint k = u % runs_per_row, row = u / runs_per_row;
     uint kstep = threads % runs_per_row, rstep = threads / runs_per_row;
-    uint db = pc.rem_dst + p[P_DST_BASE], sb = pc.rem_src + p[P_SRC_BASE], ab = pc.rem_aux + p[P_AUX_BASE];
+    uint db = pc.rem_dst + p(P_DST_BASE), sb = pc.rem_src + p(P_SRC_BASE), ab = pc.rem_aux + p(P_AUX_BASE);
     [[unroll]] for (int d = ROW_DIMS - 1; d >= 0; d--) {
         c[d] = row % size[d];
         row /= size[d];
@@ -117,7 +177,7 @@ void main()
         sb += c[d] * sstr[d];
         ab += c[d] * astr[d];
     }
-    const uint dst_step = p[P_DST_STRIDE + last], m = p[P_M], axis_origin = g_axis_origin;
+    const uint dst_step = p(P_DST_STRIDE + last), m = p(P_M), axis_origin = g_axis_origin;
     const uint emask = ESIZE >= 4u ? 0xffffffffu : (1u << (ESIZE * 8u)) - 1u;
 
     for (;;) {
@@ -125,8 +185,12 @@ void main()
         [[unroll]] for (int d = 0; d < ROW_DIMS; d++)
             if (uint(d) == axis) row_axis += c[d];
 
-        uint k0 = k * RUN, k1 = min(k0 + RUN, per_row);
-        for (uint kk = k0; kk < k1; kk++) unit(kk, db, sb, ab, row_axis, vec_mode, dst_step, m, emask);
+        if (FAST) {
+            fast_run(k, db, sb, ab, row_axis, m, emask);
+        } else {
+            uint k0 = k * RUN, k1 = min(k0 + RUN, per_row);
+            for (uint kk = k0; kk < k1; kk++) unit(kk, db, sb, ab, row_axis, vec_mode, dst_step, m, emask);
+        }
 
         if (units - u <= threads) break;
         u += threads;

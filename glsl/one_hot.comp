@@ -66,4 +66,30 @@ bool fetch(uint sb, uint ab, uint row_axis, uint j, out uvec2 v)
     return true;
 }
 
+// FAST (the host checks that the index is constant along a row): write-only. The row's
+// index is read once; a chunk is OffValue with OnValue where the index falls, or, across
+// the axis, all OnValue on the row the index names.
+uint g_k, g_row_axis;
+void row_begin(uint sb, uint ab, uint row_axis)
+{
+    g_k = read_index(ab, g_n);
+    g_row_axis = row_axis;
+}
+bool chunk_vec(uint j0, out uvec4 v)
+{
+    if (g_axis != g_last) {
+        v = splat(g_row_axis == g_k ? g_on : g_off);
+        return true;
+    }
+    v = splat(g_off);
+    const uint i0 = g_axis_origin + j0;
+    if (g_k != NO_AXIS && g_k >= i0 && g_k - i0 < 16u / ESIZE) v = with_element(v, g_k - i0, g_on);
+    return true;
+}
+bool row_elem(uint j, out uvec2 x)
+{
+    x = (g_axis == g_last ? g_axis_origin + j : g_row_axis) == g_k ? g_on : g_off;
+    return true;
+}
+
 #include "gather_main.glsl"

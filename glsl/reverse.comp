@@ -69,4 +69,50 @@ bool fetch(uint sb, uint ab, uint row_axis, uint j, out uvec2 v)
     return true;
 }
 
+// FAST (the host checks that lengths are constant along a row and that the axis, or the
+// row, is contiguous in the source): along the axis the row is its sequence backwards,
+// then the rest forwards; across it, one whole source row forwards. Elements whose source
+// lies outside this piece's part of the window [P_WIN_LO, P_WIN_HI) are left alone.
+uint g_L, g_row_s; // the row's sequence length; across the axis, its source row
+void row_begin(uint sb, uint ab, uint row_axis)
+{
+    g_L = read_length(ab, g_n);
+    if (g_axis == g_last) {
+        const uint o = g_axis_origin;
+        g_P = g_L > o ? g_L - o : 0u;
+        g_Bb = sb + (g_L - 1u - o) * ESIZE; // unused (and wrapped) when g_P is 0
+        g_Bf = sb + o * ESIZE;
+    } else {
+        g_P = 0u;
+        g_row_s = row_axis < g_L ? g_L - 1u - row_axis : row_axis;
+        g_Bf = sb + g_row_s * g_axis_src_stride;
+    }
+}
+
+// Whether the sources of elements j0 .. j0 + cnt - 1, all on one side of g_P, lie in the
+// window.
+bool in_window(uint j0, uint cnt)
+{
+    if (g_axis != g_last) return g_row_s >= g_win_lo && g_row_s < g_win_hi;
+    const uint i0 = g_axis_origin + j0;
+    const bool back = j0 + cnt <= g_P;
+    if (!back && j0 < g_P) return false;
+    const uint lo = back ? g_L - i0 - cnt : i0, hi = back ? g_L - 1u - i0 : i0 + cnt - 1u;
+    return lo >= g_win_lo && hi < g_win_hi;
+}
+
+bool chunk_vec(uint j0, out uvec4 v)
+{
+    v = uvec4(0u);
+    return in_window(j0, 16u / ESIZE) && stream_vec(j0, v);
+}
+
+bool row_elem(uint j, out uvec2 x)
+{
+    x = uvec2(0u);
+    if (!in_window(j, 1u)) return false;
+    x = stream_elem(j);
+    return true;
+}
+
 #include "gather_main.glsl"

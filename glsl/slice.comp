@@ -24,4 +24,17 @@ bool fetch(uint sb, uint ab, uint row_axis, uint j, out uvec2 v)
     return true;
 }
 
+// FAST: rows run one element forwards or backwards (the host checks the step).
+void row_begin(uint sb, uint ab, uint row_axis)
+{
+    g_P = g_src_step == ESIZE ? 0u : 0xffffffffu;
+    g_Bb = g_Bf = sb;
+}
+bool chunk_vec(uint j0, out uvec4 v) { return stream_vec(j0, v); }
+bool row_elem(uint j, out uvec2 x)
+{
+    x = stream_elem(j);
+    return true;
+}
+
 #include "gather_main.glsl"

@@ -230,10 +230,11 @@ TEST(specialisation_constants_and_bindings_agree)
     CHECK(layout_number(text, "const uint ESIZE", "constant_id") == DM_SPEC_ESIZE, "ESIZE");
     CHECK(layout_number(text, "const uint RUN", "constant_id") == DM_SPEC_RUN, "RUN");
     CHECK(layout_number(text, "const int ROW_DIMS", "constant_id") == DM_SPEC_ROW_DIMS, "ROW_DIMS");
+    CHECK(layout_number(text, "const bool FAST", "constant_id") == DM_SPEC_FAST, "FAST");
     static const struct {
         const char *block;
         long binding;
-    } bindings[] = {{"buffer Params ", DM_BINDING_PARAMS},           {"buffer Dst ", DM_BINDING_SLOT0 + DM_SLOT_DST},
+    } bindings[] = {{"uniform Params ", DM_BINDING_PARAMS},           {"buffer Dst ", DM_BINDING_SLOT0 + DM_SLOT_DST},
                     {"buffer Dst4 ", DM_BINDING_SLOT0 + DM_SLOT_DST}, {"buffer Src ", DM_BINDING_SLOT0 + DM_SLOT_SRC},
                     {"buffer Src4 ", DM_BINDING_SLOT0 + DM_SLOT_SRC}, {"buffer Aux ", DM_BINDING_SLOT0 + DM_SLOT_AUX},
                     {"buffer Aux2 ", DM_BINDING_SLOT0 + DM_SLOT_AUX2}};

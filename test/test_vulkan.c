@@ -878,3 +878,76 @@ TEST_CTX(compute_copy_checks_its_arguments)
     dmlops_buffer_destroy(a);
     dmlops_buffer_destroy(b);
 }
+
+/* ---- the kernels' fast paths ---- */
+
+/* Lengths or indices from 0 to n + 2 (some past the axis), as UINT32. */
+static void fast_aux(uint8_t *const *data, const uint64_t *sizes, dmt_rng *r, const void *user)
+{
+    const uint32_t *p = user; /* {binding, n} */
+    uint32_t *a = (uint32_t *)(void *)data[p[0]];
+    for (uint64_t i = 0; i < (sizes[p[0]] + 48) / 4; i++) a[i] = dmt_below(r, p[1] + 3);
+}
+
+/* One case of each fast path (rows read forwards, backwards, as a sequence turning at its
+ * length; ONE_HOT along and across the last axis) with rows of `cols` elements. */
+static void fast_cases(dmlops_context *vk, DML_TENSOR_DATA_TYPE dt, uint32_t cols, uint64_t seed)
+{
+    dmlops_operator_info info;
+    const uint32_t rows = 3;
+    for (uint32_t axis = 0; axis < 2; axis++) { /* REVERSE along the rows, then across them */
+        dmt_reverse rv;
+        uint32_t sz[2] = {axis ? rows : cols, axis ? cols : rows}, broadcast[2] = {0, 0};
+        /* Across the rows, one length for all (strides 0) keeps it constant along a row. */
+        dmt_reverse_init(&rv, dt, 2, sz, axis, DML_TENSOR_DATA_TYPE_UINT32, axis ? NULL : broadcast);
+        uint64_t sizes[3] = {rv.in.buf.TotalTensorSizeInBytes, rv.len.buf.TotalTensorSizeInBytes,
+                             rv.out.buf.TotalTensorSizeInBytes};
+        const uint32_t user[2] = {1, sz[axis]};
+        if (!vkt_same_as_cpu(vk, &rv.desc, 2, sizes, seed + axis, &info, fast_aux, user)) return;
+    }
+    for (int32_t step = -1; step <= 1; step += 2) { /* SLICE1 with unaligned windows */
+        dmt_slice sl;
+        uint32_t in[2] = {rows + 1, cols + 5}, off[2] = {1, 3}, win[2] = {rows, cols};
+        dmt_slice_init(&sl, dt, 2, in, off, win);
+        sl.step[1] = step;
+        uint64_t sizes[2] = {sl.in.buf.TotalTensorSizeInBytes, sl.out.buf.TotalTensorSizeInBytes};
+        if (!vkt_same_as_cpu(vk, &sl.desc, 1, sizes, seed + 7 + (uint64_t)step, &info, NULL, NULL)) return;
+    }
+    for (uint32_t across = 0; across < 2; across++) { /* ONE_HOT: [rows, cols] axis 1; [rows, 4, cols] axis 1 */
+        dmt_tensor idx, val, out;
+        const uint32_t rank = across ? 3 : 2;
+        uint32_t isz[3] = {rows, 1, cols}, istr[3] = {1, 1, 0}, vsz[3] = {1, 1, 2};
+        uint32_t osz[3] = {rows, across ? 4 : cols, cols};
+        dmt_tensor_init(&idx, DML_TENSOR_DATA_TYPE_UINT32, rank, isz, across ? istr : NULL, 0);
+        dmt_tensor_init(&val, dt, rank, vsz + 3 - rank, NULL, 0);
+        dmt_tensor_init(&out, dt, rank, osz, NULL, 0);
+        DML_ONE_HOT_OPERATOR_DESC hd = {&idx.desc, &val.desc, &out.desc, 1};
+        DML_OPERATOR_DESC desc = {DML_OPERATOR_ONE_HOT, &hd};
+        uint64_t sizes[3] = {idx.buf.TotalTensorSizeInBytes, val.buf.TotalTensorSizeInBytes, out.buf.TotalTensorSizeInBytes};
+        const uint32_t user[2] = {0, osz[1]};
+        if (!vkt_same_as_cpu(vk, &desc, 2, sizes, seed + 11 + across, &info, fast_aux, user)) return;
+    }
+}
+
+TEST(fast_paths_match_cpu_across_pieces)
+{
+    /* Whole rows; windows of 200 bytes (rows cut along the axis, sequences across pieces,
+     * source windows cut); one workgroup; 256-byte allocations. */
+    static const struct {
+        uint64_t max_range;
+        uint32_t max_groups;
+        uint64_t max_alloc;
+    } setups[] = {{0, 0, 0}, {200, 0, 0}, {0, 1, 0}, {0, 0, 256}};
+    static const DML_TENSOR_DATA_TYPE types[] = {DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_FLOAT16,
+                                                 DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT64};
+    static const uint32_t cols[] = {1, 7, 37, 100, 301};
+    for (size_t s = 0; s < sizeof setups / sizeof setups[0]; s++) {
+        dmlops_context *vk = vkt_context_alloc(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, setups[s].max_range,
+                                               setups[s].max_groups, setups[s].max_alloc);
+        if (!vk) return;
+        for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+            for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+                fast_cases(vk, types[t], cols[c], 1000 * s + 100 * t + c);
+        vkt_done(vk);
+    }
+}

@@ -14,6 +14,10 @@ typedef struct dm_spirv {
 } dm_spirv;
 
 extern const dm_spirv dm_kernels[DM_KERNEL_COUNT];
+
+/* Whether the kernel's fast path (glsl/gather_main.glsl, FAST) covers a collapsed gather
+ * whose output rows are contiguous: what each kernel's chunk_vec needs of the layout. */
+bool dm_kernel_fast(const dm_gather *g);
 extern const dm_spirv dm_copy_kernel;
 
 #endif

@@ -47,9 +47,10 @@ _Static_assert(sizeof(dm_vk_push) <= 128, "push constants beyond the 128 bytes e
 _Static_assert(sizeof(dm_vk_push) == sizeof(((dm_vk_push *)0)->rem), "rem[] must alias the named members");
 
 /* Specialisation constant ids (GLSL: local_size_x_id, constant_id). */
-enum { DM_SPEC_WORKGROUP = 0, DM_SPEC_ESIZE = 1, DM_SPEC_RUN = 2, DM_SPEC_ROW_DIMS = 3, DM_SPEC_COUNT = 4 };
+enum { DM_SPEC_WORKGROUP = 0, DM_SPEC_ESIZE = 1, DM_SPEC_RUN = 2, DM_SPEC_ROW_DIMS = 3, DM_SPEC_FAST = 4, DM_SPEC_COUNT = 5 };
 
-/* Descriptor bindings: the parameter record, then one per data slot (1 + slot). */
+/* Descriptor bindings: the parameter record (a uniform buffer), then one storage buffer
+ * per data slot (1 + slot). */
 enum { DM_BINDING_PARAMS = 0, DM_BINDING_SLOT0 = 1 };
 
 #define DM_VK_WORKGROUP 128u

@@ -19,11 +19,12 @@ static dmlops_status dm_vk_table_sets(dmlops_binding_table *t, uint32_t capacity
     t->sets = dm_calloc(capacity, sizeof *t->sets);
     t->push = dm_calloc(capacity, sizeof *t->push);
     if (!t->sets || !t->push) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a binding table");
-    VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, capacity * (1 + DM_SLOT_COUNT)};
+    VkDescriptorPoolSize size[2] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, capacity},
+                                    {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, capacity * DM_SLOT_COUNT}};
     VkDescriptorPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
                                       .maxSets = capacity,
-                                      .poolSizeCount = 1,
-                                      .pPoolSizes = &size};
+                                      .poolSizeCount = 2,
+                                      .pPoolSizes = size};
     DM_VK_CALL(d, "creating a binding table", CreateDescriptorPool, (d->device, &pci, NULL, &t->pool));
     for (uint32_t i = 0; i < capacity; i++) {
         VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
@@ -186,7 +187,7 @@ static void dm_vk_bind_piece(dmlops_binding_table *t, const dm_gather *g, const 
                                       .dstSet = t->sets[p],
                                       .dstBinding = i,
                                       .descriptorCount = 1,
-                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                      .descriptorType = dm_vk_binding_type(i),
                                       .pBufferInfo = &info[i]};
     vk->dev.vkd.UpdateDescriptorSets(vk->dev.device, 1 + DM_SLOT_COUNT, w, 0, NULL);
 }

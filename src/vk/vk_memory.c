@@ -29,8 +29,8 @@ dmlops_status dm_vk_alloc(dm_vk_device *d, uint64_t size, bool host_visible, con
                        what, (unsigned long long)size, d->info.name, (unsigned long long)d->lim.max_alloc);
     VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
                               .size = padded,
-                              .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                              .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+                                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                               .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
     DM_VK_CALL(d, what, CreateBuffer, (d->device, &bci, NULL, &m->buffer));
     VkMemoryRequirements req;

@@ -91,7 +91,7 @@ dmlops_status dm_vk_pipelines_init(dm_vk_device *d, const char *cache_path, dm_v
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     VkDescriptorSetLayoutBinding b[1 + DM_SLOT_COUNT];
     for (uint32_t i = 0; i < 1 + DM_SLOT_COUNT; i++)
-        b[i] = (VkDescriptorSetLayoutBinding){i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL};
+        b[i] = (VkDescriptorSetLayoutBinding){i, dm_vk_binding_type(i), 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL};
     VkDescriptorSetLayoutCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
                                            .bindingCount = 1 + DM_SLOT_COUNT,
                                            .pBindings = b};
@@ -125,7 +125,8 @@ void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p)
     for (int k = 0; k < DM_KERNEL_COUNT; k++) {
         for (int e = 0; e < 4; e++)
             for (int r = 0; r < 3; r++)
-                if (p->pipelines[k][e][r]) d->vkd.DestroyPipeline(d->device, p->pipelines[k][e][r], NULL);
+                for (int f = 0; f < 2; f++)
+                    if (p->pipelines[k][e][r][f]) d->vkd.DestroyPipeline(d->device, p->pipelines[k][e][r][f], NULL);
         if (p->modules[k]) d->vkd.DestroyShaderModule(d->device, p->modules[k], NULL);
     }
     if (p->copy_pipeline) d->vkd.DestroyPipeline(d->device, p->copy_pipeline, NULL);
@@ -140,12 +141,12 @@ void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p)
 }
 
 dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, dm_kernel kernel, uint32_t esize, uint32_t rank,
-                             VkPipeline *out)
+                             bool fast, VkPipeline *out)
 {
     static const int32_t row_dims[3] = {1, 3, 7};
     uint32_t e = esize == 1 ? 0 : esize == 2 ? 1 : esize == 4 ? 2 : 3;
     uint32_t r = rank <= 2 ? 0 : rank <= 4 ? 1 : 2;
-    VkPipeline *slot = &p->pipelines[kernel][e][r];
+    VkPipeline *slot = &p->pipelines[kernel][e][r][fast];
     if (*slot) {
         *out = *slot;
         return DMLOPS_SUCCESS;
@@ -161,6 +162,7 @@ dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, dm_kernel kern
     spec[DM_SPEC_ESIZE] = esize;
     spec[DM_SPEC_RUN] = d->lim.run;
     spec[DM_SPEC_ROW_DIMS] = (uint32_t)row_dims[r];
+    spec[DM_SPEC_FAST] = fast; /* a VkBool32 */
     VkSpecializationMapEntry entries[DM_SPEC_COUNT];
     for (uint32_t i = 0; i < DM_SPEC_COUNT; i++) entries[i] = (VkSpecializationMapEntry){i, i * 4, 4};
     VkSpecializationInfo si = {DM_SPEC_COUNT, entries, sizeof spec, spec};

@@ -6,7 +6,15 @@
 #define DM_VK_PIPELINE_H
 
 #include "../gather.h"
+#include "vk_abi.h"
 #include "vk_device.h"
+
+/* The descriptor type of a gather kernel's binding (vk_abi.h): the parameter record is a
+ * uniform buffer, the data slots storage buffers. */
+static inline VkDescriptorType dm_vk_binding_type(uint32_t binding)
+{
+    return binding == DM_BINDING_PARAMS ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+}
 
 typedef struct dm_vk_pipelines {
     VkDescriptorSetLayout set_layout; /* binding 0: parameters; 1 + slot: the data slots */
@@ -14,7 +22,7 @@ typedef struct dm_vk_pipelines {
     VkPipelineCache cache;
     char *cache_path;
     VkShaderModule modules[DM_KERNEL_COUNT];
-    VkPipeline pipelines[DM_KERNEL_COUNT][4][3]; /* by log2(esize) and row-dimension bucket */
+    VkPipeline pipelines[DM_KERNEL_COUNT][4][3][2]; /* by log2(esize), row-dimension bucket, FAST */
     uint32_t count;
     /* The compute copy (glsl/copy.comp): bindings Dst, Src; push constants dm_vk_copy_push. */
     VkDescriptorSetLayout copy_set_layout;
@@ -27,10 +35,10 @@ typedef struct dm_vk_pipelines {
 dmlops_status dm_vk_pipelines_init(dm_vk_device *d, const char *cache_path, dm_vk_pipelines *p);
 /* Saves the cache (when a file is named), then destroys everything. */
 void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p);
-/* The pipeline of a kernel for elements of esize bytes and a collapsed rank. Called with
- * the context lock held. */
+/* The pipeline of a kernel for elements of esize bytes, a collapsed rank and the fast
+ * path or not. Called with the context lock held. */
 dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, dm_kernel kernel, uint32_t esize, uint32_t rank,
-                             VkPipeline *out);
+                             bool fast, VkPipeline *out);
 /* The compute copy's pipeline (its layouts are p->copy_*), made on first use. Called with
  * the context lock held. */
 dmlops_status dm_vk_copy_pipeline(dm_vk_device *d, dm_vk_pipelines *p, VkPipeline *out);

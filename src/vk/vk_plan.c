@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels.h"
 #include "vk_abi.h"
 #include "vk_plan.h"
 #include "../fault.h"
@@ -281,6 +282,8 @@ dmlops_status dm_vk_plan_gather(const dm_vk_limits *lim, const dm_gather *g, dm_
     plan->params = set.params;
     plan->npieces = set.n;
     if (st == DMLOPS_SUCCESS) st = dm_plan_copies(lim, plan);
+    /* The fast path keeps a bit per chunk of a run. */
+    plan->fast = lim->run <= 32 && dm_kernel_fast(&plan->g);
     if (st != DMLOPS_SUCCESS) dm_vk_plan_free(plan);
     return st;
 }

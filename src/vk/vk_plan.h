@@ -28,6 +28,7 @@ typedef struct dm_vk_plan {
     VkBufferCopy *regions;     /* the copy path, offsets relative to the bindings */
     uint32_t nregions;
     bool use_copy;             /* planned for the copy path */
+    bool fast;                 /* the kernel's fast path (FAST) covers the gather */
     uint32_t slab_rows;        /* rows of a gather whose row copies depend on its AUX data:
                                   regions are built per execution (0: never) */
 } dm_vk_plan;
