@@ -40,6 +40,8 @@ layout(std430, set = 0, binding = 2) readonly buffer Src { uint src[]; };
 // times faster than words on every device we know (lavapipe: 32 GB/s against 1.8 GB/s).
 layout(std430, set = 0, binding = 1) buffer Dst4 { uvec4 dst4[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Src4 { uvec4 src4[]; };
+// 8-byte elements as one access each (their addresses are multiples of 8 in the window).
+layout(std430, set = 0, binding = 2) readonly buffer Src2 { uvec2 src2[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Aux { uint aux[]; };
 layout(std430, set = 0, binding = 4) readonly buffer Aux2 { uint aux2[]; };
 

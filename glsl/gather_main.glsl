@@ -118,25 +118,75 @@ void element_chunk(uint ch, uint db, uint row_end, uint emask)
     for (uint q = 0u; q < 4u; q++) store_masked(ch * 4u + q, bits[q], mask[q]);
 }
 
+// The row's geometry, shared by main and the fast path's helpers.
+uint g_size[ROW_DIMS], g_dstr[ROW_DIMS], g_sstr[ROW_DIMS], g_astr[ROW_DIMS];
+
+// Moves row coordinates c and the row's three addresses on by `add` rows (add below
+// the innermost extent, or any value when that extent is 1 and the next digits carry).
+void step_rows(inout uint c[ROW_DIMS], inout uint db, inout uint sb, inout uint ab, uint add_rows)
+{
+    uint carry = 0u;
+    [[unroll]] for (int d = ROW_DIMS - 1; d >= 0; d--) {
+        const uint add = (d == ROW_DIMS - 1 ? add_rows : 0u) + carry;
+        c[d] += add;
+        carry = c[d] >= g_size[d] ? 1u : 0u;
+        c[d] -= carry * g_size[d];
+        const uint moved = add - carry * g_size[d]; // net digit change, modulo 2^32
+        db += moved * g_dstr[d];
+        sb += moved * g_sstr[d];
+        ab += moved * g_astr[d];
+    }
+}
+
+uint axis_coord(uint c[ROW_DIMS])
+{
+    uint a = g_axis_origin;
+    [[unroll]] for (int d = 0; d < ROW_DIMS; d++)
+        if (uint(d) == g_axis) a += c[d];
+    return a;
+}
+
 // Run k of RUN chunks of the row at db (m elements): whole chunks from chunk_vec, one
-// vector store each; the others, at most a few per row, afterwards.
-void fast_run(uint k, uint db, uint sb, uint ab, uint row_axis, uint m, uint emask)
+// vector store each. Returns the chunks left over, as bits from chunk (db >> 4) + k * RUN.
+uint fast_row(uint k, uint db, uint sb, uint ab, uint row_axis, uint m)
 {
     row_begin(sb, ab, row_axis);
     const uint row_end = db + m * ESIZE;
     const uint c0 = (db >> 4u) + k * RUN, c1 = min(c0 + RUN, (row_end + 15u) >> 4u);
     const uint len4 = uint(dst4.length());
-    uint slow = 0u; // bit t: chunk c0 + t is left to element_chunk (RUN <= 32)
+    uint slow = 0u;
     for (uint ch = c0; ch < c1; ch++) {
         const uint cb = ch * 16u;
         uvec4 v;
         if (cb >= db && cb + 16u <= row_end && ch < len4 && chunk_vec((cb - db) / ESIZE, v)) dst4[ch] = v;
         else slow |= 1u << (ch - c0);
     }
+    return slow;
+}
+
+// A unit of the fast path: `rows` whole rows from coordinates c (short rows, per_row
+// chunks each, rows * per_row <= RUN), or run k of one row. The chunks fast_row leaves
+// are done afterwards, once per unit, element by element: bit g * per_row + t stands for
+// chunk t of the run on row g.
+void fast_unit(uint k, uint c[ROW_DIMS], uint db, uint sb, uint ab, uint rows, uint per_row, uint m, uint emask)
+{
+    uint slow = 0u, rc[ROW_DIMS], rdb = db, rsb = sb, rab = ab;
+    [[unroll]] for (int d = 0; d < ROW_DIMS; d++) rc[d] = c[d];
+    for (uint g = 0u; g < rows; g++) {
+        slow |= fast_row(k, rdb, rsb, rab, axis_coord(rc), m) << (g * per_row);
+        step_rows(rc, rdb, rsb, rab, 1u);
+    }
     while (slow != 0u) {
         const uint t = uint(findLSB(slow));
         slow &= slow - 1u;
-        element_chunk(c0 + t, db, row_end, emask);
+        const uint g = rows > 1u ? t / per_row : 0u;
+        [[unroll]] for (int d = 0; d < ROW_DIMS; d++) rc[d] = c[d];
+        rdb = db;
+        rsb = sb;
+        rab = ab;
+        for (uint i = 0u; i < g; i++) step_rows(rc, rdb, rsb, rab, 1u);
+        row_begin(rsb, rab, axis_coord(rc));
+        element_chunk((rdb >> 4u) + k * RUN + t - g * per_row, rdb, rdb + m * ESIZE, emask);
     }
 }
 
@@ -144,50 +194,50 @@ void main()
 {
     load_globals();
     load_op();
-    // The loop walks runs of RUN consecutive units of a row; per_row units per row.
+    // The loop walks units: runs of RUN consecutive units of a row (per_row units per
+    // row), or on the fast path with rows of at most RUN / 2 chunks, G whole rows.
     const uint per_row = p(P_PER_ROW), runs_per_row = (per_row + RUN - 1u) / RUN;
-    const uint units = p(P_UNITS) / per_row * runs_per_row;
+    const uint rows = p(P_UNITS) / per_row;
+    const uint G = FAST && per_row * 2u <= RUN ? RUN / per_row : 1u;
+    const uint units = (rows + G - 1u) / G * runs_per_row;
     const uint threads = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x;
     uint u = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
     if (u >= units) return;
 
-    const uint last = g_last, axis = g_axis;
+    const uint last = g_last;
     const bool vec_mode = p(P_MODE) == MODE_VEC;
-    uint size[ROW_DIMS], dstr[ROW_DIMS], sstr[ROW_DIMS], astr[ROW_DIMS], c[ROW_DIMS], step[ROW_DIMS];
+    uint c[ROW_DIMS], step[ROW_DIMS];
     [[unroll]] for (int d = 0; d < ROW_DIMS; d++) {
         bool live = uint(d) < last;
-        size[d] = live ? p(P_SIZE + d) : 1u;
-        dstr[d] = live ? p(P_DST_STRIDE + d) : 0u;
-        sstr[d] = live ? p(P_SRC_STRIDE + d) : 0u;
-        astr[d] = live ? p(P_AUX_STRIDE + d) : 0u;
+        g_size[d] = live ? p(P_SIZE + d) : 1u;
+        g_dstr[d] = live ? p(P_DST_STRIDE + d) : 0u;
+        g_sstr[d] = live ? p(P_SRC_STRIDE + d) : 0u;
+        g_astr[d] = live ? p(P_AUX_STRIDE + d) : 0u;
     }
 
     // Row coordinates of u, and the grid size as digits in the same mixed radix. Offsets
     // wrap modulo 2^32 on purpose: the host guarantees every address actually used lies
     // inside its window, so the wrapped sums are exact.
-    uint k = u % runs_per_row, row = u / runs_per_row;
-    uint kstep = threads % runs_per_row, rstep = threads / runs_per_row;
+    uint k = u % runs_per_row, row = u / runs_per_row * G;
+    uint kstep = threads % runs_per_row, rstep = threads / runs_per_row * G;
     uint db = pc.rem_dst + p(P_DST_BASE), sb = pc.rem_src + p(P_SRC_BASE), ab = pc.rem_aux + p(P_AUX_BASE);
     [[unroll]] for (int d = ROW_DIMS - 1; d >= 0; d--) {
-        c[d] = row % size[d];
-        row /= size[d];
-        step[d] = rstep % size[d];
-        rstep /= size[d];
-        db += c[d] * dstr[d];
-        sb += c[d] * sstr[d];
-        ab += c[d] * astr[d];
+        c[d] = row % g_size[d];
+        row /= g_size[d];
+        step[d] = rstep % g_size[d];
+        rstep /= g_size[d];
+        db += c[d] * g_dstr[d];
+        sb += c[d] * g_sstr[d];
+        ab += c[d] * g_astr[d];
     }
-    const uint dst_step = p(P_DST_STRIDE + last), m = p(P_M), axis_origin = g_axis_origin;
+    const uint dst_step = p(P_DST_STRIDE + last), m = p(P_M);
     const uint emask = ESIZE >= 4u ? 0xffffffffu : (1u << (ESIZE * 8u)) - 1u;
 
     for (;;) {
-        uint row_axis = axis_origin;
-        [[unroll]] for (int d = 0; d < ROW_DIMS; d++)
-            if (uint(d) == axis) row_axis += c[d];
-
         if (FAST) {
-            fast_run(k, db, sb, ab, row_axis, m, emask);
+            fast_unit(k, c, db, sb, ab, G == 1u ? 1u : min(G, rows - u * G), per_row, m, emask);
         } else {
+            const uint row_axis = axis_coord(c);
             uint k0 = k * RUN, k1 = min(k0 + RUN, per_row);
             for (uint kk = k0; kk < k1; kk++) unit(kk, db, sb, ab, row_axis, vec_mode, dst_step, m, emask);
         }
@@ -201,12 +251,12 @@ void main()
         [[unroll]] for (int d = ROW_DIMS - 1; d >= 0; d--) {
             uint add = step[d] + carry;
             c[d] += add;
-            carry = c[d] >= size[d] ? 1u : 0u;
-            c[d] -= carry * size[d];
-            uint moved = add - carry * size[d]; // net digit change, modulo 2^32
-            db += moved * dstr[d];
-            sb += moved * sstr[d];
-            ab += moved * astr[d];
+            carry = c[d] >= g_size[d] ? 1u : 0u;
+            c[d] -= carry * g_size[d];
+            uint moved = add - carry * g_size[d]; // net digit change, modulo 2^32
+            db += moved * g_dstr[d];
+            sb += moved * g_sstr[d];
+            ab += moved * g_astr[d];
         }
     }
 }

@@ -24,16 +24,44 @@ bool fetch(uint sb, uint ab, uint row_axis, uint j, out uvec2 v)
     return true;
 }
 
-// FAST: rows run one element forwards or backwards (the host checks the step).
+// FAST (the host checks the step, dm_kernel_fast): rows that run one element forwards or
+// backwards are streams; other steps gather: 4- and 8-byte elements one load each, 1- and
+// 2-byte elements with step 2 from the 32 bytes that hold them (two vector loads, then
+// every second element).
 void row_begin(uint sb, uint ab, uint row_axis)
 {
     g_P = g_src_step == ESIZE ? 0u : 0xffffffffu;
     g_Bb = g_Bf = sb;
 }
-bool chunk_vec(uint j0, out uvec4 v) { return stream_vec(j0, v); }
+
+// Even-numbered bytes (or 16-bit halves) of x then y, as one word.
+uint even_halves(uint x, uint y) { return (x & 0xffffu) | (y << 16u); }
+uint even_bytes(uint x, uint y) { return (x & 0xffu) | ((x >> 8u) & 0xff00u) | ((y & 0xffu) << 16u) | ((y << 8u) & 0xff000000u); }
+
+bool chunk_vec(uint j0, out uvec4 v)
+{
+    v = uvec4(0u);
+    if (g_src_step == ESIZE || g_src_step == 0u - ESIZE) return stream_vec(j0, v);
+    const uint a = g_Bf + j0 * g_src_step;
+    if (ESIZE == 8u) {
+        v = uvec4(src2[a >> 3u], src2[(a + g_src_step) >> 3u]);
+        return true;
+    }
+    if (ESIZE == 4u) {
+        v = uvec4(src[a >> 2u], src[(a + g_src_step) >> 2u], src[(a + 2u * g_src_step) >> 2u],
+                  src[(a + 3u * g_src_step) >> 2u]);
+        return true;
+    }
+    uvec4 x, y;
+    if (!src16(a, x) || !src16(a + 16u, y)) return false;
+    if (ESIZE == 2u) v = uvec4(even_halves(x.x, x.y), even_halves(x.z, x.w), even_halves(y.x, y.y), even_halves(y.z, y.w));
+    else v = uvec4(even_bytes(x.x, x.y), even_bytes(x.z, x.w), even_bytes(y.x, y.y), even_bytes(y.z, y.w));
+    return true;
+}
+
 bool row_elem(uint j, out uvec2 x)
 {
-    x = stream_elem(j);
+    x = load_src(g_Bf + j * g_src_step);
     return true;
 }
 

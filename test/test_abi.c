@@ -236,7 +236,8 @@ TEST(specialisation_constants_and_bindings_agree)
         long binding;
     } bindings[] = {{"uniform Params ", DM_BINDING_PARAMS},           {"buffer Dst ", DM_BINDING_SLOT0 + DM_SLOT_DST},
                     {"buffer Dst4 ", DM_BINDING_SLOT0 + DM_SLOT_DST}, {"buffer Src ", DM_BINDING_SLOT0 + DM_SLOT_SRC},
-                    {"buffer Src4 ", DM_BINDING_SLOT0 + DM_SLOT_SRC}, {"buffer Aux ", DM_BINDING_SLOT0 + DM_SLOT_AUX},
+                    {"buffer Src4 ", DM_BINDING_SLOT0 + DM_SLOT_SRC}, {"buffer Src2 ", DM_BINDING_SLOT0 + DM_SLOT_SRC},
+                    {"buffer Aux ", DM_BINDING_SLOT0 + DM_SLOT_AUX},
                     {"buffer Aux2 ", DM_BINDING_SLOT0 + DM_SLOT_AUX2}};
     for (size_t i = 0; i < sizeof bindings / sizeof bindings[0]; i++) {
         long b = layout_number(text, bindings[i].block, "binding");

@@ -890,7 +890,8 @@ static void fast_aux(uint8_t *const *data, const uint64_t *sizes, dmt_rng *r, co
 }
 
 /* One case of each fast path (rows read forwards, backwards, as a sequence turning at its
- * length; ONE_HOT along and across the last axis) with rows of `cols` elements. */
+ * length, gathered with a step; ONE_HOT along and across the last axis) with rows of
+ * `cols` elements. */
 static void fast_cases(dmlops_context *vk, DML_TENSOR_DATA_TYPE dt, uint32_t cols, uint64_t seed)
 {
     dmlops_operator_info info;
@@ -905,13 +906,16 @@ static void fast_cases(dmlops_context *vk, DML_TENSOR_DATA_TYPE dt, uint32_t col
         const uint32_t user[2] = {1, sz[axis]};
         if (!vkt_same_as_cpu(vk, &rv.desc, 2, sizes, seed + axis, &info, fast_aux, user)) return;
     }
-    for (int32_t step = -1; step <= 1; step += 2) { /* SLICE1 with unaligned windows */
+    static const int32_t steps[] = {-1, 1, 2, -2, 3}; /* streams, then gathers */
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) { /* SLICE1 with unaligned windows */
+        const uint32_t span = cols * (uint32_t)abs(steps[i]);
         dmt_slice sl;
-        uint32_t in[2] = {rows + 1, cols + 5}, off[2] = {1, 3}, win[2] = {rows, cols};
+        uint32_t in[2] = {rows + 1, span + 5}, off[2] = {1, 3}, win[2] = {rows, span}, out[2] = {rows, cols};
         dmt_slice_init(&sl, dt, 2, in, off, win);
-        sl.step[1] = step;
+        sl.step[1] = steps[i];
+        dmt_tensor_init(&sl.out, dt, 2, out, NULL, 0);
         uint64_t sizes[2] = {sl.in.buf.TotalTensorSizeInBytes, sl.out.buf.TotalTensorSizeInBytes};
-        if (!vkt_same_as_cpu(vk, &sl.desc, 1, sizes, seed + 7 + (uint64_t)step, &info, NULL, NULL)) return;
+        if (!vkt_same_as_cpu(vk, &sl.desc, 1, sizes, seed + 7 + i, &info, NULL, NULL)) return;
     }
     for (uint32_t across = 0; across < 2; across++) { /* ONE_HOT: [rows, cols] axis 1; [rows, 4, cols] axis 1 */
         dmt_tensor idx, val, out;

@@ -22,8 +22,8 @@ bool dm_kernel_fast(const dm_gather *g)
     const int64_t src = g->stride[DM_SLOT_SRC][last], aux = g->stride[DM_SLOT_AUX][last];
     if (g->rank == 0 || g->stride[DM_SLOT_DST][last] != 1) return false;
     switch (g->kernel) {
-    case DM_KERNEL_SLICE: /* rows run one element forwards or backwards */
-        return src == 1 || src == -1;
+    case DM_KERNEL_SLICE: /* rows run one element forwards or backwards, or gather (chunk_vec) */
+        return src == 1 || src == -1 || (g->esize >= 4 && src != 0) || src == 2;
     case DM_KERNEL_REVERSE: /* one length per row; the axis, or else the row, contiguous in the source */
         return aux == 0 && g->axis >= 0 &&
                ((uint32_t)g->axis == last ? g->window_stride == 1 && src == 0 : src == 1);
