@@ -234,33 +234,40 @@ done:
     case_objs_free(&o);
 }
 
-/* 1000 small SLICE1 operators (a 4x4 window of seed example 1): recorded in one command
- * list, against one synchronous dmlops_operator_execute each. Outputs go to disjoint
- * ranges so the list needs no barriers: what is left is per-operator overhead. */
-static void run_overhead(dmlops_context *ctx, bench_overhead *ov)
+/* The overhead operator: SLICE1 of a [32, 32] FLOAT32 tensor (4 KiB) with its columns
+ * reversed, a kernel on Vulkan. */
+typedef struct small_op {
+    uint32_t sizes[2], offsets[2], window[2];
+    int32_t strides[2];
+    DML_BUFFER_TENSOR_DESC b[2];
+    DML_TENSOR_DESC t[2];
+    DML_SLICE1_OPERATOR_DESC sd;
+    DML_OPERATOR_DESC desc;
+} small_op;
+
+#define SMALL_BYTES 4096u
+
+static void small_op_init(small_op *s)
 {
-    static const uint32_t in_sizes[4] = {1, 1, 4, 4}, out_sizes[4] = {1, 1, 2, 2};
-    static const uint32_t offsets[4] = {0, 0, 0, 1}, window[4] = {1, 1, 4, 3};
-    static const int32_t strides[4] = {1, 1, 2, 2};
-    DML_BUFFER_TENSOR_DESC ib = {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 4, in_sizes, NULL, 64, 0};
-    DML_BUFFER_TENSOR_DESC ob = {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 4, out_sizes, NULL, 16, 0};
-    DML_TENSOR_DESC it = {DML_TENSOR_TYPE_BUFFER, &ib}, ot = {DML_TENSOR_TYPE_BUFFER, &ob};
-    DML_SLICE1_OPERATOR_DESC sd = {&it, &ot, 4, offsets, window, strides};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_SLICE1, &sd};
-    dmlops_operator *op = NULL;
-    dmlops_buffer *in = NULL, *out = NULL;
-    dmlops_command_list *list = NULL;
-    dmlops_status st = dmlops_operator_create(ctx, &desc, &op);
-    if (st == DMLOPS_SUCCESS) st = dmlops_buffer_create(ctx, 64, &in);
-    if (st == DMLOPS_SUCCESS) st = dmlops_buffer_create(ctx, 16 * OVERHEAD_OPS, &out);
-    if (st == DMLOPS_SUCCESS) st = dmlops_command_list_create(ctx, &list);
-    double t0 = cli_now();
-    for (uint32_t i = 0; i < OVERHEAD_OPS && st == DMLOPS_SUCCESS; i++) {
-        dmlops_binding bi = {in, 0, 64}, bo = {out, 16ull * i, 16};
-        st = dmlops_command_list_record(list, op, 1, &bi, 1, &bo);
+    memset(s, 0, sizeof *s);
+    s->sizes[0] = s->sizes[1] = s->window[0] = s->window[1] = 32;
+    s->strides[0] = 1;
+    s->strides[1] = -1;
+    for (int i = 0; i < 2; i++) {
+        s->b[i] = (DML_BUFFER_TENSOR_DESC){DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 2, s->sizes, NULL,
+                                           SMALL_BYTES, 0};
+        s->t[i] = (DML_TENSOR_DESC){DML_TENSOR_TYPE_BUFFER, &s->b[i]};
     }
-    double record = cli_now() - t0, wall[5], gpu[5];
+    s->sd = (DML_SLICE1_OPERATOR_DESC){&s->t[0], &s->t[1], 2, s->offsets, s->window, s->strides};
+    s->desc = (DML_OPERATOR_DESC){DML_OPERATOR_SLICE1, &s->sd};
+}
+
+/* Executes a recorded list 5 times after a warm-up; medians per operation. */
+static dmlops_status time_small_list(dmlops_command_list *list, uint32_t ops, double *wall_us, double *gpu_us)
+{
+    double wall[5], gpu[5];
     bool has_gpu = true;
+    dmlops_status st = DMLOPS_SUCCESS;
     for (int i = -1; i < 5 && st == DMLOPS_SUCCESS; i++) { /* -1: warm-up */
         dmlops_execution_stats s = {-1, 0};
         st = dmlops_command_list_execute(list);
@@ -270,10 +277,38 @@ static void run_overhead(dmlops_context *ctx, bench_overhead *ov)
         gpu[i] = s.gpu_seconds;
         has_gpu = has_gpu && s.gpu_seconds >= 0;
     }
+    *wall_us = cli_median(wall, 5) * 1e6 / ops;
+    *gpu_us = has_gpu ? cli_median(gpu, 5) * 1e6 / ops : -1;
+    return st;
+}
+
+/* 1000 small operators (SLICE1 on 4 KiB tensors) recorded in one command list, against
+ * one synchronous dmlops_operator_execute each. Outputs go to disjoint ranges so the list
+ * needs no barriers: what is left is per-operator overhead. On Vulkan, the floor to
+ * compare with: 1000 near-empty dispatches (16-byte compute copies, one workgroup each),
+ * each behind a barrier (every copy reads what the one before wrote), in one list. */
+static void run_overhead(dmlops_context *ctx, bool vulkan, bench_overhead *ov)
+{
+    small_op so;
+    small_op_init(&so);
+    dmlops_operator *op = NULL;
+    dmlops_buffer *in = NULL, *out = NULL, *ping = NULL, *pong = NULL;
+    dmlops_command_list *list = NULL, *empty = NULL;
+    dmlops_status st = dmlops_operator_create(ctx, &so.desc, &op);
+    if (st == DMLOPS_SUCCESS) st = dmlops_buffer_create(ctx, SMALL_BYTES, &in);
+    if (st == DMLOPS_SUCCESS) st = dmlops_buffer_create(ctx, (uint64_t)SMALL_BYTES * OVERHEAD_OPS, &out);
+    if (st == DMLOPS_SUCCESS) st = dmlops_command_list_create(ctx, &list);
+    double t0 = cli_now();
+    for (uint32_t i = 0; i < OVERHEAD_OPS && st == DMLOPS_SUCCESS; i++) {
+        dmlops_binding bi = {in, 0, SMALL_BYTES}, bo = {out, (uint64_t)SMALL_BYTES * i, SMALL_BYTES};
+        st = dmlops_command_list_record(list, op, 1, &bi, 1, &bo);
+    }
+    double record = cli_now() - t0;
+    if (st == DMLOPS_SUCCESS) st = time_small_list(list, OVERHEAD_OPS, &ov->list_us, &ov->list_gpu_us);
     double sync = 0;
     for (uint32_t i = 0; i < OVERHEAD_OPS + 10 && st == DMLOPS_SUCCESS; i++) {
         if (i == 10) t0 = cli_now(); /* after 10 warm-up runs */
-        dmlops_binding bi = {in, 0, 64}, bo = {out, 0, 16};
+        dmlops_binding bi = {in, 0, SMALL_BYTES}, bo = {out, 0, SMALL_BYTES};
         st = dmlops_operator_execute(op, 1, &bi, 1, &bo);
     }
     sync = cli_now() - t0;
@@ -282,16 +317,75 @@ static void run_overhead(dmlops_context *ctx, bench_overhead *ov)
         ov->ops = OVERHEAD_OPS;
         dmlops_command_list_get_counts(list, NULL, &ov->barriers);
         ov->record_us = record * 1e6 / OVERHEAD_OPS;
-        ov->list_us = cli_median(wall, 5) * 1e6 / OVERHEAD_OPS;
-        ov->list_gpu_us = has_gpu ? cli_median(gpu, 5) * 1e6 / OVERHEAD_OPS : -1;
         ov->sync_us = sync * 1e6 / OVERHEAD_OPS;
     } else {
         fprintf(stderr, "dmlops bench: overhead: %s: %s\n", dmlops_status_string(st), dmlops_last_error_message());
     }
+    if (vulkan && st == DMLOPS_SUCCESS) {
+        st = dmlops_buffer_create(ctx, 16, &ping);
+        if (st == DMLOPS_SUCCESS) st = dmlops_buffer_create(ctx, 16, &pong);
+        if (st == DMLOPS_SUCCESS) st = dmlops_command_list_create(ctx, &empty);
+        for (uint32_t i = 0; i < OVERHEAD_OPS && st == DMLOPS_SUCCESS; i++)
+            st = dmlops_command_list_record_compute_copy(empty, i & 1 ? ping : pong, 0, i & 1 ? pong : ping, 0, 16);
+        if (st == DMLOPS_SUCCESS) st = time_small_list(empty, OVERHEAD_OPS, &ov->empty_us, &ov->empty_gpu_us);
+        if (st == DMLOPS_SUCCESS) {
+            ov->empty_measured = true;
+            dmlops_command_list_get_counts(empty, NULL, &ov->empty_barriers);
+        } else {
+            fprintf(stderr, "dmlops bench: overhead, empty dispatches: %s: %s\n", dmlops_status_string(st),
+                    dmlops_last_error_message());
+        }
+    }
     dmlops_command_list_destroy(list);
+    dmlops_command_list_destroy(empty);
     dmlops_operator_destroy(op);
     dmlops_buffer_destroy(in);
     dmlops_buffer_destroy(out);
+    dmlops_buffer_destroy(ping);
+    dmlops_buffer_destroy(pong);
+}
+
+/* Operator creation on Vulkan (bench_creation): fresh contexts on the run's device, the
+ * first with an empty pipeline cache file in a temporary directory, the second reading
+ * the file the first wrote when it was destroyed. */
+static void run_creation(const dmlops_context_desc *desc, bench_creation *cr)
+{
+    enum { HOT = 21 };
+    char dir[] = "/tmp/dmlops-bench-XXXXXX", path[64];
+    if (!mkdtemp(dir)) return;
+    snprintf(path, sizeof path, "%s/pipelines", dir);
+    small_op so;
+    small_op_init(&so);
+    dmlops_context_options opt = {.pipeline_cache_path = path};
+    double cold = -1, warm = -1, hot[HOT];
+    bool ok = true;
+    for (int pass = 0; pass < 2 && ok; pass++) {
+        dmlops_context *ctx = NULL;
+        dmlops_operator *op = NULL;
+        ok = dmlops_context_create_with_options(desc, &opt, &ctx) == DMLOPS_SUCCESS;
+        double t0 = cli_now();
+        ok = ok && dmlops_operator_create(ctx, &so.desc, &op) == DMLOPS_SUCCESS;
+        *(pass ? &warm : &cold) = (cli_now() - t0) * 1e3;
+        dmlops_operator_destroy(op);
+        for (int i = 0; i < HOT && ok && pass == 0; i++) {
+            op = NULL;
+            t0 = cli_now();
+            ok = dmlops_operator_create(ctx, &so.desc, &op) == DMLOPS_SUCCESS;
+            hot[i] = (cli_now() - t0) * 1e3;
+            dmlops_operator_destroy(op);
+        }
+        dmlops_context_destroy(ctx); /* writes the cache file */
+    }
+    remove(path);
+    rmdir(dir);
+    if (!ok) {
+        fprintf(stderr, "dmlops bench: operator creation: %s\n", dmlops_last_error_message());
+        return;
+    }
+    cr->measured = true;
+    cr->cold_ms = cold;
+    cr->warm_ms = warm;
+    cr->hot_ms = cli_median(hot, HOT);
 }
 
 /* CPU backend: each headline case on contexts of 1, 2, 4 ... threads up to the default
@@ -511,9 +605,16 @@ int cmd_bench(int argc, char **argv)
     for (size_t i = 0; i < count; i++) run.results[i].c = &cases[i];
     if (want_overhead) {
         if (progress) fprintf(stderr, "\r\033[K[overhead] %u small operators", OVERHEAD_OPS);
-        run_overhead(ctx, &run.overhead);
+        run_overhead(ctx, vulkan, &run.overhead);
     }
     dmlops_context_destroy(ctx);
+    if (want_overhead && vulkan) {
+        if (progress) fprintf(stderr, "\r\033[K[overhead] operator creation");
+        dmlops_context_desc d = o.desc;
+        d.backend = DMLOPS_BACKEND_VULKAN;
+        if (!d.device) d.device = run.ctx.device.uuid_string; /* the run's device */
+        run_creation(&d, &run.creation);
+    }
     if (o.scaling && !o.quick && run.ctx.backend == DMLOPS_BACKEND_CPU) {
         if (progress) fprintf(stderr, "\r\033[K[scaling] threads");
         run_scaling(&run, cases, count, &pol, o.iterations, &h);

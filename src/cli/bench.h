@@ -78,7 +78,21 @@ typedef struct bench_overhead {
     bool measured;
     uint32_t ops, barriers;
     double record_us, list_us, list_gpu_us, sync_us; /* per operator; list_gpu_us < 0: none */
+    /* Vulkan: the same count of near-empty dispatches (a 16-byte compute copy, one
+     * workgroup), each behind a barrier, recorded and timed the same way. */
+    bool empty_measured;
+    uint32_t empty_barriers;
+    double empty_us, empty_gpu_us;
 } bench_overhead;
+
+/* Vulkan: dmlops_operator_create of a kernel-path operator, milliseconds (medians): the
+ * first in a fresh context with no pipeline cache (cold: the pipeline is compiled), the
+ * first in a fresh context whose pipeline cache file the previous one wrote (warm cache),
+ * and further ones in a context that already holds the pipeline. */
+typedef struct bench_creation {
+    bool measured;
+    double cold_ms, warm_ms, hot_ms;
+} bench_creation;
 
 /* CPU backend: a headline case at 1, 2, 4 ... N threads. */
 enum { BENCH_MAX_SCALING = 8 };
@@ -94,6 +108,7 @@ typedef struct bench_run {
     bench_result *results;
     size_t count;
     bench_overhead overhead;
+    bench_creation creation;
     bench_scaling *scaling;
     size_t nscaling;
     bool quick, have_numpy;

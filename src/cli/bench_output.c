@@ -93,12 +93,26 @@ void bench_print_table(const bench_run *run, FILE *f)
     }
     const bench_overhead *o = &run->overhead;
     if (o->measured) {
-        fprintf(f, "\nsmall-operator overhead, %u SLICE1 operators on a 4x4 tensor:\n", o->ops);
+        fprintf(f, "\nsmall-operator overhead, %u SLICE1 operators on 4 KiB tensors:\n", o->ops);
         fprintf(f, "  one command list, one submit:          %8.2f us/op wall", o->list_us);
         if (o->list_gpu_us >= 0) fprintf(f, ", %.2f us/op GPU", o->list_gpu_us);
         fprintf(f, " (recording %.2f us/op, %u barriers)\n", o->record_us, o->barriers);
+        if (o->empty_measured) {
+            fprintf(f, "  empty dispatch + barrier, same list:   %8.2f us/op wall", o->empty_us);
+            if (o->empty_gpu_us >= 0) fprintf(f, ", %.2f us/op GPU", o->empty_gpu_us);
+            fprintf(f, " (%u barriers); operators / empty: %.2fx wall", o->empty_barriers,
+                    bench_ratio(o->list_us, o->empty_us));
+            if (o->empty_gpu_us > 0 && o->list_gpu_us >= 0)
+                fprintf(f, ", %.2fx GPU", bench_ratio(o->list_gpu_us, o->empty_gpu_us));
+            fputc('\n', f);
+        }
         fprintf(f, "  synchronous dmlops_operator_execute:   %8.2f us/op wall\n", o->sync_us);
     }
+    const bench_creation *cr = &run->creation;
+    if (cr->measured)
+        fprintf(f, "operator creation (a kernel-path SLICE1): %.3f ms cold (empty pipeline cache), %.3f ms with a warm "
+                   "pipeline cache file, %.3f ms once the context holds the pipeline\n",
+                cr->cold_ms, cr->warm_ms, cr->hot_ms);
 }
 
 static void csv_string(FILE *f, const char *s)
@@ -219,13 +233,30 @@ static char *markdown_section(const bench_run *run)
     }
     const bench_overhead *o = &run->overhead;
     if (o->measured) {
-        fprintf(f, "\nSmall-operator overhead, %u SLICE1 operators on a 4x4 tensor: %.2f µs per operator recorded in "
+        fprintf(f, "\nSmall-operator overhead, %u SLICE1 operators on 4 KiB tensors: %.2f µs per operator recorded in "
                    "one command list (one submit, %u barriers",
                 o->ops, o->list_us, o->barriers);
         if (o->list_gpu_us >= 0) fprintf(f, ", %.2f µs of GPU time", o->list_gpu_us);
-        fprintf(f, "; recording %.2f µs) against %.2f µs per synchronous `dmlops_operator_execute`.\n", o->record_us,
+        fprintf(f, "; recording %.2f µs) against %.2f µs per synchronous `dmlops_operator_execute`.", o->record_us,
                 o->sync_us);
+        if (o->empty_measured) {
+            fprintf(f, " The same count of empty dispatches (a 16-byte compute copy), each behind a barrier, recorded "
+                       "the same way: %.2f µs each",
+                    o->empty_us);
+            if (o->empty_gpu_us >= 0) fprintf(f, ", %.2f µs of GPU time", o->empty_gpu_us);
+            fprintf(f, ", so an operator costs %.2fx an empty dispatch plus barrier (wall", bench_ratio(o->list_us, o->empty_us));
+            if (o->empty_gpu_us > 0 && o->list_gpu_us >= 0)
+                fprintf(f, "; %.2fx in GPU time", bench_ratio(o->list_gpu_us, o->empty_gpu_us));
+            fprintf(f, ").");
+        }
+        fputc('\n', f);
     }
+    const bench_creation *cr = &run->creation;
+    if (cr->measured)
+        fprintf(f, "\nOperator creation (`dmlops_operator_create`, a kernel-path SLICE1): %.3f ms cold (a fresh context, "
+                   "empty pipeline cache), %.3f ms in a fresh context with a warm pipeline cache file, %.3f ms once the "
+                   "context holds the pipeline.\n",
+                cr->cold_ms, cr->warm_ms, cr->hot_ms);
     fprintf(f, "<!-- bench:%s:end -->\n", run->slug);
     if (fclose(f) != 0) {
         free(buf);

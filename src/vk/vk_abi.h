@@ -53,6 +53,7 @@ enum { DM_SPEC_WORKGROUP = 0, DM_SPEC_ESIZE = 1, DM_SPEC_RUN = 2, DM_SPEC_ROW_DI
  * per data slot (1 + slot). */
 enum { DM_BINDING_PARAMS = 0, DM_BINDING_SLOT0 = 1 };
 
+/* Invocations per workgroup of the gather kernels on GPUs (dm_vk_limits.workgroup). */
 #define DM_VK_WORKGROUP 128u
 
 /* ---- the compute copy (glsl/copy.comp) ------------------------------------------------

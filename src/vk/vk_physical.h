@@ -13,6 +13,7 @@ typedef struct dm_vk_limits {
     uint64_t max_range;      /* binding window limit, bytes */
     uint32_t max_groups[2];  /* workgroup grid limit, x and y */
     uint32_t grid_cap;       /* most workgroups per dispatch; kernels loop past it */
+    uint32_t workgroup;      /* invocations per workgroup of the gather kernels */
     uint32_t run;            /* consecutive units per invocation step (RUN) */
     uint64_t align;          /* binding offsets are aligned down to this */
     uint64_t max_alloc;      /* largest single buffer */

@@ -158,7 +158,7 @@ dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, dm_kernel kern
         DM_VK_CALL(d, "creating a kernel", CreateShaderModule, (d->device, &sci, NULL, &p->modules[kernel]));
     }
     uint32_t spec[DM_SPEC_COUNT];
-    spec[DM_SPEC_WORKGROUP] = DM_VK_WORKGROUP;
+    spec[DM_SPEC_WORKGROUP] = d->lim.workgroup;
     spec[DM_SPEC_ESIZE] = esize;
     spec[DM_SPEC_RUN] = d->lim.run;
     spec[DM_SPEC_ROW_DIMS] = (uint32_t)row_dims[r];

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../checked.h"
+#include "vk_abi.h"
 #include "vk_physical.h"
 #include "../fault.h"
 
@@ -145,10 +146,17 @@ void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *param
         if (params->max_workgroup_count && params->max_workgroup_count < lim->max_groups[i])
             lim->max_groups[i] = params->max_workgroup_count;
     }
-    /* CPU devices (lavapipe) pay microseconds per workgroup: a few long-lived groups per
-     * core. GPUs want enough groups to fill every compute unit several times over. */
-    lim->grid_cap = info->type == DMLOPS_DEVICE_TYPE_CPU ? 32 : 8192;
-    lim->run = info->type == DMLOPS_DEVICE_TYPE_CPU ? 32 : 1;
+    /* CPU devices (lavapipe) run a workgroup as batches of 8 invocations in lock-step,
+     * every batch through the whole shader even when its lanes have nothing to do: small
+     * groups (32 invocations) cost a 4 KiB operator a third of the CPU time 128 do, and
+     * large operators run as fast (docs/performance.md); 128 of them, each looping over
+     * runs of 32 chunks, keep the 4096 invocations the earlier 32 x 128 grid had. GPUs
+     * want enough groups to fill every compute unit several times over (not measured
+     * here: no GPU was available). */
+    const bool cpu = info->type == DMLOPS_DEVICE_TYPE_CPU;
+    lim->grid_cap = cpu ? 128 : 8192;
+    lim->run = cpu ? 32 : 1;
+    lim->workgroup = cpu ? 32 : DM_VK_WORKGROUP;
     lim->max_alloc = info->max_memory_allocation_size ? info->max_memory_allocation_size : UINT64_MAX;
     if (info->max_buffer_size) lim->max_alloc = dm_min_u64(lim->max_alloc, info->max_buffer_size);
     /* Segments are a multiple of 256 bytes, so every binding alignment divides their

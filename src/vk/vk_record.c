@@ -19,7 +19,7 @@ void dm_vk_record(const dmlops_binding_table *t, VkCommandBuffer cmd)
     d->vkd.CmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, o->pipeline);
     for (uint32_t p = 0; p < npieces; p++) {
         /* Kernels loop over their units, so any size fits one capped grid. */
-        uint64_t groups = (pieces[p].runs + DM_VK_WORKGROUP - 1) / DM_VK_WORKGROUP;
+        uint64_t groups = (pieces[p].runs + d->lim.workgroup - 1) / d->lim.workgroup;
         if (groups > d->lim.grid_cap) groups = d->lim.grid_cap;
         uint32_t gx = (uint32_t)(groups < d->lim.max_groups[0] ? groups : d->lim.max_groups[0]);
         uint32_t gy = (uint32_t)((groups + gx - 1) / gx);
