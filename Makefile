@@ -73,7 +73,8 @@ TEST_HARNESS := $(B)/obj/test/harness.o
 # The dependency check (.ci/deps.sh) runs only for `make deps`, `make demo` and the test
 # targets, never for a plain `make` or `make install`: it may install Debian packages.
 # When it runs, every compile waits for it (an order-only prerequisite), even under -j.
-DEPS_PROFILE := $(if $(filter test test-%,$(MAKECMDGOALS)),test,$(if $(filter demo,$(MAKECMDGOALS)),demo))
+DEPS_PROFILE := $(if $(filter fuzz,$(MAKECMDGOALS)),fuzz,$(if $(filter test-valgrind,$(MAKECMDGOALS)),valgrind,$(if \
+                $(filter test test-%,$(MAKECMDGOALS)),test,$(if $(filter demo,$(MAKECMDGOALS)),demo))))
 DEPS_ORDER   := $(if $(DEPS_PROFILE),deps-check)
 DEPS_ENV = CC="$(CC)" CXX="$(CXX)" PKG_CONFIG="$(PKG_CONFIG)" GLSLANG="$(GLSLANG)" SPIRV_VAL="$(SPIRV_VAL)" \
     VOLK_SRC="$(VOLK_SRC)"
@@ -224,7 +225,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC      := clang -std=c11 -D_GNU_SOURCE -Iinclude -Itest -g -O1 $(WARN) -Wno-missing-prototypes \
                 -fsanitize=address,undefined,fuzzer
 FUZZ_TARGETS := ops vulkan
-fuzz:
+fuzz: deps-check
 	$(MAKE) --no-print-directory CC=clang B=build-fuzz CFLAGS="-O1 -g -fsanitize=address,undefined,fuzzer-no-link" lib
 	$(FUZZ_CC) -o build-fuzz/fuzz_ops test/fuzz_ops.c build-fuzz/libdmlops.a $(LIBS)
 	$(FUZZ_CC) -DFUZZ_VULKAN -o build-fuzz/fuzz_vulkan test/fuzz_ops.c build-fuzz/libdmlops.a $(LIBS)

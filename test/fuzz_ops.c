@@ -142,6 +142,15 @@ static void plant_aux(const ref_tensor *t, uint8_t *base, uint64_t n, uint64_t *
 
 static dmlops_context *ctx;
 
+/* Figures for docs/reliability.md, printed when libFuzzer exits. */
+static unsigned long long n_inputs, n_refused, n_big, n_checked;
+static void print_counts(void)
+{
+    fprintf(stderr, "fuzz: %llu descriptors: %llu refused by validation, %llu accepted and checked against the "
+                    "reference, %llu accepted but over %u bytes (not run)\n",
+            n_inputs, n_refused, n_checked, n_big, FUZZ_MAX_BYTES);
+}
+
 static void fail(const char *what, const char *op, int slot, uint64_t at, uint8_t got, uint8_t want)
 {
     fprintf(stderr, "fuzz: %s %s: binding %d, byte %lld (from the binding's start): got 0x%02x, want 0x%02x\n", op, what,
@@ -198,12 +207,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     DML_ONE_HOT_OPERATOR_DESC hot = {&t[0].d, &t[1].d, &t[2].d, axis};
     DML_OPERATOR_DESC desc = {kind == 0 ? DML_OPERATOR_REVERSE_SUBSEQUENCES : kind == 1 ? DML_OPERATOR_SLICE1 : DML_OPERATOR_ONE_HOT,
                               kind == 0 ? (const void *)&rev : kind == 1 ? (const void *)&slice : (const void *)&hot};
-    if (dmlops_validate_operator(&desc, 0) != DMLOPS_SUCCESS) return 0;
+    if (!n_inputs++) atexit(print_counts);
+    if (dmlops_validate_operator(&desc, 0) != DMLOPS_SUCCESS) {
+        n_refused++;
+        return 0;
+    }
     const char *name = kind == 0 ? "REVERSE_SUBSEQUENCES" : kind == 1 ? "SLICE1" : "ONE_HOT";
     const uint32_t n = kind == 1 ? 2 : 3;
     uint64_t total = 0;
     for (uint32_t i = 0; i < n; i++) total += t[i].b.TotalTensorSizeInBytes;
-    if (total > FUZZ_MAX_BYTES) return 0;
+    if (total > FUZZ_MAX_BYTES) {
+        n_big++;
+        return 0;
+    }
     if (!ctx) {
         dmlops_context_desc cd = {.backend = FUZZ_BACKEND};
         if (dmlops_context_create(&cd, &ctx) != DMLOPS_SUCCESS) {
@@ -258,6 +274,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 fail(i == n - 1 ? "output differs from the reference" : "input was modified", name, (int)i, k, got[i][k],
                      want[i][k]);
     }
+    n_checked++;
     for (uint32_t i = 0; i < n; i++) {
         dmlops_buffer_destroy(b[i]);
         free(want[i]);

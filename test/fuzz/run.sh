@@ -21,6 +21,7 @@ for name in "$@"; do
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1)
     if [ "$rc" -eq 0 ]; then
         passed=$((passed + 1)); echo "ok   fuzz_$name: ${runs:-?} executions in ${S} s, ${cov:-cov: ?} edges, no finding"
+        grep '^fuzz: ' "$log" | tail -n 1 | sed 's/^/     | /'
     else
         failed=$((failed + 1)); echo "FAIL fuzz_$name (exit $rc); last lines of $log:"
         tail -n 30 "$log" | sed 's/^/     | /'
