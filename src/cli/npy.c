@@ -74,6 +74,16 @@ static void lex_ws(npy_lex *l)
     while (l->p < l->end && (*l->p == ' ' || *l->p == '\t' || *l->p == '\n' || *l->p == '\r')) l->p++;
 }
 
+/* Up to 20 header bytes from l->p for a message, printable ASCII only: the header is not
+ * NUL-terminated, so it is never formatted with %s directly. */
+static const char *lex_near(const npy_lex *l, char out[24])
+{
+    size_t n = 0;
+    for (const char *c = l->p; c < l->end && n < 20; c++) out[n++] = *c >= 0x20 && *c < 0x7f ? *c : '?';
+    out[n] = '\0';
+    return out;
+}
+
 static bool lex_char(npy_lex *l, char c)
 {
     lex_ws(l);
@@ -154,8 +164,10 @@ static bool parse_header(const char *h, size_t len, npy_array *a, bool *swap, ch
     if (!lex_char(&l, '{')) return npy_fail(err, errlen, "header is not a Python dict");
     while (!lex_char(&l, '}')) {
         char key[32], val[64];
+        char near[24];
         if (!lex_string(&l, key, sizeof key) || !lex_char(&l, ':'))
-            return npy_fail(err, errlen, "malformed header near '%.20s'", l.p);
+            return l.p < l.end ? npy_fail(err, errlen, "malformed header near '%s'", lex_near(&l, near))
+                               : npy_fail(err, errlen, "malformed header: it ends inside a key");
         if (!strcmp(key, "descr") && !have_descr) {
             if (!lex_string(&l, val, sizeof val))
                 return npy_fail(err, errlen, "'descr' is not a simple dtype string (structured arrays are not supported)");
@@ -186,7 +198,8 @@ static bool parse_header(const char *h, size_t len, npy_array *a, bool *swap, ch
             return npy_fail(err, errlen, "unexpected or repeated header key '%s'", key);
         }
         if (!lex_char(&l, ',') && !(lex_ws(&l), l.p < l.end && *l.p == '}'))
-            return npy_fail(err, errlen, "malformed header near '%.20s'", l.p);
+            return l.p < l.end ? npy_fail(err, errlen, "malformed header near '%s'", lex_near(&l, near))
+                               : npy_fail(err, errlen, "malformed header: it ends before the closing '}'");
     }
     lex_ws(&l);
     if (l.p != l.end) return npy_fail(err, errlen, "trailing characters after the header dict");
