@@ -189,6 +189,147 @@ expect "INT64 values beyond 2^53 are exact" 0 "[-1, 9223372036854775807, 5, -922
 sed 's#"-9223372036854775808", 5#9007199254740993, 5#' "$T/int64.json" >"$T/inexact.json"
 expect "a JSON number beyond 2^53 is refused" 2 "as a string" "$D" run "$T/inexact.json"
 
+# ---- robustness (issue 11, section 3) ----------------------------------------------------
+# mknpy FILE DESCR SHAPE BYTES: a version 1.0 .npy holding BYTES zero bytes of data.
+mknpy() {
+    h="{'descr': '$2', 'fortran_order': False, 'shape': $3, }"
+    printf "\\223NUMPY\\001\\000\\$(printf %o $((${#h} + 1)))\\000%s\\n" "$h" >"$1"
+    head -c "$4" /dev/zero >>"$1"
+}
+
+for sub in run info bench; do
+    for h in --help -h; do
+        if "$D" "$sub" "$h" >"$T/help" 2>"$T/err" && grep -q "^usage: dmlops $sub" "$T/help" && [ ! -s "$T/err" ]; then
+            ok "$sub $h prints its usage on stdout with status 0"
+        else
+            fail "$sub $h prints its usage on stdout with status 0" "$T/err"
+        fi
+    done
+done
+expect "dmlops -V prints the version" 0 "dmlops 1." "$D" -V
+expect "dmlops --version prints the version" 0 "dmlops 1." "$D" --version
+
+printf '{"resources": [] "operators":\n  []}\n' >"$T/syntax2.json"
+"$D" run "$T/syntax2.json" >/dev/null 2>"$T/err"
+rc=$?
+if [ "$rc" -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q 'syntax2.json:1:18: ' "$T/err"; then
+    ok "a JSON syntax error is one line with line:column"
+else
+    echo "     status $rc" >>"$T/err"
+    fail "a JSON syntax error is one line with line:column" "$T/err"
+fi
+
+cat >"$T/axis.json" <<'EOF'
+{"resources": [{"Name": "x", "DataType": "FLOAT32", "Data": [1, 2, 3]},
+               {"Name": "l", "DataType": "UINT32", "Data": [2]}, {"Name": "y"}],
+ "operators": [{"Type": "REVERSE_SUBSEQUENCES", "InputTensor": {"DataType": "FLOAT32", "Sizes": [3]},
+                "SequenceLengthsTensor": {"DataType": "UINT32", "Sizes": [1]},
+                "OutputTensor": {"DataType": "FLOAT32", "Sizes": [3]}, "Axis": -1,
+                "Bindings": {"InputTensor": {"Resource": "x"}, "SequenceLengthsTensor": {"Resource": "l"},
+                             "OutputTensor": {"Resource": "y"}}}]}
+EOF
+expect "Axis -1: DirectML's Axis is an unsigned index from the first dimension" 2 \
+    "\$.operators[0].Axis: -1: DirectML's Axis is an unsigned dimension index, counted from the first dimension" \
+    "$D" run "$T/axis.json"
+
+if has_python; then
+    for how in "--backend cpu" "DMLOPS_BACKEND=cpu"; do
+        if [ "$how" = "--backend cpu" ]; then "$D" info --json --backend cpu >"$T/info.json" 2>"$T/err"
+        else env DMLOPS_BACKEND=cpu "$D" info --json >"$T/info.json" 2>"$T/err"; fi
+        if python3 -c 'import json,sys; c=json.load(sys.stdin)["context"]; assert c["backend"] == "cpu" and c["cpu_fallback"] is False, c' \
+            <"$T/info.json" 2>"$T/err"; then
+            ok "info --json with $how: the CPU was asked for, so cpu_fallback is false"
+        else
+            fail "info --json with $how: the CPU was asked for, so cpu_fallback is false" "$T/err"
+        fi
+    done
+    env VK_ICD_FILENAMES=/nonexistent/icd.json VK_DRIVER_FILES=/nonexistent/icd.json "$D" info --json >"$T/info.json" 2>"$T/err"
+    if python3 -c 'import json,sys; c=json.load(sys.stdin)["context"]; assert c["backend"] == "cpu" and c["cpu_fallback"] is True, c' \
+        <"$T/info.json" 2>"$T/err"; then
+        ok "info --json without a Vulkan driver: cpu_fallback is true"
+    else
+        fail "info --json without a Vulkan driver: cpu_fallback is true" "$T/err"
+    fi
+fi
+
+# 1 PiB tensors: refused at once with status 2, never allocated. The operator is checked
+# before any buffer exists, so an invalid one reports its own error.
+huge() { # FILE OFFSETS
+    cat >"$1" <<EOF
+{"resources": [{"Name": "x"}, {"Name": "y"}],
+ "operators": [{"Type": "SLICE1",
+   "InputTensor": {"DataType": "FLOAT32", "Sizes": [65536, 65536, 65536]},
+   "OutputTensor": {"DataType": "FLOAT32", "Sizes": [65536, 65536, 65536]},
+   "InputWindowOffsets": $2, "InputWindowSizes": [65536, 65536, 65536], "InputWindowStrides": [1, 1, 1],
+   "Bindings": {"InputTensor": {"Resource": "x"}, "OutputTensor": {"Resource": "y"}}}]}
+EOF
+}
+huge "$T/huge.json" "[0, 0, 0]"
+huge "$T/huge_bad.json" "[0, 0, 1]"
+for backend in $backends; do
+    expect "1 PiB tensors on $backend: exit 2 at once, nothing allocated" 2 "" \
+        timeout 60 "$D" run "$T/huge.json" --backend "$backend"
+    expect "an invalid 1 PiB operator on $backend: its own error, before any buffer" 2 \
+        "InputWindowOffsets[2] + InputWindowSizes[2] = 65537 exceeds InputTensor.Sizes[2] = 65536" \
+        timeout 60 "$D" run "$T/huge_bad.json" --backend "$backend"
+done
+expect "1 PiB tensors on the CPU: the message says the buffer exceeds host memory" 2 "exceeds the host memory" \
+    timeout 60 "$D" run "$T/huge.json" --backend cpu
+sed 's#{"Name": "y"}#{"Name": "y"}, {"Name": "big", "SizeInBytes": 1000000000000000}#' "$T/good.json" >"$T/bigsize.json"
+expect "SizeInBytes of 1 PB: exit 2 naming the resource" 2 "\$.resources[2] (big): 909 TiB (1000000000000000 bytes) exceeds the host memory" \
+    timeout 60 "$D" run "$T/bigsize.json" --backend cpu
+
+# Input files that do not fit the tensor bound to them.
+mknpy "$T/i32.npy" '<i4' '(2, 3)' 24
+mknpy "$T/empty.npy" '<f4' '(0, 6)' 0
+mknpy "$T/f16.npy" '<f2' '(6,)' 12
+mknpy "$T/f32.npy" '<f4' '(8,)' 32
+slice6() { # FILE NPY TYPE: SLICE1 copying a [2, 3] tensor of TYPE from NPY
+    cat >"$1" <<EOF
+{"resources": [{"Name": "x", "File": "$2"}, {"Name": "y"}],
+ "operators": [{"Type": "SLICE1", "InputTensor": {"DataType": "$3", "Sizes": [2, 3]},
+   "OutputTensor": {"DataType": "$3", "Sizes": [2, 3]}, "InputWindowOffsets": [0, 0],
+   "InputWindowSizes": [2, 3], "InputWindowStrides": [1, 1],
+   "Bindings": {"InputTensor": {"Resource": "x"}, "OutputTensor": {"Resource": "y"}}}]}
+EOF
+}
+slice6 "$T/in_i32.json" i32.npy INT64
+expect "an int32 file bound to an INT64 tensor: exit 2 naming both" 2 \
+    "\$.operators[0].Bindings.InputTensor: $T/i32.npy holds INT32 [2, 3] (24 bytes), but InputTensor is INT64 [2, 3] (48 bytes)" \
+    "$D" run "$T/in_i32.json"
+slice6 "$T/in_empty.json" empty.npy FLOAT32
+expect "a (0, 6) file bound to a [2, 3] tensor: exit 2 naming both" 2 \
+    "$T/empty.npy holds FLOAT32 [0, 6] (0 bytes), but InputTensor is FLOAT32 [2, 3] (24 bytes)" \
+    "$D" run "$T/in_empty.json"
+slice6 "$T/in_f16.json" f16.npy FLOAT32
+expect "a float16 file bound to a FLOAT32 tensor: exit 2 naming both" 2 \
+    "$T/f16.npy holds FLOAT16 [6] (12 bytes), but InputTensor is FLOAT32 [2, 3] (24 bytes)" \
+    "$D" run "$T/in_f16.json"
+slice6 "$T/in_f32.json" f32.npy FLOAT32
+expect "a larger file of the same type still runs" 0 "[[0, 0, 0]," "$D" run "$T/in_f32.json" --output-dir "$T/o"
+
+# A write that fails (the file size limit) leaves the previous file whole, and no temporary.
+mknpy "$T/in1024.npy" '<f4' '(1024,)' 4096
+cat >"$T/w1024.json" <<'EOF'
+{"resources": [{"Name": "x", "File": "in1024.npy"}, {"Name": "y", "Output": "out1024.npy"}],
+ "operators": [{"Type": "SLICE1", "InputTensor": {"DataType": "FLOAT32", "Sizes": [1024]},
+   "OutputTensor": {"DataType": "FLOAT32", "Sizes": [1024]}, "InputWindowOffsets": [0],
+   "InputWindowSizes": [1024], "InputWindowStrides": [-1],
+   "Bindings": {"InputTensor": {"Resource": "x"}, "OutputTensor": {"Resource": "y"}}}]}
+EOF
+mkdir -p "$T/wo"
+printf 'the previous output\n' >"$T/wo/out1024.npy"
+(trap '' XFSZ; ulimit -f 1; exec "$D" run "$T/w1024.json" --backend cpu --output-dir "$T/wo") >"$T/out" 2>&1
+rc=$?
+if [ "$rc" -eq 1 ] && [ "$(cat "$T/wo/out1024.npy")" = "the previous output" ] && [ "$(ls -A "$T/wo")" = out1024.npy ]; then
+    ok "a failed write keeps the previous file and leaves no temporary"
+else
+    { echo "     status $rc; $T/wo holds:"; ls -lA "$T/wo"; } >>"$T/out"
+    fail "a failed write keeps the previous file and leaves no temporary" "$T/out"
+fi
+expect "bench --csv into a missing directory fails before running" 2 "cannot write in /nonexistent" \
+    timeout 20 "$D" bench --csv /nonexistent/b.csv
+
 # ---- bench --quick ---------------------------------------------------------------------
 expect "bench --quick" 0 "small-operator overhead" \
     "$D" bench --quick --csv "$T/bench.csv" --svg "$T/bench.svg" --report "$T/report"
