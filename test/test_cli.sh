@@ -252,31 +252,32 @@ if has_python; then
     fi
 fi
 
-# 1 PiB tensors: refused at once with status 2, never allocated. The operator is checked
-# before any buffer exists, so an invalid one reports its own error.
-huge() { # FILE OFFSETS
-    cat >"$1" <<EOF
+# 1 PiB tensors: refused at once with status 2, never allocated. Every operator is checked
+# before any buffer exists (here DirectML's limit of 2^32 - 1 elements), then every buffer
+# against the memory it would live in (here a TotalTensorSizeInBytes of 1 PiB).
+cat >"$T/huge.json" <<'EOF'
 {"resources": [{"Name": "x"}, {"Name": "y"}],
  "operators": [{"Type": "SLICE1",
    "InputTensor": {"DataType": "FLOAT32", "Sizes": [65536, 65536, 65536]},
    "OutputTensor": {"DataType": "FLOAT32", "Sizes": [65536, 65536, 65536]},
-   "InputWindowOffsets": $2, "InputWindowSizes": [65536, 65536, 65536], "InputWindowStrides": [1, 1, 1],
+   "InputWindowOffsets": [0, 0, 0], "InputWindowSizes": [65536, 65536, 65536], "InputWindowStrides": [1, 1, 1],
    "Bindings": {"InputTensor": {"Resource": "x"}, "OutputTensor": {"Resource": "y"}}}]}
 EOF
-}
-huge "$T/huge.json" "[0, 0, 0]"
-huge "$T/huge_bad.json" "[0, 0, 1]"
+sed 's#"Sizes": \[65536, 65536, 65536\]}#"Sizes": [4], "TotalTensorSizeInBytes": 1125899906842624}#; s#"OutputTensor": {"DataType": "FLOAT32", "Sizes": \[4\], "TotalTensorSizeInBytes": 1125899906842624}#"OutputTensor": {"DataType": "FLOAT32", "Sizes": [4]}#; s#\[65536, 65536, 65536\]#[4]#; s#\[0, 0, 0\]#[0]#; s#\[1, 1, 1\]#[1]#' \
+    "$T/huge.json" >"$T/huge_total.json"
 for backend in $backends; do
-    expect "1 PiB tensors on $backend: exit 2 at once, nothing allocated" 2 "" \
+    expect "Sizes [65536, 65536, 65536] on $backend: the operator's error at once, before any buffer" 2 \
+        "huge.json: \$.operators[0]: DMLOPS_ERROR_INVALID_ARGUMENT: SLICE1: InputTensor has more than 2^32 - 1 elements" \
         timeout 60 "$D" run "$T/huge.json" --backend "$backend"
-    expect "an invalid 1 PiB operator on $backend: its own error, before any buffer" 2 \
-        "InputWindowOffsets[2] + InputWindowSizes[2] = 65537 exceeds InputTensor.Sizes[2] = 65536" \
-        timeout 60 "$D" run "$T/huge_bad.json" --backend "$backend"
+    expect "a 1 PiB binding on $backend: refused before any buffer" 2 \
+        "huge_total.json: \$.resources[0] (x): 1 PiB (1125899906842624 bytes) exceeds the" \
+        timeout 60 "$D" run "$T/huge_total.json" --backend "$backend"
 done
-expect "1 PiB tensors on the CPU: the message says the buffer exceeds host memory" 2 "exceeds the host memory" \
-    timeout 60 "$D" run "$T/huge.json" --backend cpu
+expect "a 1 PiB binding on the CPU: the message says the buffer exceeds host memory" 2 \
+    "(x): 1 PiB (1125899906842624 bytes) exceeds the host memory" timeout 60 "$D" run "$T/huge_total.json" --backend cpu
 sed 's#{"Name": "y"}#{"Name": "y"}, {"Name": "big", "SizeInBytes": 1000000000000000}#' "$T/good.json" >"$T/bigsize.json"
-expect "SizeInBytes of 1 PB: exit 2 naming the resource" 2 "\$.resources[2] (big): 909 TiB (1000000000000000 bytes) exceeds the host memory" \
+expect "SizeInBytes of 1 PB: exit 2 naming the resource" 2 \
+    "\$.resources[2] (big): 909.5 TiB (1000000000000000 bytes) exceeds the host memory" \
     timeout 60 "$D" run "$T/bigsize.json" --backend cpu
 
 # Input files that do not fit the tensor bound to them.
