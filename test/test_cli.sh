@@ -189,6 +189,162 @@ expect "INT64 values beyond 2^53 are exact" 0 "[-1, 9223372036854775807, 5, -922
 sed 's#"-9223372036854775808", 5#9007199254740993, 5#' "$T/int64.json" >"$T/inexact.json"
 expect "a JSON number beyond 2^53 is refused" 2 "as a string" "$D" run "$T/inexact.json"
 
+# ---- run: DirectML DxDispatch models -----------------------------------------------------
+# examples/dxdispatch holds one model per example of the DirectML pages. The lines each
+# must print were computed by hand from the pages' examples, not taken from the tool.
+X=examples/dxdispatch
+cat >"$T/dxd_expected" <<'EOF'
+reverse_axis3|Resource 'input': 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12
+reverse_axis3|Resource 'output': 2, 1, 3, 4, 8, 7, 6, 5, 11, 10, 9, 12
+reverse_axis2|Resource 'lengths': 2, 3, 1, 0
+reverse_axis2|Resource 'output': 5, 10, 3, 4, 1, 6, 7, 8, 9, 2, 11, 12
+slice_strides|Resource 'output': 2, 4, 10, 12
+slice_negative_stride|Resource 'output': 0, 0, 0, 0, 14, 16, 6, 8
+slice_legacy|Resource 'output': 2, 4, 10, 12
+one_hot_axis3|Resource 'output': 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0
+one_hot_axis2|Resource 'output': 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0
+one_hot_values|Resource 'output': 2, 4, 4, 4, 4, 4, 4, 2, 4, 4, 2, 4
+one_hot_negative|Resource 'indices': -3, 100, 3
+one_hot_negative|Resource 'output': 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1
+EOF
+dispatch_re="^Dispatch '[^']*': 1 iterations, [0-9]+\.[0-9]{4} ms median \(CPU\)(, [0-9]+\.[0-9]{4} ms median \(GPU\))?\$"
+for backend in $backends; do
+    for model in "$X"/*.json; do
+        name=$(basename "$model" .json)
+        grep "^$name|" "$T/dxd_expected" | cut -d'|' -f2- >"$T/want"
+        if ! "$D" run "$model" --backend "$backend" --output-dir "$T/dxo" >"$T/out" 2>&1; then
+            fail "DxDispatch $name on $backend" "$T/out"
+        elif [ ! -s "$T/want" ]; then
+            fail "DxDispatch $name on $backend: the test has no expected lines for it"
+        elif ! grep "^Resource '" "$T/out" | grep -v "' written to '" | cmp -s - "$T/want"; then
+            { echo "     expected:"; cat "$T/want"; } >>"$T/out"
+            fail "DxDispatch $name on $backend prints the documented values" "$T/out"
+        elif [ "$(grep -cE "$dispatch_re" "$T/out")" -ne "$(grep -c '^Dispatch ' "$T/out")" ] || ! grep -q '^Dispatch ' "$T/out"; then
+            fail "DxDispatch $name on $backend: the Dispatch line has DxDispatch's form" "$T/out"
+        else
+            ok "DxDispatch $name on $backend prints the documented values"
+        fi
+    done
+done
+if [ -f "$T/dxo/slice_strides_output.npy" ] && npy_same "$T/dxo/slice_strides_output.npy" "$M/expected/slice_strides.npy"; then
+    ok "DxDispatch writeFile with dimensions writes the .npy"
+else
+    fail "DxDispatch writeFile with dimensions writes the .npy"
+fi
+if [ "$vulkan" = yes ] && "$D" info --backend vulkan | grep -q 'features.*TIMESTAMPS'; then
+    expect "DxDispatch on a device with timestamps: CPU and GPU medians" 0 "ms median (CPU), " \
+        "$D" run "$X/slice_strides.json" --backend vulkan --output-dir "$T/dxo"
+fi
+expect "-i sets the dispatch iterations" 0 "Dispatch 'slice': 3 iterations, " \
+    "$D" run "$X/slice_legacy.json" -i 3
+expect "--dispatch_iterations sets them too" 0 "Dispatch 'one_hot': 2 iterations, " \
+    "$D" run "$X/one_hot_axis3.json" --dispatch_iterations=2
+expect "-i 0 is refused" 2 "expected a count from 1" "$D" run "$X/one_hot_axis3.json" -i 0
+
+# Resources keep their contents from one command to the next; raw writeFile.
+cat >"$T/chain.json" <<'EOF'
+{"resources": {"x": {"initialValuesDataType": "FLOAT32", "initialValues": [1, 2, 3, 4]},
+               "y": {"initialValuesDataType": "FLOAT32", "initialValues": {"valueCount": 4, "value": 0}},
+               "z": {"initialValuesDataType": "FLOAT32", "initialValues": {"valueCount": 4, "value": 0}}},
+ "dispatchables": {"flip": {"type": "SLICE1", "desc": {
+     "InputTensor": {"DataType": "FLOAT32", "Sizes": [4]}, "OutputTensor": {"DataType": "FLOAT32", "Sizes": [4]},
+     "DimensionCount": 1, "InputWindowOffsets": [0], "InputWindowSizes": [4], "InputWindowStrides": [-1]}}},
+ "commands": [{"type": "dispatch", "dispatchable": "flip", "bindings": {"InputTensor": "x", "OutputTensor": "y"}},
+              {"type": "print", "resource": "y"},
+              {"type": "dispatch", "dispatchable": "flip", "bindings": {"InputTensor": "y", "OutputTensor": "z"}},
+              {"type": "print", "resource": "z"},
+              {"type": "writeFile", "resource": "y", "targetPath": "y.bin"}]}
+EOF
+if "$D" run "$T/chain.json" --output-dir "$T/dxo" >"$T/out" 2>&1 && grep -qx "Resource 'y': 4, 3, 2, 1" "$T/out" \
+    && grep -qx "Resource 'z': 1, 2, 3, 4" "$T/out" && [ "$(od -An -tf4 "$T/dxo/y.bin" | tr -s ' ')" = " 4 3 2 1" ]; then
+    ok "DxDispatch resources keep their contents between commands; writeFile .bin writes raw bytes"
+else
+    fail "DxDispatch resources keep their contents between commands; writeFile .bin writes raw bytes" "$T/out"
+fi
+
+# dxd FILE RESOURCES DISPATCHABLE_DESC BINDINGS: a one-dispatch model printing "out".
+dxd() {
+    cat >"$1" <<EOF
+{"resources": {$2},
+ "dispatchables": {"op": $3},
+ "commands": [{"type": "dispatch", "dispatchable": "op", "bindings": {$4}}, {"type": "print", "resource": "out"}]}
+EOF
+}
+copy4='{"type": "SLICE1", "desc": {"InputTensor": {"DataType": "UINT32", "Sizes": [4]}, "OutputTensor": {"DataType": "UINT32", "Sizes": [4]}, "DimensionCount": 1, "InputWindowOffsets": [0], "InputWindowSizes": [4], "InputWindowStrides": [1]}}'
+dxd "$T/reinterpret.json" '"in": {"initialValuesDataType": "FLOAT32", "initialValues": [1, 2, 0.5, -2]},
+    "out": {"initialValuesDataType": "UINT32", "initialValues": {"valueCount": 4, "value": 0}, "sizeInBytes": 64}' \
+    "$copy4" '"InputTensor": "in", "OutputTensor": "out"'
+expect "DxDispatch: a FLOAT32 resource read as UINT32 (reinterpretation is allowed)" 0 \
+    "Resource 'out': 1065353216, 1073741824, 1056964608, 3221225472" "$D" run "$T/reinterpret.json"
+dxd "$T/small.json" '"in": {"initialValuesDataType": "UINT32", "initialValues": [1, 2, 3, 4]},
+    "out": {"initialValuesDataType": "UINT32", "initialValues": [0, 0, 0]}' "$copy4" '"InputTensor": "in", "OutputTensor": "out"'
+expect "DxDispatch: a binding larger than its resource is an error" 2 \
+    "\$.commands[0].bindings.OutputTensor: OutputTensor needs 16 bytes at offset 0, but resource \"out\" holds 12 bytes" \
+    "$D" run "$T/small.json"
+dxd "$T/offset.json" '"in": {"initialValuesDataType": "UINT32", "initialValues": [1, 2, 3, 4]},
+    "out": {"initialValuesDataType": "UINT32", "initialValues": [0, 0, 0, 0]}' "$copy4" \
+    '"InputTensor": "in", "OutputTensor": {"name": "out", "elementOffset": 1}'
+expect "DxDispatch: elementOffset that pushes the tensor past the resource is an error" 2 \
+    "OutputTensor needs 16 bytes at offset 4, but resource \"out\" holds 16 bytes" "$D" run "$T/offset.json"
+dxd "$T/twice.json" '"in": {"initialValuesDataType": "UINT32", "initialValues": [1, 2, 3, 4]},
+    "out": {"initialValuesDataType": "UINT32", "initialValues": [0, 0, 0, 0]}' "$copy4" '"InputTensor": ["in", "in"], "OutputTensor": "out"'
+expect "DxDispatch: two resources on one bind point" 2 "bind point InputTensor takes 1 resource, but 2 were bound" \
+    "$D" run "$T/twice.json"
+dxd "$T/bindpoint.json" '"in": {"initialValuesDataType": "UINT32", "initialValues": [1, 2, 3, 4]},
+    "out": {"initialValuesDataType": "UINT32", "initialValues": [0, 0, 0, 0]}' "$copy4" '"Input": "in", "OutputTensor": "out"'
+expect "DxDispatch: an unknown bind point" 2 "unknown bind point \"Input\" (SLICE1 has InputTensor, OutputTensor)" \
+    "$D" run "$T/bindpoint.json"
+dxd "$T/gemm.json" '"out": {"initialValuesDataType": "FLOAT32", "initialValues": [0]}' \
+    '{"type": "DML_OPERATOR_GEMM", "desc": {}}' '"OutputTensor": "out"'
+expect "DxDispatch: another operator type exits 2 naming it" 2 "\$.dispatchables.op.type: \"DML_OPERATOR_GEMM\" is not supported" \
+    "$D" run "$T/gemm.json"
+dxd "$T/hlsl.json" '"out": {"initialValuesDataType": "FLOAT32", "initialValues": [0]}' \
+    '{"type": "hlsl", "sourcePath": "add.hlsl", "compiler": "dxc"}' '"output": "out"'
+expect "DxDispatch: an HLSL dispatchable exits 2 naming it" 2 "\"hlsl\" dispatchables are not supported" "$D" run "$T/hlsl.json"
+dxd "$T/image.json" '"out": {"initialValuesDataType": "FLOAT32", "initialValues": {"sourcePath": "cat.png"}}' "$copy4" '"OutputTensor": "out"'
+expect "DxDispatch: an image initializer exits 2 naming it" 2 "cat.png: image initializers are not supported" \
+    "$D" run "$T/image.json"
+dxd "$T/list.json" '"out": {"initialValuesDataType": "UNKNOWN", "initialValues": [{"type": "UINT32", "value": 6}]}' "$copy4" '"OutputTensor": "out"'
+expect "DxDispatch: the list initializer exits 2 naming it" 2 "the list initializer (initialValuesDataType UNKNOWN" \
+    "$D" run "$T/list.json"
+dxd "$T/deferred.json" '"out": {"initialValuesDataType": "FLOAT32", "initialValues": "deferred"}' "$copy4" '"OutputTensor": "out"'
+expect "DxDispatch: a deferred resource exits 2 naming it" 2 "\"deferred\" resources" "$D" run "$T/deferred.json"
+dxd "$T/wrap.json" '"out": {"initialValuesDataType": "UINT8", "initialValues": {"valueCount": 300, "valueStart": 0, "valueDelta": 1}}' \
+    "$copy4" '"OutputTensor": "out"'
+expect "DxDispatch: a sequence that leaves its type" 2 "is beyond UINT8: the sequence would wrap" "$D" run "$T/wrap.json"
+dxd "$T/sizein.json" '"out": {"initialValuesDataType": "UINT32", "initialValues": [1, 2, 3], "sizeInBytes": 8}' "$copy4" '"OutputTensor": "out"'
+expect "DxDispatch: sizeInBytes smaller than the initial values" 2 \
+    "\$.resources.out.sizeInBytes: 8 bytes cannot hold the 12 bytes of initialValues" "$D" run "$T/sizein.json"
+dxd "$T/nofile.json" '"out": {"initialValues": {"sourcePath": "nothere.npy"}}' "$copy4" '"OutputTensor": "out"'
+expect "DxDispatch: a missing file" 2 "nothere.npy: cannot open" "$D" run "$T/nofile.json"
+cp "$X/reverse_lengths_axis2.dat" "$T/lengths.dat"
+dxd "$T/rawfile.json" '"in": {"initialValuesDataType": "UINT32", "initialValues": {"sourcePath": "lengths.dat"}},
+    "out": {"initialValuesDataType": "UINT32", "initialValues": {"valueCount": 4, "value": 9}}' "$copy4" '"InputTensor": "in", "OutputTensor": "out"'
+expect "DxDispatch: a raw .dat initializer" 0 "Resource 'out': 2, 3, 1, 0" "$D" run "$T/rawfile.json"
+dxd "$T/rawnotype.json" '"in": {"initialValues": {"sourcePath": "lengths.dat"}},
+    "out": {"initialValuesDataType": "UINT32", "initialValues": [0, 0, 0, 0]}' "$copy4" '"InputTensor": "in", "OutputTensor": "out"'
+expect "DxDispatch: a raw file needs initialValuesDataType" 2 "a raw file needs \"initialValuesDataType\"" \
+    "$D" run "$T/rawnotype.json"
+dxd "$T/int64.json" '"in": {"initialValuesDataType": "INT64", "initialValues": [9007199254740993, -9223372036854775808, 5, 9223372036854775807]},
+    "out": {"initialValuesDataType": "INT64", "initialValues": {"valueCount": 4, "valueStart": -2, "valueDelta": -3}}' \
+    '{"type": "SLICE1", "desc": {"InputTensor": {"DataType": "INT64", "Sizes": [2]}, "OutputTensor": {"DataType": "INT64", "Sizes": [2]}, "DimensionCount": 1, "InputWindowOffsets": [0], "InputWindowSizes": [2], "InputWindowStrides": [1]}}' \
+    '"InputTensor": "in", "OutputTensor": {"name": "out", "elementOffset": 2}'
+expect "DxDispatch: 64-bit integers are exact; a sequence counts down" 0 \
+    "Resource 'out': -2, -5, 9007199254740993, -9223372036854775808" "$D" run "$T/int64.json"
+sed 's#"type": "print", "resource": "out"#"type": "Print", "resource": "out", "verbose": true#' "$T/int64.json" >"$T/verbose.json"
+expect "DxDispatch: a verbose print shows each element with its bits, as DxDispatch pads them" 0 \
+    "[2] 9007199254740993 (0x  20000000000001)" \
+    "$D" run "$T/verbose.json"
+sed 's#{"type": "print", "resource": "out"}#{"type": "printf", "resource": "out"}#' "$T/int64.json" >"$T/badcmd.json"
+expect "DxDispatch: an unknown command" 2 "unknown command \"printf\" (expected dispatch, print or writeFile)" \
+    "$D" run "$T/badcmd.json"
+sed 's#{"type": "print", "resource": "out"}#{"type": "writeFile", "resource": "out", "targetPath": "o.png"}#' "$T/int64.json" >"$T/png.json"
+expect "DxDispatch: writing an image exits 2" 2 "o.png: writing images is not supported" "$D" run "$T/png.json"
+mkdir -p "$T/sub"
+sed "s#lengths.dat#$X/reverse_lengths_axis2.dat#" "$T/rawfile.json" >"$T/sub/cwd.json"
+expect "DxDispatch: a sourcePath not beside the model is tried in the current directory" 0 "Resource 'out': 2, 3, 1, 0" \
+    "$D" run "$T/sub/cwd.json"
+
 # ---- robustness (issue 11, section 3) ----------------------------------------------------
 # mknpy FILE DESCR SHAPE BYTES: a version 1.0 .npy holding BYTES zero bytes of data.
 mknpy() {

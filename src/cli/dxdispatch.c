@@ -540,15 +540,16 @@ bool m_parse_dxdispatch(const mctx *j, const json_value *root, model *m)
     m->cmds = calloc(cmds->count ? cmds->count : 1, sizeof *m->cmds);
     if (!m->res || !m->ops || !m->cmds) return mfail(j, "$", "out of memory");
     char p[PATH_LEN];
-    for (const json_value *e = res->child; e; e = e->next) {
-        mpath_key(p, sizeof p, "$.resources", e->key);
-        if (!parse_resource(j, e->key, e, p, &m->res[m->nres++])) return false;
-    }
+    /* Dispatchables first: an operator we do not run is the first thing to hear about. */
     for (const json_value *e = dis->child; e; e = e->next) {
         mpath_key(p, sizeof p, "$.dispatchables", e->key);
         model_op *op = &m->ops[m->nops++];
         if (!parse_dispatchable(j, e->key, e, p, op)) return false;
         m_wire_operator(op);
+    }
+    for (const json_value *e = res->child; e; e = e->next) {
+        mpath_key(p, sizeof p, "$.resources", e->key);
+        if (!parse_resource(j, e->key, e, p, &m->res[m->nres++])) return false;
     }
     for (const json_value *e = cmds->child; e; e = e->next) {
         mpath(p, sizeof p, "$.commands[%zu]", m->ncmds);
