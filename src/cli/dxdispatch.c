@@ -332,7 +332,7 @@ static bool parse_dispatchable(const mctx *j, const char *name, const json_value
     }
     if ((f = json_member(v, "dmlCompileType"))) {
         mpath(p, sizeof p, "%s.dmlCompileType", path);
-        if (f->kind != JSON_STRING || (strcmp(f->text, "DmlCompileOp") && strcmp(f->text, "DmlCompileGraph")))
+        if (f->kind != JSON_STRING || (strcmp(f->text, "DmlCompileOp") != 0 && strcmp(f->text, "DmlCompileGraph") != 0))
             return mfail(j, p, "expected \"DmlCompileOp\" or \"DmlCompileGraph\"");
     }
     if ((f = json_member(v, "executionFlags"))) {
@@ -445,7 +445,7 @@ static bool parse_dispatch(const mctx *j, const json_value *v, const char *path,
     if (!b || b->kind != JSON_OBJECT) return mfail(j, p, "expected an object of bind points, not %s", json_kind_name(b));
     for (const json_value *e = b->child; e; e = e->next) {
         uint32_t t = 0;
-        while (t < op->ntensors && strcmp(op->tensor_names[t], e->key)) t++;
+        while (t < op->ntensors && strcmp(op->tensor_names[t], e->key) != 0) t++;
         if (t == op->ntensors) {
             char list[200] = "";
             for (uint32_t k = 0; k < op->ntensors; k++)
@@ -484,7 +484,7 @@ static bool parse_command(const mctx *j, const json_value *v, const char *path, 
         return parse_dispatch(j, v, path, m, resources, dispatchables, c);
     }
     bool print = !strcasecmp(type->text, "print");
-    if (!print && strcasecmp(type->text, "writeFile"))
+    if (!print && strcasecmp(type->text, "writeFile") != 0)
         return mfail(j, p, "unknown command %s (expected dispatch, print or writeFile)", json_quote(type->text, q, sizeof q));
     c->kind = print ? MODEL_CMD_PRINT : MODEL_CMD_WRITE;
     if (!m_check_keys(j, v, path, print ? print_keys : write_keys)) return false;

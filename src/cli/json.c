@@ -237,7 +237,7 @@ static bool jp_string(jp *j, const char **out, size_t *len)
         case 'r': dst[n++] = '\r'; break;
         case 't': dst[n++] = '\t'; break;
         case 'u': {
-            unsigned cp;
+            unsigned cp = 0;
             if (!jp_hex4(j, j->p, &cp)) return false;
             j->p += 4;
             if (cp >= 0xdc00 && cp <= 0xdfff)
@@ -402,9 +402,9 @@ static bool jp_object(jp *j, json_value *v)
         char b[48];
         if (j->p >= j->end || *j->p != '"')
             return jp_fail(j, "expected a member name in double quotes, found %s", jp_found(j, b));
-        const char *key;
-        size_t klen;
-        if (!jp_string(j, &key, &klen)) return false;
+        const char *key = NULL;
+        size_t klen = 0;
+        if (!jp_string(j, &key, &klen) || !key) return false;
         jp_ws(j);
         if (j->p >= j->end || *j->p != ':') {
             char k[80];

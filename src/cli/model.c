@@ -17,7 +17,7 @@
 static int find_resource(const model *m, const char *name)
 {
     for (size_t i = 0; i < m->nres; i++)
-        if (!strcmp(m->res[i].name, name)) return (int)i;
+        if (m->res[i].name && !strcmp(m->res[i].name, name)) return (int)i;
     return -1;
 }
 

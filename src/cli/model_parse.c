@@ -201,11 +201,11 @@ bool m_get_scalar(const mctx *j, const json_value *v, const char *path, DML_TENS
                   type != DML_TENSOR_DATA_TYPE_FLOAT64;
     if (!v || (v->kind != JSON_NUMBER && v->kind != JSON_BOOL && v->kind != JSON_STRING))
         return mfail(j, path, "expected a number, not %s", json_kind_name(v));
-    if (v->kind == JSON_NUMBER && j->dxdispatch && is_int && json_is_integer_literal(v))
-        why = scalar_from_text(type, v->text, dst);
+    /* Text for strings, and for integer literals of a DxDispatch model (exact at any size). */
+    bool as_text = v->kind == JSON_STRING || (j->dxdispatch && is_int && json_is_integer_literal(v));
+    if (as_text) why = scalar_from_text(type, v->text, dst);
     else if (v->kind == JSON_NUMBER) why = scalar_from_double(type, v->number, dst);
-    else if (v->kind == JSON_BOOL) why = scalar_from_double(type, v->boolean ? 1 : 0, dst);
-    else why = scalar_from_text(type, v->text, dst);
+    else why = scalar_from_double(type, v->boolean ? 1 : 0, dst);
     if (!why) return true;
     const char *text = v->kind == JSON_BOOL ? (v->boolean ? "true" : "false") : v->kind == JSON_STRING ? json_quote(v->text, b, sizeof b) : shown(v, b);
     return mfail(j, path, "%s %s %s", text, why, dmlops_data_type_name(type));
@@ -338,7 +338,7 @@ bool m_parse_op_fields(const mctx *j, const json_value *obj, const char *path, m
     static const char *const arrays[] = {"InputWindowOffsets", "InputWindowSizes", "InputWindowStrides"};
     bool *nulls[] = {&op->null_offsets, &op->null_window_sizes, &op->null_window_strides};
     uint32_t counts[3] = {0, 0, 0};
-    int64_t tmp[MODEL_MAX_DIMS];
+    int64_t tmp[MODEL_MAX_DIMS] = {0};
     for (int a = 0; a < 3; a++) {
         mpath(p, sizeof p, "%s.%s", path, arrays[a]);
         if (!(f = json_member(obj, arrays[a]))) return mfail(j, p, "missing");
