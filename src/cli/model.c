@@ -386,7 +386,8 @@ bool model_load(const char *path, const char *output_dir, model *m)
     const json_value *root = doc.root;
     mctx j = {path, false, dir, output_dir};
     bool ok;
-    if (root->kind != JSON_OBJECT) {
+    if (root->kind != JSON_OBJECT || (!json_member(root, "operators") && !json_member(root, "dispatchables") &&
+                                      !json_member(root, "commands"))) {
         ok = mfail(&j, "$", "expected an object: ours with \"resources\" and \"operators\", or a DxDispatch model "
                            "with \"resources\", \"dispatchables\" and \"commands\"");
     } else if (json_member(root, "dispatchables") || json_member(root, "commands")) {

@@ -64,8 +64,12 @@ static const char *res_where(const run_state *s, const model_resource *r, char *
 
 static int fail_call(const run_state *s, const char *where, const char *what, dmlops_status st)
 {
-    fprintf(stderr, "%s: %s%s%s%s: %s: %s\n", s->m.file, where, what[0] ? " (" : "", what, what[0] ? ")" : "",
-            dmlops_status_string(st), dmlops_last_error_message());
+    char line[1400];
+    snprintf(line, sizeof line, "%s: %s%s%s%s: %s: %s", s->m.file, where, what[0] ? " (" : "", what, what[0] ? ")" : "",
+             dmlops_status_string(st), dmlops_last_error_message());
+    for (char *c = line; *c; c++) /* one line, whatever the names hold */
+        if (*c == '\n' || *c == '\r') *c = ' ';
+    fprintf(stderr, "%s\n", line);
     return cli_status_exit(st);
 }
 
