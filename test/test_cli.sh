@@ -277,10 +277,12 @@ dxd "$T/reinterpret.json" '"in": {"initialValuesDataType": "FLOAT32", "initialVa
 expect "DxDispatch: a FLOAT32 resource read as UINT32 (reinterpretation is allowed)" 0 \
     "Resource 'out': 1065353216, 1073741824, 1056964608, 3221225472" "$D" run "$T/reinterpret.json"
 copy2='{"type": "SLICE1", "desc": {"InputTensor": {"DataType": "UINT32", "Sizes": [2]}, "OutputTensor": {"DataType": "UINT32", "Sizes": [2]}, "DimensionCount": 1, "InputWindowOffsets": [0], "InputWindowSizes": [2], "InputWindowStrides": [1]}}'
-# 16 UINT8 elements are 16 bytes (DirectML wants offsets in multiples of 16): bytes 16..23 as UINT32.
+# 4 elements of the bound UINT32 tensor are 16 bytes (offsets are multiples of 16): bytes
+# 16..23 of the UINT8 resource, read as UINT32. Counted in the resource's UINT8 elements,
+# 4 would be byte 4 (misaligned), and 16 would put the tensor past the resource's end.
 dxd "$T/eoffset.json" '"in": {"initialValuesDataType": "UINT8", "initialValues": {"valueCount": 32, "valueStart": 0, "valueDelta": 1}},
-    "out": {"initialValuesDataType": "UINT32", "initialValues": [0, 0]}' "$copy2" '"InputTensor": {"name": "in", "elementOffset": 16}, "OutputTensor": "out"'
-expect "DxDispatch: elementOffset counts elements of the resource's type, as DxDispatch does" 0 \
+    "out": {"initialValuesDataType": "UINT32", "initialValues": [0, 0]}' "$copy2" '"InputTensor": {"name": "in", "elementOffset": 4}, "OutputTensor": "out"'
+expect "DxDispatch: elementOffset counts elements of the bound tensor's type (spec/dxdispatch.md)" 0 \
     "Resource 'out': 319951120, 387323156" "$D" run "$T/eoffset.json"
 dxd "$T/small.json" '"in": {"initialValuesDataType": "UINT32", "initialValues": [1, 2, 3, 4]},
     "out": {"initialValuesDataType": "UINT32", "initialValues": [0, 0, 0]}' "$copy4" '"InputTensor": "in", "OutputTensor": "out"'

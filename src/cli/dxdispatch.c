@@ -380,8 +380,9 @@ static bool parse_resource_ref(const mctx *j, const json_value *v, const char *p
 }
 
 /* One bind point: a name, {"name": ..., "elementOffset": ...}, or an array of one of them.
- * As in DxDispatch, elementOffset counts elements of the resource's initialValuesDataType
- * (or of "elementSizeInBytes" bytes); the tensor must fit in the rest of the resource. */
+ * elementOffset counts elements of the bound tensor's DataType (spec/dxdispatch.md; the
+ * same as DxDispatch whenever the resource holds that type), or of "elementSizeInBytes"
+ * bytes when given; the tensor must fit in the rest of the resource. */
 static bool parse_binding(const mctx *j, const json_value *v, const char *path, const model *m,
                           const json_value *resources, const model_op *op, uint32_t t, model_binding *b)
 {
@@ -415,7 +416,7 @@ static bool parse_binding(const mctx *j, const json_value *v, const char *path, 
         return mfail(j, p, "expected a resource name, a binding object or an array, not %s", json_kind_name(v));
     }
     const model_resource *r = &m->res[b->resource];
-    if (!esize) esize = npy_element_size(r->init.type);
+    if (!esize) esize = npy_element_size(op->t[t].present ? op->t[t].buf.DataType : r->init.type);
     b->offset = offset * esize;
     b->size = op->t[t].present ? op->t[t].buf.TotalTensorSizeInBytes : 0;
     if (b->offset > r->size || b->size > r->size - b->offset) {
