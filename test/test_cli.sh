@@ -235,6 +235,13 @@ if [ "$vulkan" = yes ] && "$D" info --backend vulkan | grep -q 'features.*TIMEST
     expect "DxDispatch on a device with timestamps: CPU and GPU medians" 0 "ms median (CPU), " \
         "$D" run "$X/slice_strides.json" --backend vulkan --output-dir "$T/dxo"
 fi
+out=$("$D" run "$X/slice_strides.json" --backend cpu --output-dir "$T/dxo" 2>&1)
+if echo "$out" | grep -Eq "^Dispatch 'slice': 1 iterations, [0-9.]+ ms median \(CPU\), [0-9.]+ ms median \(GPU\)\$"; then
+    ok "DxDispatch timing line is whole on the CPU backend too (spec/dxdispatch.md)"
+else
+    fail "DxDispatch timing line is whole on the CPU backend too (spec/dxdispatch.md)"
+    echo "$out" | sed 's/^/     | /' | head -5
+fi
 expect "-i sets the dispatch iterations" 0 "Dispatch 'slice': 3 iterations, " \
     "$D" run "$X/slice_legacy.json" -i 3
 expect "--dispatch_iterations sets them too" 0 "Dispatch 'one_hot': 2 iterations, " \
