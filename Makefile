@@ -73,7 +73,8 @@ TEST_HARNESS := $(B)/obj/test/harness.o
 # The dependency check (.ci/deps.sh) runs only for `make deps`, `make demo` and the test
 # targets, never for a plain `make` or `make install`: it may install Debian packages.
 # When it runs, every compile waits for it (an order-only prerequisite), even under -j.
-DEPS_PROFILE := $(if $(filter test test-%,$(MAKECMDGOALS)),test,$(if $(filter demo,$(MAKECMDGOALS)),demo))
+DEPS_PROFILE := $(if $(filter fuzz,$(MAKECMDGOALS)),fuzz,$(if $(filter test-valgrind,$(MAKECMDGOALS)),valgrind,$(if \
+                $(filter test test-%,$(MAKECMDGOALS)),test,$(if $(filter demo,$(MAKECMDGOALS)),demo))))
 DEPS_ORDER   := $(if $(DEPS_PROFILE),deps-check)
 DEPS_ENV = CC="$(CC)" CXX="$(CXX)" PKG_CONFIG="$(PKG_CONFIG)" GLSLANG="$(GLSLANG)" SPIRV_VAL="$(SPIRV_VAL)" \
     VOLK_SRC="$(VOLK_SRC)"
@@ -219,15 +220,21 @@ test-valgrind: deps-check $(TEST_BIN)
 # ---- fuzzing (clang's libFuzzer): FUZZ_SECONDS per target, answers checked -------------
 # fuzz_ops: random descriptors on the CPU backend, each accepted one checked byte for byte
 # against test/reference.h; fuzz_vulkan: the same on the Vulkan device (lavapipe in CI),
-# with guard bytes around every binding. Seeds: test/fuzz/<target>/.
+# with guard bytes around every binding; fuzz_tool: the tool's readers. Seeds: test/fuzz/<target>/.
 FUZZ_SECONDS ?= 60
 FUZZ_CC      := clang -std=c11 -D_GNU_SOURCE -Iinclude -Itest -g -O1 $(WARN) -Wno-missing-prototypes \
                 -fsanitize=address,undefined,fuzzer
-FUZZ_TARGETS := ops vulkan
-fuzz:
+FUZZ_TARGETS := ops vulkan tool
+# fuzz_tool: the tool's .npy parser, JSON reader and model loader (both formats).
+FUZZ_CLI     := npy json model model_parse dxdispatch scalar common
+fuzz: deps-check
 	$(MAKE) --no-print-directory CC=clang B=build-fuzz CFLAGS="-O1 -g -fsanitize=address,undefined,fuzzer-no-link" lib
 	$(FUZZ_CC) -o build-fuzz/fuzz_ops test/fuzz_ops.c build-fuzz/libdmlops.a $(LIBS)
 	$(FUZZ_CC) -DFUZZ_VULKAN -o build-fuzz/fuzz_vulkan test/fuzz_ops.c build-fuzz/libdmlops.a $(LIBS)
+	@mkdir -p build-fuzz/cli
+	for f in $(FUZZ_CLI); do clang $(CLI_CFLAGS) -g -O1 -fsanitize=address,undefined,fuzzer-no-link \
+	    -c src/cli/$$f.c -o build-fuzz/cli/$$f.o || exit 1; done
+	$(FUZZ_CC) -Isrc/cli -o build-fuzz/fuzz_tool test/fuzz_tool.c $(FUZZ_CLI:%=build-fuzz/cli/%.o) build-fuzz/libdmlops.a $(LIBS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh test/fuzz/run.sh build-fuzz $(FUZZ_TARGETS)
 
 # ---- demo -------------------------------------------------------------------------------

@@ -11,14 +11,16 @@
 #          modules, glslangValidator, spirv-val and the volk source (the default)
 #   demo   also a Vulkan driver (Mesa's lavapipe on Debian), for `make demo`
 #   test   also a C++ compiler, spirv-dis, cmake, groff and the Khronos validation layer
+#   valgrind  test, and valgrind (`make test-valgrind`)
+#   fuzz   test, and clang with its libFuzzer runtime (`make fuzz`)
 #   --check  only report, never install
 check_only=
 profile=build
 for a in "$@"; do
     case $a in
     --check) check_only=1 ;;
-    build | demo | test) profile=$a ;;
-    *) echo "usage: $0 [--check] [build|demo|test]" >&2; exit 2 ;;
+    build | demo | test | valgrind | fuzz) profile=$a ;;
+    *) echo "usage: $0 [--check] [build|demo|test|valgrind|fuzz]" >&2; exit 2 ;;
     esac
 done
 
@@ -80,6 +82,28 @@ check() {
     have groff || need "groff (checks the man page)" groff-base
     has_manifest explicit_layer.d 'VkLayer_khronos_validation.json' ||
         need "the Khronos validation layer (VkLayer_khronos_validation.json)" vulkan-validationlayers
+    [ "$profile" = valgrind ] && { have valgrind || need "valgrind" valgrind; }
+    [ "$profile" = fuzz ] && fuzz_check
+    return 0
+}
+
+# libFuzzer ships apart from clang on Debian (libclang-rt-N-dev, only recommended), so
+# the check links a fuzz target rather than looking for the compiler alone.
+fuzz_check() {
+    if ! have clang; then
+        need "clang (make fuzz)" clang
+        need "clang's libFuzzer runtime" "libclang-rt-$(clang_major)-dev"
+        return
+    fi
+    tmp=$(mktemp -d)
+    printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' > "$tmp/f.c"
+    clang -fsanitize=fuzzer,address -o "$tmp/f" "$tmp/f.c" >/dev/null 2>&1 ||
+        need "clang's libFuzzer runtime (-fsanitize=fuzzer)" "libclang-rt-$(clang_major)-dev"
+    rm -rf "$tmp"
+}
+clang_major() { # of the installed clang, else Debian 12's
+    v=$(clang --version 2>/dev/null | sed -n 's/.*clang version \([0-9][0-9]*\).*/\1/p' | head -n 1)
+    echo "${v:-14}"
 }
 
 report() {

@@ -189,6 +189,319 @@ expect "INT64 values beyond 2^53 are exact" 0 "[-1, 9223372036854775807, 5, -922
 sed 's#"-9223372036854775808", 5#9007199254740993, 5#' "$T/int64.json" >"$T/inexact.json"
 expect "a JSON number beyond 2^53 is refused" 2 "as a string" "$D" run "$T/inexact.json"
 
+# ---- run: DirectML DxDispatch models -----------------------------------------------------
+# examples/dxdispatch holds one model per example of the DirectML pages. The lines each
+# must print were computed by hand from the pages' examples, not taken from the tool.
+X=examples/dxdispatch
+cat >"$T/dxd_expected" <<'EOF'
+reverse_axis3|Resource 'input': 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12
+reverse_axis3|Resource 'output': 2, 1, 3, 4, 8, 7, 6, 5, 11, 10, 9, 12
+reverse_axis2|Resource 'lengths': 2, 3, 1, 0
+reverse_axis2|Resource 'output': 5, 10, 3, 4, 1, 6, 7, 8, 9, 2, 11, 12
+slice_strides|Resource 'output': 2, 4, 10, 12
+slice_negative_stride|Resource 'output': 0, 0, 0, 0, 14, 16, 6, 8
+slice_legacy|Resource 'output': 2, 4, 10, 12
+one_hot_axis3|Resource 'output': 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0
+one_hot_axis2|Resource 'output': 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0
+one_hot_values|Resource 'output': 2, 4, 4, 4, 4, 4, 4, 2, 4, 4, 2, 4
+one_hot_negative|Resource 'indices': -3, 100, 3
+one_hot_negative|Resource 'output': 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1
+EOF
+dispatch_re="^Dispatch '[^']*': 1 iterations, [0-9]+\.[0-9]{4} ms median \(CPU\)(, [0-9]+\.[0-9]{4} ms median \(GPU\))?\$"
+for backend in $backends; do
+    for model in "$X"/*.json; do
+        name=$(basename "$model" .json)
+        grep "^$name|" "$T/dxd_expected" | cut -d'|' -f2- >"$T/want"
+        if ! "$D" run "$model" --backend "$backend" --output-dir "$T/dxo" >"$T/out" 2>&1; then
+            fail "DxDispatch $name on $backend" "$T/out"
+        elif [ ! -s "$T/want" ]; then
+            fail "DxDispatch $name on $backend: the test has no expected lines for it"
+        elif ! grep "^Resource '" "$T/out" | grep -v "' written to '" | cmp -s - "$T/want"; then
+            { echo "     expected:"; cat "$T/want"; } >>"$T/out"
+            fail "DxDispatch $name on $backend prints the documented values" "$T/out"
+        elif [ "$(grep -cE "$dispatch_re" "$T/out")" -ne "$(grep -c '^Dispatch ' "$T/out")" ] || ! grep -q '^Dispatch ' "$T/out"; then
+            fail "DxDispatch $name on $backend: the Dispatch line has DxDispatch's form" "$T/out"
+        else
+            ok "DxDispatch $name on $backend prints the documented values"
+        fi
+    done
+done
+if [ -f "$T/dxo/slice_strides_output.npy" ] && npy_same "$T/dxo/slice_strides_output.npy" "$M/expected/slice_strides.npy"; then
+    ok "DxDispatch writeFile with dimensions writes the .npy"
+else
+    fail "DxDispatch writeFile with dimensions writes the .npy"
+fi
+if [ "$vulkan" = yes ] && "$D" info --backend vulkan | grep -q 'features.*TIMESTAMPS'; then
+    expect "DxDispatch on a device with timestamps: CPU and GPU medians" 0 "ms median (CPU), " \
+        "$D" run "$X/slice_strides.json" --backend vulkan --output-dir "$T/dxo"
+fi
+out=$("$D" run "$X/slice_strides.json" --backend cpu --output-dir "$T/dxo" 2>&1)
+if echo "$out" | grep -Eq "^Dispatch 'slice': 1 iterations, [0-9.]+ ms median \(CPU\), [0-9.]+ ms median \(GPU\)\$"; then
+    ok "DxDispatch timing line is whole on the CPU backend too (spec/dxdispatch.md)"
+else
+    fail "DxDispatch timing line is whole on the CPU backend too (spec/dxdispatch.md)"
+    echo "$out" | sed 's/^/     | /' | head -5
+fi
+expect "-i sets the dispatch iterations" 0 "Dispatch 'slice': 3 iterations, " \
+    "$D" run "$X/slice_legacy.json" -i 3
+expect "--dispatch_iterations sets them too" 0 "Dispatch 'one_hot': 2 iterations, " \
+    "$D" run "$X/one_hot_axis3.json" --dispatch_iterations=2
+expect "-i 0 is refused" 2 "expected a count from 1" "$D" run "$X/one_hot_axis3.json" -i 0
+
+# Resources keep their contents from one command to the next; raw writeFile.
+cat >"$T/chain.json" <<'EOF'
+{"resources": {"x": {"initialValuesDataType": "FLOAT32", "initialValues": [1, 2, 3, 4]},
+               "y": {"initialValuesDataType": "FLOAT32", "initialValues": {"valueCount": 4, "value": 0}},
+               "z": {"initialValuesDataType": "FLOAT32", "initialValues": {"valueCount": 4, "value": 0}}},
+ "dispatchables": {"flip": {"type": "SLICE1", "desc": {
+     "InputTensor": {"DataType": "FLOAT32", "Sizes": [4]}, "OutputTensor": {"DataType": "FLOAT32", "Sizes": [4]},
+     "DimensionCount": 1, "InputWindowOffsets": [0], "InputWindowSizes": [4], "InputWindowStrides": [-1]}}},
+ "commands": [{"type": "dispatch", "dispatchable": "flip", "bindings": {"InputTensor": "x", "OutputTensor": "y"}},
+              {"type": "print", "resource": "y"},
+              {"type": "dispatch", "dispatchable": "flip", "bindings": {"InputTensor": "y", "OutputTensor": "z"}},
+              {"type": "print", "resource": "z"},
+              {"type": "writeFile", "resource": "y", "targetPath": "y.bin"}]}
+EOF
+if "$D" run "$T/chain.json" --output-dir "$T/dxo" >"$T/out" 2>&1 && grep -qx "Resource 'y': 4, 3, 2, 1" "$T/out" \
+    && grep -qx "Resource 'z': 1, 2, 3, 4" "$T/out" && [ "$(od -An -tf4 "$T/dxo/y.bin" | tr -s ' ')" = " 4 3 2 1" ]; then
+    ok "DxDispatch resources keep their contents between commands; writeFile .bin writes raw bytes"
+else
+    fail "DxDispatch resources keep their contents between commands; writeFile .bin writes raw bytes" "$T/out"
+fi
+
+# dxd FILE RESOURCES DISPATCHABLE_DESC BINDINGS: a one-dispatch model printing "out".
+dxd() {
+    cat >"$1" <<EOF
+{"resources": {$2},
+ "dispatchables": {"op": $3},
+ "commands": [{"type": "dispatch", "dispatchable": "op", "bindings": {$4}}, {"type": "print", "resource": "out"}]}
+EOF
+}
+copy4='{"type": "SLICE1", "desc": {"InputTensor": {"DataType": "UINT32", "Sizes": [4]}, "OutputTensor": {"DataType": "UINT32", "Sizes": [4]}, "DimensionCount": 1, "InputWindowOffsets": [0], "InputWindowSizes": [4], "InputWindowStrides": [1]}}'
+dxd "$T/reinterpret.json" '"in": {"initialValuesDataType": "FLOAT32", "initialValues": [1, 2, 0.5, -2]},
+    "out": {"initialValuesDataType": "UINT32", "initialValues": {"valueCount": 4, "value": 0}, "sizeInBytes": 64}' \
+    "$copy4" '"InputTensor": "in", "OutputTensor": "out"'
+expect "DxDispatch: a FLOAT32 resource read as UINT32 (reinterpretation is allowed)" 0 \
+    "Resource 'out': 1065353216, 1073741824, 1056964608, 3221225472" "$D" run "$T/reinterpret.json"
+copy2='{"type": "SLICE1", "desc": {"InputTensor": {"DataType": "UINT32", "Sizes": [2]}, "OutputTensor": {"DataType": "UINT32", "Sizes": [2]}, "DimensionCount": 1, "InputWindowOffsets": [0], "InputWindowSizes": [2], "InputWindowStrides": [1]}}'
+# 4 elements of the bound UINT32 tensor are 16 bytes (offsets are multiples of 16): bytes
+# 16..23 of the UINT8 resource, read as UINT32. Counted in the resource's UINT8 elements,
+# 4 would be byte 4 (misaligned), and 16 would put the tensor past the resource's end.
+dxd "$T/eoffset.json" '"in": {"initialValuesDataType": "UINT8", "initialValues": {"valueCount": 32, "valueStart": 0, "valueDelta": 1}},
+    "out": {"initialValuesDataType": "UINT32", "initialValues": [0, 0]}' "$copy2" '"InputTensor": {"name": "in", "elementOffset": 4}, "OutputTensor": "out"'
+expect "DxDispatch: elementOffset counts elements of the bound tensor's type (spec/dxdispatch.md)" 0 \
+    "Resource 'out': 319951120, 387323156" "$D" run "$T/eoffset.json"
+dxd "$T/small.json" '"in": {"initialValuesDataType": "UINT32", "initialValues": [1, 2, 3, 4]},
+    "out": {"initialValuesDataType": "UINT32", "initialValues": [0, 0, 0]}' "$copy4" '"InputTensor": "in", "OutputTensor": "out"'
+expect "DxDispatch: a binding larger than its resource is an error" 2 \
+    "\$.commands[0].bindings.OutputTensor: OutputTensor needs 16 bytes at offset 0, but resource \"out\" holds 12 bytes" \
+    "$D" run "$T/small.json"
+dxd "$T/offset.json" '"in": {"initialValuesDataType": "UINT32", "initialValues": [1, 2, 3, 4]},
+    "out": {"initialValuesDataType": "UINT32", "initialValues": [0, 0, 0, 0]}' "$copy4" \
+    '"InputTensor": "in", "OutputTensor": {"name": "out", "elementOffset": 1}'
+expect "DxDispatch: elementOffset that pushes the tensor past the resource is an error" 2 \
+    "OutputTensor needs 16 bytes at offset 4, but resource \"out\" holds 16 bytes" "$D" run "$T/offset.json"
+dxd "$T/twice.json" '"in": {"initialValuesDataType": "UINT32", "initialValues": [1, 2, 3, 4]},
+    "out": {"initialValuesDataType": "UINT32", "initialValues": [0, 0, 0, 0]}' "$copy4" '"InputTensor": ["in", "in"], "OutputTensor": "out"'
+expect "DxDispatch: two resources on one bind point" 2 "bind point InputTensor takes 1 resource, but 2 were bound" \
+    "$D" run "$T/twice.json"
+dxd "$T/bindpoint.json" '"in": {"initialValuesDataType": "UINT32", "initialValues": [1, 2, 3, 4]},
+    "out": {"initialValuesDataType": "UINT32", "initialValues": [0, 0, 0, 0]}' "$copy4" '"Input": "in", "OutputTensor": "out"'
+expect "DxDispatch: an unknown bind point" 2 "unknown bind point \"Input\" (SLICE1 has InputTensor, OutputTensor)" \
+    "$D" run "$T/bindpoint.json"
+dxd "$T/gemm.json" '"out": {"initialValuesDataType": "FLOAT32", "initialValues": [0]}' \
+    '{"type": "DML_OPERATOR_GEMM", "desc": {}}' '"OutputTensor": "out"'
+expect "DxDispatch: another operator type exits 2 naming it" 2 "\$.dispatchables.op.type: \"DML_OPERATOR_GEMM\" is not supported" \
+    "$D" run "$T/gemm.json"
+dxd "$T/hlsl.json" '"out": {"initialValuesDataType": "FLOAT32", "initialValues": [0]}' \
+    '{"type": "hlsl", "sourcePath": "add.hlsl", "compiler": "dxc"}' '"output": "out"'
+expect "DxDispatch: an HLSL dispatchable exits 2 naming it" 2 "\"hlsl\" dispatchables are not supported" "$D" run "$T/hlsl.json"
+dxd "$T/image.json" '"out": {"initialValuesDataType": "FLOAT32", "initialValues": {"sourcePath": "cat.png"}}' "$copy4" '"OutputTensor": "out"'
+expect "DxDispatch: an image initializer exits 2 naming it" 2 "cat.png: image initializers are not supported" \
+    "$D" run "$T/image.json"
+dxd "$T/list.json" '"out": {"initialValuesDataType": "UNKNOWN", "initialValues": [{"type": "UINT32", "value": 6}]}' "$copy4" '"OutputTensor": "out"'
+expect "DxDispatch: the list initializer exits 2 naming it" 2 "the list initializer (initialValuesDataType UNKNOWN" \
+    "$D" run "$T/list.json"
+dxd "$T/deferred.json" '"out": {"initialValuesDataType": "FLOAT32", "initialValues": "deferred"}' "$copy4" '"OutputTensor": "out"'
+expect "DxDispatch: a deferred resource exits 2 naming it" 2 "\"deferred\" resources" "$D" run "$T/deferred.json"
+dxd "$T/wrap.json" '"out": {"initialValuesDataType": "UINT8", "initialValues": {"valueCount": 300, "valueStart": 0, "valueDelta": 1}}' \
+    "$copy4" '"OutputTensor": "out"'
+expect "DxDispatch: a sequence that leaves its type" 2 "is beyond UINT8: the sequence would wrap" "$D" run "$T/wrap.json"
+dxd "$T/sizein.json" '"out": {"initialValuesDataType": "UINT32", "initialValues": [1, 2, 3], "sizeInBytes": 8}' "$copy4" '"OutputTensor": "out"'
+expect "DxDispatch: sizeInBytes smaller than the initial values" 2 \
+    "\$.resources.out.sizeInBytes: 8 bytes cannot hold the 12 bytes of initialValues" "$D" run "$T/sizein.json"
+dxd "$T/nofile.json" '"out": {"initialValues": {"sourcePath": "nothere.npy"}}' "$copy4" '"OutputTensor": "out"'
+expect "DxDispatch: a missing file" 2 "nothere.npy: cannot open" "$D" run "$T/nofile.json"
+cp "$X/reverse_lengths_axis2.dat" "$T/lengths.dat"
+dxd "$T/rawfile.json" '"in": {"initialValuesDataType": "UINT32", "initialValues": {"sourcePath": "lengths.dat"}},
+    "out": {"initialValuesDataType": "UINT32", "initialValues": {"valueCount": 4, "value": 9}}' "$copy4" '"InputTensor": "in", "OutputTensor": "out"'
+expect "DxDispatch: a raw .dat initializer" 0 "Resource 'out': 2, 3, 1, 0" "$D" run "$T/rawfile.json"
+dxd "$T/rawnotype.json" '"in": {"initialValues": {"sourcePath": "lengths.dat"}},
+    "out": {"initialValuesDataType": "UINT32", "initialValues": [0, 0, 0, 0]}' "$copy4" '"InputTensor": "in", "OutputTensor": "out"'
+expect "DxDispatch: a raw file needs initialValuesDataType" 2 "a raw file needs \"initialValuesDataType\"" \
+    "$D" run "$T/rawnotype.json"
+dxd "$T/int64.json" '"in": {"initialValuesDataType": "INT64", "initialValues": [9007199254740993, -9223372036854775808, 5, 9223372036854775807]},
+    "out": {"initialValuesDataType": "INT64", "initialValues": {"valueCount": 4, "valueStart": -2, "valueDelta": -3}}' \
+    '{"type": "SLICE1", "desc": {"InputTensor": {"DataType": "INT64", "Sizes": [2]}, "OutputTensor": {"DataType": "INT64", "Sizes": [2]}, "DimensionCount": 1, "InputWindowOffsets": [0], "InputWindowSizes": [2], "InputWindowStrides": [1]}}' \
+    '"InputTensor": "in", "OutputTensor": {"name": "out", "elementOffset": 2}'
+expect "DxDispatch: 64-bit integers are exact; a sequence counts down" 0 \
+    "Resource 'out': -2, -5, 9007199254740993, -9223372036854775808" "$D" run "$T/int64.json"
+sed 's#"type": "print", "resource": "out"#"type": "Print", "resource": "out", "verbose": true#' "$T/int64.json" >"$T/verbose.json"
+expect "DxDispatch: a verbose print shows each element with its bits, as DxDispatch pads them" 0 \
+    "[2] 9007199254740993 (0x  20000000000001)" \
+    "$D" run "$T/verbose.json"
+sed 's#{"type": "print", "resource": "out"}#{"type": "printf", "resource": "out"}#' "$T/int64.json" >"$T/badcmd.json"
+expect "DxDispatch: an unknown command" 2 "unknown command \"printf\" (expected dispatch, print or writeFile)" \
+    "$D" run "$T/badcmd.json"
+sed 's#{"type": "print", "resource": "out"}#{"type": "writeFile", "resource": "out", "targetPath": "o.png"}#' "$T/int64.json" >"$T/png.json"
+expect "DxDispatch: writing an image exits 2" 2 "o.png: writing images is not supported" "$D" run "$T/png.json"
+mkdir -p "$T/sub"
+sed "s#lengths.dat#$X/reverse_lengths_axis2.dat#" "$T/rawfile.json" >"$T/sub/cwd.json"
+expect "DxDispatch: a sourcePath not beside the model is tried in the current directory" 0 "Resource 'out': 2, 3, 1, 0" \
+    "$D" run "$T/sub/cwd.json"
+
+# ---- robustness (issue 11, section 3) ----------------------------------------------------
+# mknpy FILE DESCR SHAPE BYTES: a version 1.0 .npy holding BYTES zero bytes of data.
+mknpy() {
+    h="{'descr': '$2', 'fortran_order': False, 'shape': $3, }"
+    printf "\\223NUMPY\\001\\000\\$(printf %o $((${#h} + 1)))\\000%s\\n" "$h" >"$1"
+    head -c "$4" /dev/zero >>"$1"
+}
+
+for sub in run info bench; do
+    for h in --help -h; do
+        if "$D" "$sub" "$h" >"$T/help" 2>"$T/err" && grep -q "^usage: dmlops $sub" "$T/help" && [ ! -s "$T/err" ]; then
+            ok "$sub $h prints its usage on stdout with status 0"
+        else
+            fail "$sub $h prints its usage on stdout with status 0" "$T/err"
+        fi
+    done
+done
+expect "dmlops -V prints the version" 0 "dmlops 1." "$D" -V
+expect "dmlops --version prints the version" 0 "dmlops 1." "$D" --version
+
+printf '{"resources": [] "operators":\n  []}\n' >"$T/syntax2.json"
+"$D" run "$T/syntax2.json" >/dev/null 2>"$T/err"
+rc=$?
+if [ "$rc" -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q 'syntax2.json:1:18: ' "$T/err"; then
+    ok "a JSON syntax error is one line with line:column"
+else
+    echo "     status $rc" >>"$T/err"
+    fail "a JSON syntax error is one line with line:column" "$T/err"
+fi
+
+cat >"$T/axis.json" <<'EOF'
+{"resources": [{"Name": "x", "DataType": "FLOAT32", "Data": [1, 2, 3]},
+               {"Name": "l", "DataType": "UINT32", "Data": [2]}, {"Name": "y"}],
+ "operators": [{"Type": "REVERSE_SUBSEQUENCES", "InputTensor": {"DataType": "FLOAT32", "Sizes": [3]},
+                "SequenceLengthsTensor": {"DataType": "UINT32", "Sizes": [1]},
+                "OutputTensor": {"DataType": "FLOAT32", "Sizes": [3]}, "Axis": -1,
+                "Bindings": {"InputTensor": {"Resource": "x"}, "SequenceLengthsTensor": {"Resource": "l"},
+                             "OutputTensor": {"Resource": "y"}}}]}
+EOF
+expect "Axis -1: DirectML's Axis is an unsigned index from the first dimension" 2 \
+    "\$.operators[0].Axis: -1: DirectML's Axis is an unsigned dimension index, counted from the first dimension" \
+    "$D" run "$T/axis.json"
+
+if has_python; then
+    for how in "--backend cpu" "DMLOPS_BACKEND=cpu"; do
+        if [ "$how" = "--backend cpu" ]; then "$D" info --json --backend cpu >"$T/info.json" 2>"$T/err"
+        else env DMLOPS_BACKEND=cpu "$D" info --json >"$T/info.json" 2>"$T/err"; fi
+        if python3 -c 'import json,sys; c=json.load(sys.stdin)["context"]; assert c["backend"] == "cpu" and c["cpu_fallback"] is False, c' \
+            <"$T/info.json" 2>"$T/err"; then
+            ok "info --json with $how: the CPU was asked for, so cpu_fallback is false"
+        else
+            fail "info --json with $how: the CPU was asked for, so cpu_fallback is false" "$T/err"
+        fi
+    done
+    env VK_ICD_FILENAMES=/nonexistent/icd.json VK_DRIVER_FILES=/nonexistent/icd.json "$D" info --json >"$T/info.json" 2>"$T/err"
+    if python3 -c 'import json,sys; c=json.load(sys.stdin)["context"]; assert c["backend"] == "cpu" and c["cpu_fallback"] is True, c' \
+        <"$T/info.json" 2>"$T/err"; then
+        ok "info --json without a Vulkan driver: cpu_fallback is true"
+    else
+        fail "info --json without a Vulkan driver: cpu_fallback is true" "$T/err"
+    fi
+fi
+
+# 1 PiB tensors: refused at once with status 2, never allocated. Every operator is checked
+# before any buffer exists (here DirectML's limit of 2^32 - 1 elements), then every buffer
+# against the memory it would live in (here a TotalTensorSizeInBytes of 1 PiB).
+cat >"$T/huge.json" <<'EOF'
+{"resources": [{"Name": "x"}, {"Name": "y"}],
+ "operators": [{"Type": "SLICE1",
+   "InputTensor": {"DataType": "FLOAT32", "Sizes": [65536, 65536, 65536]},
+   "OutputTensor": {"DataType": "FLOAT32", "Sizes": [65536, 65536, 65536]},
+   "InputWindowOffsets": [0, 0, 0], "InputWindowSizes": [65536, 65536, 65536], "InputWindowStrides": [1, 1, 1],
+   "Bindings": {"InputTensor": {"Resource": "x"}, "OutputTensor": {"Resource": "y"}}}]}
+EOF
+sed 's#"Sizes": \[65536, 65536, 65536\]}#"Sizes": [4], "TotalTensorSizeInBytes": 1125899906842624}#; s#"OutputTensor": {"DataType": "FLOAT32", "Sizes": \[4\], "TotalTensorSizeInBytes": 1125899906842624}#"OutputTensor": {"DataType": "FLOAT32", "Sizes": [4]}#; s#\[65536, 65536, 65536\]#[4]#; s#\[0, 0, 0\]#[0]#; s#\[1, 1, 1\]#[1]#' \
+    "$T/huge.json" >"$T/huge_total.json"
+for backend in $backends; do
+    expect "Sizes [65536, 65536, 65536] on $backend: the operator's error at once, before any buffer" 2 \
+        "huge.json: \$.operators[0]: DMLOPS_ERROR_INVALID_ARGUMENT: SLICE1: InputTensor has more than 2^32 - 1 elements" \
+        timeout 60 "$D" run "$T/huge.json" --backend "$backend"
+    expect "a 1 PiB binding on $backend: refused before any buffer" 2 \
+        "huge_total.json: \$.resources[0] (x): 1 PiB (1125899906842624 bytes) exceeds the" \
+        timeout 60 "$D" run "$T/huge_total.json" --backend "$backend"
+done
+expect "a 1 PiB binding on the CPU: the message says the buffer exceeds host memory" 2 \
+    "(x): 1 PiB (1125899906842624 bytes) exceeds the host memory" timeout 60 "$D" run "$T/huge_total.json" --backend cpu
+sed 's#{"Name": "y"}#{"Name": "y"}, {"Name": "big", "SizeInBytes": 1000000000000000}#' "$T/good.json" >"$T/bigsize.json"
+expect "SizeInBytes of 1 PB: exit 2 naming the resource" 2 \
+    "\$.resources[2] (big): 909.5 TiB (1000000000000000 bytes) exceeds the host memory" \
+    timeout 60 "$D" run "$T/bigsize.json" --backend cpu
+
+# Input files that do not fit the tensor bound to them.
+mknpy "$T/i32.npy" '<i4' '(2, 3)' 24
+mknpy "$T/empty.npy" '<f4' '(0, 6)' 0
+mknpy "$T/f16.npy" '<f2' '(6,)' 12
+mknpy "$T/f32.npy" '<f4' '(8,)' 32
+slice6() { # FILE NPY TYPE: SLICE1 copying a [2, 3] tensor of TYPE from NPY
+    cat >"$1" <<EOF
+{"resources": [{"Name": "x", "File": "$2"}, {"Name": "y"}],
+ "operators": [{"Type": "SLICE1", "InputTensor": {"DataType": "$3", "Sizes": [2, 3]},
+   "OutputTensor": {"DataType": "$3", "Sizes": [2, 3]}, "InputWindowOffsets": [0, 0],
+   "InputWindowSizes": [2, 3], "InputWindowStrides": [1, 1],
+   "Bindings": {"InputTensor": {"Resource": "x"}, "OutputTensor": {"Resource": "y"}}}]}
+EOF
+}
+slice6 "$T/in_i32.json" i32.npy INT64
+expect "an int32 file bound to an INT64 tensor: exit 2 naming both" 2 \
+    "\$.operators[0].Bindings.InputTensor: $T/i32.npy holds INT32 [2, 3] (24 bytes), but InputTensor is INT64 [2, 3] (48 bytes)" \
+    "$D" run "$T/in_i32.json"
+slice6 "$T/in_empty.json" empty.npy FLOAT32
+expect "a (0, 6) file bound to a [2, 3] tensor: exit 2 naming both" 2 \
+    "$T/empty.npy holds FLOAT32 [0, 6] (0 bytes), but InputTensor is FLOAT32 [2, 3] (24 bytes)" \
+    "$D" run "$T/in_empty.json"
+slice6 "$T/in_f16.json" f16.npy FLOAT32
+expect "a float16 file bound to a FLOAT32 tensor: exit 2 naming both" 2 \
+    "$T/f16.npy holds FLOAT16 [6] (12 bytes), but InputTensor is FLOAT32 [2, 3] (24 bytes)" \
+    "$D" run "$T/in_f16.json"
+slice6 "$T/in_f32.json" f32.npy FLOAT32
+expect "a larger file of the same type still runs" 0 "[[0, 0, 0]," "$D" run "$T/in_f32.json" --output-dir "$T/o"
+
+# A write that fails (the file size limit) leaves the previous file whole, and no temporary.
+mknpy "$T/in1024.npy" '<f4' '(1024,)' 4096
+cat >"$T/w1024.json" <<'EOF'
+{"resources": [{"Name": "x", "File": "in1024.npy"}, {"Name": "y", "Output": "out1024.npy"}],
+ "operators": [{"Type": "SLICE1", "InputTensor": {"DataType": "FLOAT32", "Sizes": [1024]},
+   "OutputTensor": {"DataType": "FLOAT32", "Sizes": [1024]}, "InputWindowOffsets": [0],
+   "InputWindowSizes": [1024], "InputWindowStrides": [-1],
+   "Bindings": {"InputTensor": {"Resource": "x"}, "OutputTensor": {"Resource": "y"}}}]}
+EOF
+mkdir -p "$T/wo"
+printf 'the previous output\n' >"$T/wo/out1024.npy"
+(trap '' XFSZ; ulimit -f 1; exec "$D" run "$T/w1024.json" --backend cpu --output-dir "$T/wo") >"$T/out" 2>&1
+rc=$?
+if [ "$rc" -eq 1 ] && [ "$(cat "$T/wo/out1024.npy")" = "the previous output" ] && [ "$(ls -A "$T/wo")" = out1024.npy ]; then
+    ok "a failed write keeps the previous file and leaves no temporary"
+else
+    { echo "     status $rc; $T/wo holds:"; ls -lA "$T/wo"; } >>"$T/out"
+    fail "a failed write keeps the previous file and leaves no temporary" "$T/out"
+fi
+expect "bench --csv into a missing directory fails before running" 2 "cannot write in /nonexistent" \
+    timeout 20 "$D" bench --csv /nonexistent/b.csv
+
 # ---- bench --quick ---------------------------------------------------------------------
 expect "bench --quick" 0 "small-operator overhead" \
     "$D" bench --quick --csv "$T/bench.csv" --svg "$T/bench.svg" --report "$T/report"

@@ -236,3 +236,37 @@ TEST(write_refuses_unknown_type)
     CHECK(!npy_write_file("/nonexistent/dir/x.npy", &a, err, sizeof err) && strstr(err, "cannot create"));
     remove(path);
 }
+
+/* Issue 10, defect 3: the "malformed header near" message was formatted with %.20s from a
+ * position inside the header, which is not NUL-terminated: a header that ends early printed
+ * the bytes after it (heap bytes in a file buffer; an ASan heap-buffer-overflow). The
+ * header here is followed by 'Z' bytes that do not belong to it: none may appear. */
+TEST(malformed_header_message_stays_inside_the_header)
+{
+    static const char *const headers[] = {
+        "{'descr': '<f4', 'x",                 /* the 19-byte header of the report */
+        "{'descr': '<f4' 'fortran_order'",     /* no comma: the message quotes what follows */
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (2,) x",
+    };
+    for (size_t h = 0; h < sizeof headers / sizeof headers[0]; h++) {
+        size_t hl = strlen(headers[h]);
+        uint8_t *file = malloc(10 + hl + 32);
+        REQUIRE(file);
+        make_npy(file, 1, headers[h], "", 0);
+        memset(file + 10 + hl, 'Z', 32); /* not part of the file */
+        char err[256] = "";
+        npy_array a;
+        bool ok = npy_parse(file, 10 + hl, &a, err, sizeof err);
+        CHECK(!ok, "accepted: %s", headers[h]);
+        if (ok) npy_free(&a);
+        CHECK(strstr(err, "malformed header") != NULL, "%s: message \"%s\"", headers[h], err);
+        CHECK(strchr(err, 'Z') == NULL, "%s: the message quotes bytes past the header: \"%s\"", headers[h], err);
+        free(file);
+        /* Exactly sized, so that ASan sees any over-read. */
+        uint8_t *exact = malloc(10 + hl);
+        REQUIRE(exact);
+        make_npy(exact, 1, headers[h], "", 0);
+        if (npy_parse(exact, 10 + hl, &a, err, sizeof err)) npy_free(&a);
+        free(exact);
+    }
+}

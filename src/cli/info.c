@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 
@@ -50,6 +51,7 @@ typedef struct info_state {
     bool have_ctx;
     char ctx_error[512];
     dmlops_status ctx_status;
+    dmlops_backend requested; /* what --backend or DMLOPS_BACKEND asked for */
 } info_state;
 
 static void gather(const dmlops_context_desc *desc, info_state *s)
@@ -187,7 +189,9 @@ static int print_json(const info_state *s)
             cJSON_AddStringToObject(c, "device_name", s->ctx.device.name);
             cJSON_AddStringToObject(c, "device_uuid", s->ctx.device.uuid_string);
         }
-        cJSON_AddBoolToObject(c, "cpu_fallback", s->ctx.backend == DMLOPS_BACKEND_CPU);
+        /* A fallback only when the CPU was not asked for (--backend cpu or DMLOPS_BACKEND=cpu). */
+        cJSON_AddBoolToObject(c, "cpu_fallback", s->ctx.backend == DMLOPS_BACKEND_CPU && s->requested != DMLOPS_BACKEND_CPU);
+        cJSON_AddStringToObject(c, "backend_requested", backend_name(s->requested));
         cJSON_AddStringToObject(c, "feature_level", dmlops_feature_level_name(s->ctx.feature_level));
         cJSON *types = cJSON_AddArrayToObject(c, "data_types");
         for (uint32_t t = 0; t < 32; t++)
@@ -209,21 +213,46 @@ static int print_json(const info_state *s)
     return CLI_OK;
 }
 
+static const char usage_text[] =
+    "usage: dmlops info [--json] [--backend auto|vulkan|cpu] [--device D]\n"
+    "\n"
+    "Lists the Vulkan devices, then creates a context as a program would and shows its\n"
+    "backend, device, feature level and data types.\n"
+    "\n"
+    "  --json                     the same as one JSON object\n"
+    "  --backend B, --device D    the context's backend and device (default: the library's choice)\n"
+    "  -h, --help                 this text\n";
+
+/* The backend asked for: the option, else DMLOPS_BACKEND as the library reads it. */
+static dmlops_backend requested_backend(const dmlops_context_desc *desc)
+{
+    if (desc->backend != DMLOPS_BACKEND_AUTO) return desc->backend;
+    const char *env = getenv("DMLOPS_BACKEND");
+    if (env && !strcasecmp(env, "cpu")) return DMLOPS_BACKEND_CPU;
+    if (env && !strcasecmp(env, "vulkan")) return DMLOPS_BACKEND_VULKAN;
+    return DMLOPS_BACKEND_AUTO;
+}
+
 int cmd_info(int argc, char **argv)
 {
     dmlops_context_desc desc = {0};
     bool json = false;
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage_text, stdout);
+            return CLI_OK;
+        }
         int r = cli_context_opt(argc, argv, &i, &desc);
         if (r < 0) return CLI_USAGE;
         if (r > 0) continue;
         if (!strcmp(argv[i], "--json")) json = true;
         else {
-            fprintf(stderr, "dmlops info: unknown option '%s' (info [--json] [--backend B] [--device D])\n", argv[i]);
+            fprintf(stderr, "dmlops info: unknown option '%s' (dmlops info --help lists them)\n", argv[i]);
             return CLI_USAGE;
         }
     }
     info_state s = {0};
+    s.requested = requested_backend(&desc);
     gather(&desc, &s);
     int rc = json ? print_json(&s) : (print_text(&s), CLI_OK);
     free(s.devs);

@@ -13,12 +13,13 @@ static void usage(FILE *f)
           "  info  [--json] [--backend B] [--device D]\n"
           "        list the Vulkan devices and the device the library picks\n"
           "  run   MODEL.json [--backend auto|vulkan|cpu] [--device D] [--feature-level 6_4]\n"
-          "        [--iterations N] [--output-dir DIR]\n"
-          "        run the operators of a JSON model on .npy or inline data\n"
+          "        [-i N | --iterations N] [--output-dir DIR]\n"
+          "        run a model, ours or DirectML's DxDispatch format, on .npy or inline data\n"
           "  bench [--quick] [--filter SUBSTR] [--iterations N] [--csv FILE] [--svg FILE]\n"
           "        [--report DIR] [--backend B] [--device D]\n"
           "        time every operator against vkCmdCopyBuffer and memcpy\n"
-          "  help  this text;  version  the library version\n"
+          "  help, -h, --help  this text;  version, -V, --version  the library version\n"
+          "  dmlops COMMAND --help  the options of a command\n"
           "\n"
           "DMLOPS_BACKEND and DMLOPS_DEVICE choose the backend and device when the options\n"
           "do not. Exit status: 0 success, 1 runtime failure, 2 bad command line or model.\n",
@@ -39,7 +40,7 @@ int main(int argc, char **argv)
         usage(stdout);
         return CLI_OK;
     }
-    if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+    if (!strcmp(cmd, "version") || !strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
         printf("dmlops %s\n", dmlops_version_string());
         return CLI_OK;
     }

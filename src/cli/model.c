@@ -1,300 +1,65 @@
-/* Parses the JSON model of `dmlops run` with cJSON. Every error names the file and the
- * JSON path of the offending value, e.g. "m.json: $.operators[0].InputTensor.Sizes[2]:
- * expected a non-negative integer". */
+/* model_load: reads the file, tells the two formats apart, and parses ours (resources and
+ * operators); dxdispatch.c parses DxDispatch's. Also the initial-value generator. */
 #include "model.h"
 
-#include <cjson/cJSON.h>
-#include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
+#include "json.h"
+#include "model_parse.h"
 #include "scalar.h"
 
-#define PATH_LEN 200
-
-typedef struct jctx {
-    const char *file;
-    const char *dir;        /* directory of the model, for relative input paths */
-    const char *output_dir; /* for relative output paths; NULL: the current directory */
-} jctx;
-
-static void jreport(const jctx *j, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void jreport(const jctx *j, const char *path, const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "%s: %s: ", j->file, path);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized): analyser bug with glibc va_list
-    va_end(ap);
-    fputc('\n', stderr);
-}
-/* Reports and yields false; a macro so that static analysers see the false. */
-#define jfail(...) (jreport(__VA_ARGS__), false)
-
-/* snprintf through a va_list: a JSON path that does not fit is merely cut short. */
-static void jpath(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void jpath(char *buf, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, len, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
-    va_end(ap);
-}
-
-static const char *kind_name(const cJSON *v)
-{
-    if (!v) return "nothing";
-    if (cJSON_IsNull(v)) return "null";
-    if (cJSON_IsBool(v)) return "a boolean";
-    if (cJSON_IsNumber(v)) return "a number";
-    if (cJSON_IsString(v)) return "a string";
-    if (cJSON_IsArray(v)) return "an array";
-    return "an object";
-}
-
-/* Rejects unknown and repeated keys, which would otherwise be silently ignored. */
-static bool check_keys(const jctx *j, const cJSON *obj, const char *path, const char *const *allowed)
-{
-    for (const cJSON *c = obj->child; c; c = c->next) {
-        bool ok = false;
-        for (const char *const *a = allowed; *a && !ok; a++) ok = !strcmp(*a, c->string);
-        if (!ok) {
-            char list[400] = "";
-            for (const char *const *a = allowed; *a; a++)
-                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", a == allowed ? "" : ", ", *a);
-            return jfail(j, path, "unknown field \"%s\" (expected: %s)", c->string, list);
-        }
-        for (const cJSON *d = obj->child; d != c; d = d->next)
-            if (!strcmp(d->string, c->string)) return jfail(j, path, "field \"%s\" appears twice", c->string);
-    }
-    return true;
-}
-
-static bool get_uint(const jctx *j, const cJSON *v, const char *path, uint64_t max, uint64_t *out)
-{
-    double d = cJSON_IsNumber(v) ? v->valuedouble : -1;
-    if (!cJSON_IsNumber(v) || d < 0 || d != floor(d))
-        return jfail(j, path, "expected a non-negative integer, not %s", kind_name(v));
-    if (d > (double)max || d >= 9007199254740992.0)
-        return jfail(j, path, "%.0f is too large (at most %llu)", d, (unsigned long long)max);
-    *out = (uint64_t)d;
-    return true;
-}
-
-static bool get_u32(const jctx *j, const cJSON *v, const char *path, uint32_t *out)
-{
-    uint64_t x;
-    if (!get_uint(j, v, path, UINT32_MAX, &x)) return false;
-    *out = (uint32_t)x;
-    return true;
-}
-
-/* An array of up to MODEL_MAX_DIMS integers in [lo, hi]; JSON null gives *is_null. */
-static bool get_int_array(const jctx *j, const cJSON *v, const char *path, int64_t lo, int64_t hi, int64_t *out,
-                          uint32_t *count, bool *is_null)
-{
-    if (is_null) *is_null = cJSON_IsNull(v);
-    if (is_null && *is_null) return true;
-    if (!cJSON_IsArray(v)) return jfail(j, path, "expected an array of integers, not %s", kind_name(v));
-    int n = cJSON_GetArraySize(v);
-    if (n > MODEL_MAX_DIMS) return jfail(j, path, "%d entries: at most %d are supported", n, MODEL_MAX_DIMS);
-    int i = 0;
-    for (const cJSON *e = v->child; e; e = e->next, i++) {
-        char p[PATH_LEN];
-        jpath(p, sizeof p, "%s[%d]", path, i);
-        double d = cJSON_IsNumber(e) ? e->valuedouble : 0;
-        if (!cJSON_IsNumber(e) || d != floor(d) || d < (double)lo || d > (double)hi) {
-            char got[40];
-            if (cJSON_IsNumber(e)) snprintf(got, sizeof got, "%.17g", d);
-            else snprintf(got, sizeof got, "%s", kind_name(e));
-            if (lo == 0 && cJSON_IsNumber(e) && d == floor(d) && d > (double)hi)
-                return jfail(j, p, "%s is too large (at most %lld)", got, (long long)hi);
-            if (lo == 0) return jfail(j, p, "expected a non-negative integer, not %s", got);
-            return jfail(j, p, "expected an integer from %lld to %lld, not %s", (long long)lo, (long long)hi, got);
-        }
-        out[i] = (int64_t)d;
-    }
-    *count = (uint32_t)n;
-    return true;
-}
-
-static bool get_u32_array(const jctx *j, const cJSON *v, const char *path, uint32_t *out, uint32_t *count,
-                          bool *is_null)
-{
-    int64_t tmp[MODEL_MAX_DIMS] = {0};
-    if (!get_int_array(j, v, path, 0, UINT32_MAX, tmp, count, is_null)) return false;
-    if (is_null && *is_null) return true;
-    for (uint32_t i = 0; i < *count; i++) out[i] = (uint32_t)tmp[i];
-    return true;
-}
-
-/* Enum values by DirectML name, with or without the prefix, or as a raw number (so that a
- * model can hand the library a value it must refuse). */
-static bool get_enum(const jctx *j, const cJSON *v, const char *path, const char *prefix,
-                     const char *const *names, const int *values, int *out)
-{
-    if (cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) && fabs(v->valuedouble) < 2147483648.0) {
-        *out = (int)v->valuedouble;
-        return true;
-    }
-    if (cJSON_IsString(v)) {
-        const char *s = v->valuestring;
-        size_t pl = strlen(prefix);
-        if (!strncmp(s, prefix, pl)) s += pl;
-        for (int i = 0; names[i]; i++)
-            if (!strcmp(s, names[i])) {
-                *out = values[i];
-                return true;
-            }
-    }
-    char list[300] = "";
-    for (int i = 0; names[i]; i++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", names[i]);
-    if (cJSON_IsString(v)) return jfail(j, path, "unknown name \"%s\" (expected %s)", v->valuestring, list);
-    return jfail(j, path, "expected a name (%s), not %s", list, kind_name(v));
-}
-
-static const char *const type_names[] = {"UNKNOWN", "FLOAT32", "FLOAT16", "UINT32", "UINT16", "UINT8", "INT32",
-                                         "INT16",   "INT8",    "FLOAT64", "UINT64", "INT64",  "UINT4", "INT4", NULL};
-static const int type_values[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
-
-static bool get_data_type(const jctx *j, const cJSON *v, const char *path, DML_TENSOR_DATA_TYPE *out)
-{
-    int t;
-    if (!get_enum(j, v, path, "DML_TENSOR_DATA_TYPE_", type_names, type_values, &t)) return false;
-    *out = (DML_TENSOR_DATA_TYPE)t;
-    return true;
-}
-
-static bool get_string(const jctx *j, const cJSON *v, const char *path, const char **out)
-{
-    if (!cJSON_IsString(v) || !v->valuestring[0]) return jfail(j, path, "expected a non-empty string, not %s", kind_name(v));
-    *out = v->valuestring;
-    return true;
-}
-
-/* Joins a relative path to dir. */
-static char *join_path(const char *dir, const char *p)
-{
-    size_t n = strlen(dir) + strlen(p) + 2;
-    char *s = malloc(n);
-    if (!s) return NULL;
-    if (p[0] == '/' || !dir[0]) snprintf(s, n, "%s", p);
-    else snprintf(s, n, "%s/%s", dir, p);
-    return s;
-}
-
-/* ---- tensors and operators ---------------------------------------------------------- */
-
-static bool parse_tensor(const jctx *j, const cJSON *v, const char *path, model_tensor *t)
-{
-    static const char *const keys[] = {"Type", "DataType", "Flags", "DimensionCount", "Sizes", "Strides",
-                                       "TotalTensorSizeInBytes", "GuaranteedBaseOffsetAlignment", NULL};
-    static const char *const tt_names[] = {"INVALID", "BUFFER", NULL}, *const flag_names[] = {"NONE", "OWNED_BY_DML", NULL};
-    static const int tt_values[] = {0, 1}, flag_values[] = {0, 1};
-    char p[PATH_LEN];
-    memset(t, 0, sizeof *t);
-    if (!v) return jfail(j, path, "missing (use null for a NULL tensor)");
-    if (cJSON_IsNull(v)) return true;
-    if (!cJSON_IsObject(v)) return jfail(j, path, "expected a tensor object, not %s", kind_name(v));
-    if (!check_keys(j, v, path, keys)) return false;
-    t->present = true;
-    t->desc.Type = DML_TENSOR_TYPE_BUFFER;
-    const cJSON *f;
-    int e;
-    if ((f = cJSON_GetObjectItemCaseSensitive(v, "Type"))) {
-        jpath(p, sizeof p, "%s.Type", path);
-        if (!get_enum(j, f, p, "DML_TENSOR_TYPE_", tt_names, tt_values, &e)) return false;
-        t->desc.Type = (DML_TENSOR_TYPE)e;
-    }
-    jpath(p, sizeof p, "%s.DataType", path);
-    if (!(f = cJSON_GetObjectItemCaseSensitive(v, "DataType"))) return jfail(j, p, "missing");
-    if (!get_data_type(j, f, p, &t->buf.DataType)) return false;
-    if ((f = cJSON_GetObjectItemCaseSensitive(v, "Flags"))) {
-        jpath(p, sizeof p, "%s.Flags", path);
-        if (!get_enum(j, f, p, "DML_TENSOR_FLAG_", flag_names, flag_values, &e)) return false;
-        t->buf.Flags = (DML_TENSOR_FLAGS)e;
-    }
-    uint32_t n = 0, ns = 0;
-    jpath(p, sizeof p, "%s.Sizes", path);
-    if (!(f = cJSON_GetObjectItemCaseSensitive(v, "Sizes"))) return jfail(j, p, "missing");
-    if (!get_u32_array(j, f, p, t->sizes, &n, NULL)) return false;
-    t->buf.DimensionCount = n;
-    t->buf.Sizes = t->sizes;
-    if ((f = cJSON_GetObjectItemCaseSensitive(v, "DimensionCount"))) {
-        jpath(p, sizeof p, "%s.DimensionCount", path);
-        uint32_t dc;
-        if (!get_u32(j, f, p, &dc)) return false;
-        if (dc != n) return jfail(j, p, "%u differs from the %u entries of Sizes", dc, n);
-    }
-    bool null_strides = true;
-    if ((f = cJSON_GetObjectItemCaseSensitive(v, "Strides"))) {
-        jpath(p, sizeof p, "%s.Strides", path);
-        if (!get_u32_array(j, f, p, t->strides, &ns, &null_strides)) return false;
-        if (!null_strides && ns != n) return jfail(j, p, "%u entries, but Sizes has %u", ns, n);
-    }
-    t->buf.Strides = null_strides ? NULL : t->strides;
-    if ((f = cJSON_GetObjectItemCaseSensitive(v, "TotalTensorSizeInBytes"))) {
-        jpath(p, sizeof p, "%s.TotalTensorSizeInBytes", path);
-        if (!get_uint(j, f, p, UINT64_MAX, &t->buf.TotalTensorSizeInBytes)) return false;
-    } else {
-        /* 0 when the tensor is invalid: the library then says why. */
-        t->buf.TotalTensorSizeInBytes = n ? dmlops_calc_buffer_tensor_size(t->buf.DataType, n, t->sizes, t->buf.Strides) : 0;
-    }
-    if ((f = cJSON_GetObjectItemCaseSensitive(v, "GuaranteedBaseOffsetAlignment"))) {
-        jpath(p, sizeof p, "%s.GuaranteedBaseOffsetAlignment", path);
-        if (!get_u32(j, f, p, &t->buf.GuaranteedBaseOffsetAlignment)) return false;
-    }
-    return true;
-}
+/* ---- our format: operators ---------------------------------------------------------- */
 
 static int find_resource(const model *m, const char *name)
 {
     for (size_t i = 0; i < m->nres; i++)
-        if (!strcmp(m->res[i].name, name)) return (int)i;
+        if (m->res[i].name && !strcmp(m->res[i].name, name)) return (int)i;
     return -1;
 }
 
-static bool parse_bindings(const jctx *j, const cJSON *v, const char *path, model *m, model_op *op)
+static bool parse_bindings(const mctx *j, const json_value *v, const char *path, model *m, const model_op *op,
+                           model_cmd *cmd)
 {
     static const char *const bkeys[] = {"Resource", "Offset", "Size", NULL};
     char p[PATH_LEN], q[PATH_LEN];
-    if (!v) return jfail(j, path, "missing: each tensor needs {\"Resource\": NAME}");
-    if (!cJSON_IsObject(v)) return jfail(j, path, "expected an object, not %s", kind_name(v));
-    if (!check_keys(j, v, path, op->tensor_names)) return false;
+    if (!v) return mfail(j, path, "missing: each tensor needs {\"Resource\": NAME}");
+    if (v->kind != JSON_OBJECT) return mfail(j, path, "expected an object, not %s", json_kind_name(v));
+    if (!m_check_keys(j, v, path, op->tensor_names)) return false;
     for (uint32_t i = 0; i < op->ntensors; i++) {
-        jpath(p, sizeof p, "%s.%s", path, op->tensor_names[i]);
-        const cJSON *b = cJSON_GetObjectItemCaseSensitive(v, op->tensor_names[i]), *f;
-        if (!b) return jfail(j, p, "missing");
-        if (!cJSON_IsObject(b)) return jfail(j, p, "expected {\"Resource\": NAME, \"Offset\": N}, not %s", kind_name(b));
-        if (!check_keys(j, b, p, bkeys)) return false;
+        mpath(p, sizeof p, "%s.%s", path, op->tensor_names[i]);
+        const json_value *b = json_member(v, op->tensor_names[i]), *f;
+        if (!b) return mfail(j, p, "missing");
+        if (b->kind != JSON_OBJECT)
+            return mfail(j, p, "expected {\"Resource\": NAME, \"Offset\": N}, not %s", json_kind_name(b));
+        if (!m_check_keys(j, b, p, bkeys)) return false;
         const char *name = NULL;
-        jpath(q, sizeof q, "%s.Resource", p);
-        if (!get_string(j, cJSON_GetObjectItemCaseSensitive(b, "Resource"), q, &name)) return false;
+        mpath(q, sizeof q, "%s.Resource", p);
+        if (!m_get_string(j, json_member(b, "Resource"), q, &name)) return false;
         int r = find_resource(m, name);
-        if (r < 0) return jfail(j, q, "no resource is named \"%s\"", name);
-        model_binding *bd = &op->bind[i];
+        char nq[80];
+        if (r < 0) return mfail(j, q, "no resource is named %s", json_quote(name, nq, sizeof nq));
+        model_binding *bd = &cmd->bind[i];
         bd->resource = (size_t)r;
-        if ((f = cJSON_GetObjectItemCaseSensitive(b, "Offset"))) {
-            jpath(q, sizeof q, "%s.Offset", p);
-            if (!get_uint(j, f, q, UINT64_MAX, &bd->offset)) return false;
+        if ((f = json_member(b, "Offset"))) {
+            mpath(q, sizeof q, "%s.Offset", p);
+            if (!m_get_uint(j, f, q, UINT64_MAX, &bd->offset)) return false;
         }
         bd->size = op->t[i].present ? op->t[i].buf.TotalTensorSizeInBytes : 16;
-        if ((f = cJSON_GetObjectItemCaseSensitive(b, "Size"))) {
-            jpath(q, sizeof q, "%s.Size", p);
-            if (!get_uint(j, f, q, UINT64_MAX, &bd->size)) return false;
+        if ((f = json_member(b, "Size"))) {
+            mpath(q, sizeof q, "%s.Size", p);
+            if (!m_get_uint(j, f, q, UINT64_MAX, &bd->size)) return false;
         }
     }
     return true;
 }
 
-static bool parse_operator(const jctx *j, const cJSON *v, const char *path, model *m, model_op *op)
+static bool parse_operator(const mctx *j, const json_value *v, const char *path, model *m, model_op *op,
+                           model_cmd *cmd)
 {
-    static const char *const op_names[] = {"REVERSE_SUBSEQUENCES", "SLICE1", "ONE_HOT", NULL};
-    static const int op_values[] = {DML_OPERATOR_REVERSE_SUBSEQUENCES, DML_OPERATOR_SLICE1, DML_OPERATOR_ONE_HOT};
     static const char *const rev_keys[] = {"Type", "Name", "InputTensor", "SequenceLengthsTensor", "OutputTensor",
                                            "Axis", "Bindings", NULL};
     static const char *const slice_keys[] = {"Type", "Name", "InputTensor", "OutputTensor", "DimensionCount",
@@ -303,150 +68,66 @@ static bool parse_operator(const jctx *j, const cJSON *v, const char *path, mode
     static const char *const hot_keys[] = {"Type", "Name", "IndicesTensor", "ValuesTensor", "OutputTensor",
                                            "Axis", "Bindings", NULL};
     char p[PATH_LEN];
-    const cJSON *f;
-    jpath(op->where, sizeof op->where, "%s", path);
-    if (!cJSON_IsObject(v)) return jfail(j, path, "expected an operator object, not %s", kind_name(v));
-    jpath(p, sizeof p, "%s.Type", path);
-    int type;
-    if (!(f = cJSON_GetObjectItemCaseSensitive(v, "Type"))) return jfail(j, p, "missing");
-    if (cJSON_IsNumber(f)) return jfail(j, p, "expected an operator name (REVERSE_SUBSEQUENCES, SLICE1, ONE_HOT)");
-    if (!get_enum(j, f, p, "DML_OPERATOR_", op_names, op_values, &type)) return false;
-    op->type = (DML_OPERATOR_TYPE)type;
-    const char *const *keys;
-    if (op->type == DML_OPERATOR_REVERSE_SUBSEQUENCES) {
-        keys = rev_keys;
-        op->ninputs = 2;
-    } else if (op->type == DML_OPERATOR_SLICE1) {
-        keys = slice_keys;
-        op->ninputs = 1;
-    } else {
-        keys = hot_keys;
-        op->ninputs = 2;
+    const json_value *f;
+    mpath(op->where, sizeof op->where, "%s", path);
+    cmd->kind = MODEL_CMD_DISPATCH;
+    mpath(cmd->where, sizeof cmd->where, "%s", path);
+    if (!v || v->kind != JSON_OBJECT) return mfail(j, path, "expected an operator object, not %s", json_kind_name(v));
+    mpath(p, sizeof p, "%s.Type", path);
+    if (!(f = json_member(v, "Type"))) return mfail(j, p, "missing");
+    char q[80];
+    if (f->kind != JSON_STRING) return mfail(j, p, "expected an operator name (REVERSE_SUBSEQUENCES, SLICE1, ONE_HOT)");
+    if (!m_operator_type(f->text, &op->type))
+        return mfail(j, p, "unknown name %s (expected REVERSE_SUBSEQUENCES, SLICE1, ONE_HOT)",
+                     json_quote(f->text, q, sizeof q));
+    m_op_setup(op);
+    const char *const *keys = op->type == DML_OPERATOR_REVERSE_SUBSEQUENCES ? rev_keys
+                              : op->type == DML_OPERATOR_SLICE1             ? slice_keys
+                                                                            : hot_keys;
+    if (!m_check_keys(j, v, path, keys)) return false;
+    const char *name = dmlops_operator_type_name(op->type);
+    if ((f = json_member(v, "Name"))) {
+        mpath(p, sizeof p, "%s.Name", path);
+        if (!m_get_string(j, f, p, &name)) return false;
     }
-    if (!check_keys(j, v, path, keys)) return false;
-    op->ntensors = op->ninputs + 1;
-    for (uint32_t i = 0, k = 0; keys[k]; k++)
-        if (strstr(keys[k], "Tensor")) op->tensor_names[i++] = keys[k];
-    jpath(op->name, sizeof op->name, "%s", dmlops_operator_type_name(op->type));
-    if ((f = cJSON_GetObjectItemCaseSensitive(v, "Name"))) {
-        const char *s = NULL;
-        jpath(p, sizeof p, "%s.Name", path);
-        if (!get_string(j, f, p, &s)) return false;
-        jpath(op->name, sizeof op->name, "%s", s);
-    }
-    for (uint32_t i = 0; i < op->ntensors; i++) {
-        jpath(p, sizeof p, "%s.%s", path, op->tensor_names[i]);
-        if (!parse_tensor(j, cJSON_GetObjectItemCaseSensitive(v, op->tensor_names[i]), p, &op->t[i])) return false;
-    }
-    if (op->type != DML_OPERATOR_SLICE1) {
-        jpath(p, sizeof p, "%s.Axis", path);
-        if (!(f = cJSON_GetObjectItemCaseSensitive(v, "Axis"))) return jfail(j, p, "missing");
-        if (!get_u32(j, f, p, &op->axis)) return false;
-    } else {
-        static const char *const arrays[] = {"InputWindowOffsets", "InputWindowSizes", "InputWindowStrides"};
-        bool *nulls[] = {&op->null_offsets, &op->null_window_sizes, &op->null_window_strides};
-        uint32_t counts[3] = {0, 0, 0};
-        int64_t tmp[MODEL_MAX_DIMS];
-        for (int a = 0; a < 3; a++) {
-            jpath(p, sizeof p, "%s.%s", path, arrays[a]);
-            if (!(f = cJSON_GetObjectItemCaseSensitive(v, arrays[a]))) return jfail(j, p, "missing");
-            if (!get_int_array(j, f, p, a < 2 ? 0 : INT32_MIN, a < 2 ? UINT32_MAX : INT32_MAX, tmp, &counts[a], nulls[a]))
-                return false;
-            for (uint32_t i = 0; i < counts[a]; i++) {
-                if (a == 0) op->offsets[i] = (uint32_t)tmp[i];
-                else if (a == 1) op->window_sizes[i] = (uint32_t)tmp[i];
-                else op->window_strides[i] = (int32_t)tmp[i];
-            }
-        }
-        int first = !op->null_offsets ? 0 : !op->null_window_sizes ? 1 : 2;
-        op->dim_count = counts[first];
-        if ((f = cJSON_GetObjectItemCaseSensitive(v, "DimensionCount"))) {
-            jpath(p, sizeof p, "%s.DimensionCount", path);
-            if (!get_u32(j, f, p, &op->dim_count)) return false;
-        }
-        for (int a = 0; a < 3; a++)
-            if (!*nulls[a] && counts[a] != op->dim_count) {
-                jpath(p, sizeof p, "%s.%s", path, arrays[a]);
-                return jfail(j, p, "%u entries, but DimensionCount is %u", counts[a], op->dim_count);
-            }
-    }
-    jpath(p, sizeof p, "%s.Bindings", path);
-    return parse_bindings(j, cJSON_GetObjectItemCaseSensitive(v, "Bindings"), p, m, op);
+    if (!(op->name = strdup(name))) return mfail(j, path, "out of memory");
+    if (!m_parse_op_fields(j, v, path, op)) return false;
+    mpath(p, sizeof p, "%s.Bindings", path);
+    return parse_bindings(j, json_member(v, "Bindings"), p, m, op, cmd);
 }
 
-/* The descriptors point into the op, so they are wired once it has its final address. */
-static void wire_operator(model_op *op)
-{
-    const DML_TENSOR_DESC *d[3];
-    for (uint32_t i = 0; i < op->ntensors; i++) {
-        op->t[i].desc.Desc = &op->t[i].buf;
-        d[i] = op->t[i].present ? &op->t[i].desc : NULL;
-    }
-    op->desc.Type = op->type;
-    if (op->type == DML_OPERATOR_REVERSE_SUBSEQUENCES) {
-        op->u.rev = (DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC){d[0], d[1], d[2], op->axis};
-    } else if (op->type == DML_OPERATOR_ONE_HOT) {
-        op->u.hot = (DML_ONE_HOT_OPERATOR_DESC){d[0], d[1], d[2], op->axis};
-    } else {
-        op->u.slice = (DML_SLICE1_OPERATOR_DESC){d[0], d[1], op->dim_count,
-                                                 op->null_offsets ? NULL : op->offsets,
-                                                 op->null_window_sizes ? NULL : op->window_sizes,
-                                                 op->null_window_strides ? NULL : op->window_strides};
-    }
-    op->desc.Desc = &op->u;
-}
+/* ---- our format: resources ---------------------------------------------------------- */
 
-/* ---- resources ---------------------------------------------------------------------- */
-
-static bool count_data(const jctx *j, const cJSON *v, const char *path, uint64_t *n, int depth)
+static bool count_data(const mctx *j, const json_value *v, const char *path, uint64_t *n, int depth)
 {
-    if (depth > NPY_MAX_DIMS) return jfail(j, path, "nested too deeply");
-    if (!cJSON_IsArray(v)) {
+    if (depth > NPY_MAX_DIMS) return mfail(j, path, "nested too deeply");
+    if (v->kind != JSON_ARRAY) {
         (*n)++;
         return true;
     }
     int i = 0;
-    for (const cJSON *e = v->child; e; e = e->next, i++) {
+    for (const json_value *e = v->child; e; e = e->next, i++) {
         char p[PATH_LEN];
-        jpath(p, sizeof p, "%s[%d]", path, i);
+        mpath(p, sizeof p, "%s[%d]", path, i);
         if (!count_data(j, e, p, n, depth + 1)) return false;
     }
     return true;
 }
 
-static bool fill_data(const jctx *j, const cJSON *v, const char *path, DML_TENSOR_DATA_TYPE type, uint8_t **dst)
+static bool fill_data(const mctx *j, const json_value *v, const char *path, DML_TENSOR_DATA_TYPE type, uint8_t **dst)
 {
-    if (cJSON_IsArray(v)) {
+    if (v->kind == JSON_ARRAY) {
         int i = 0;
-        for (const cJSON *e = v->child; e; e = e->next, i++) {
+        for (const json_value *e = v->child; e; e = e->next, i++) {
             char p[PATH_LEN];
-            jpath(p, sizeof p, "%s[%d]", path, i);
+            mpath(p, sizeof p, "%s[%d]", path, i);
             if (!fill_data(j, e, p, type, dst)) return false;
         }
         return true;
     }
-    const char *why;
-    if (cJSON_IsNumber(v)) why = scalar_from_double(type, v->valuedouble, *dst);
-    else if (cJSON_IsBool(v)) why = scalar_from_double(type, cJSON_IsTrue(v) ? 1 : 0, *dst);
-    else if (cJSON_IsString(v)) why = scalar_from_text(type, v->valuestring, *dst);
-    else return jfail(j, path, "expected a number, not %s", kind_name(v));
-    if (why) {
-        if (cJSON_IsString(v)) return jfail(j, path, "\"%s\" %s %s", v->valuestring, why, dmlops_data_type_name(type));
-        return jfail(j, path, "%.17g %s %s", v->valuedouble, why, dmlops_data_type_name(type));
-    }
+    if (!m_get_scalar(j, v, path, type, *dst)) return false;
     *dst += dmlops_data_type_size(type);
     return true;
-}
-
-/* Sets a->count from the shape; false on overflow. */
-static bool shape_count(npy_array *a)
-{
-    a->count = 1;
-    for (uint32_t i = 0; i < a->ndim; i++) {
-        if (a->shape[i] && a->count > UINT64_MAX / a->shape[i]) return false;
-        a->count *= a->shape[i];
-    }
-    return a->count <= UINT64_MAX / 8;
 }
 
 static bool same_shape(const npy_array *a, const npy_array *b)
@@ -457,104 +138,131 @@ static bool same_shape(const npy_array *a, const npy_array *b)
     return true;
 }
 
-static void shape_text(const npy_array *a, char *buf, size_t len)
-{
-    size_t n = (size_t)snprintf(buf, len, "%s [", dmlops_data_type_name(a->type));
-    for (uint32_t i = 0; i < a->ndim && n < len; i++)
-        n += (size_t)snprintf(buf + n, len - n, "%s%llu", i ? ", " : "", (unsigned long long)a->shape[i]);
-    if (n < len) snprintf(buf + n, len - n, "]");
-}
-
-static bool parse_resource(const jctx *j, const cJSON *v, const char *path, model_resource *r)
+static bool parse_resource(const mctx *j, const json_value *v, const char *path, model_resource *r)
 {
     static const char *const keys[] = {"Name", "File", "Data", "DataType", "Sizes", "SizeInBytes", "Output", NULL};
     char p[PATH_LEN];
-    const cJSON *f, *file, *data, *sizes;
+    const json_value *f, *file, *data, *sizes;
     const char *s = NULL;
-    jpath(r->where, sizeof r->where, "%s", path);
+    mpath(r->where, sizeof r->where, "%s", path);
     r->last_writer = -1;
-    if (!cJSON_IsObject(v)) return jfail(j, path, "expected a resource object, not %s", kind_name(v));
-    if (!check_keys(j, v, path, keys)) return false;
-    jpath(p, sizeof p, "%s.Name", path);
-    if (!get_string(j, cJSON_GetObjectItemCaseSensitive(v, "Name"), p, &s)) return false;
-    if (!(r->name = strdup(s))) return jfail(j, p, "out of memory");
+    if (!v || v->kind != JSON_OBJECT) return mfail(j, path, "expected a resource object, not %s", json_kind_name(v));
+    if (!m_check_keys(j, v, path, keys)) return false;
+    mpath(p, sizeof p, "%s.Name", path);
+    if (!m_get_string(j, json_member(v, "Name"), p, &s)) return false;
+    if (!(r->name = strdup(s))) return mfail(j, p, "out of memory");
 
-    file = cJSON_GetObjectItemCaseSensitive(v, "File");
-    data = cJSON_GetObjectItemCaseSensitive(v, "Data");
-    sizes = cJSON_GetObjectItemCaseSensitive(v, "Sizes");
-    if (file && data) return jfail(j, path, "give either \"File\" or \"Data\", not both");
-    if ((f = cJSON_GetObjectItemCaseSensitive(v, "DataType"))) {
-        jpath(p, sizeof p, "%s.DataType", path);
-        if (!get_data_type(j, f, p, &r->view.type)) return false;
+    file = json_member(v, "File");
+    data = json_member(v, "Data");
+    sizes = json_member(v, "Sizes");
+    if (file && data) return mfail(j, path, "give either \"File\" or \"Data\", not both");
+    if ((f = json_member(v, "DataType"))) {
+        mpath(p, sizeof p, "%s.DataType", path);
+        if (!m_get_data_type(j, f, p, &r->view.type)) return false;
         if (!npy_element_size(r->view.type))
-            return jfail(j, p, "%s has no element size", dmlops_data_type_name(r->view.type));
+            return mfail(j, p, "%s has no element size", dmlops_data_type_name(r->view.type));
     } else if (data || (sizes && !file)) {
-        return jfail(j, path, "\"%s\" needs a \"DataType\"", data ? "Data" : "Sizes");
+        return mfail(j, path, "\"%s\" needs a \"DataType\"", data ? "Data" : "Sizes");
     }
     if (sizes) {
         uint32_t sz[MODEL_MAX_DIMS], n;
-        jpath(p, sizeof p, "%s.Sizes", path);
-        if (!get_u32_array(j, sizes, p, sz, &n, NULL)) return false;
+        mpath(p, sizeof p, "%s.Sizes", path);
+        if (!m_get_u32_array(j, sizes, p, sz, &n, NULL)) return false;
         r->view.ndim = n;
         for (uint32_t i = 0; i < n; i++) r->view.shape[i] = sz[i];
-        if (!shape_count(&r->view)) return jfail(j, p, "the element count overflows");
+        if (!m_shape_count(&r->view)) return mfail(j, p, "the element count overflows");
         r->shaped = true;
     }
 
     if (file) {
         char err[300];
-        jpath(p, sizeof p, "%s.File", path);
-        if (!get_string(j, file, p, &s)) return false;
-        char *full = join_path(j->dir, s);
-        if (!full) return jfail(j, p, "out of memory");
-        bool ok = npy_read_file(full, &r->init, err, sizeof err);
-        if (!ok) jreport(j, p, "%s: %s", full, err);
-        free(full);
-        if (!ok) return false;
+        mpath(p, sizeof p, "%s.File", path);
+        if (!m_get_string(j, file, p, &s)) return false;
+        if (!(r->source = m_join_path(j->dir, s))) return mfail(j, p, "out of memory");
+        if (!m_check_file_size(j, p, r->source)) return false;
+        if (!npy_read_file(r->source, &r->init, err, sizeof err)) return mfail(j, p, "%s: %s", r->source, err);
+        r->init_kind = MODEL_INIT_DATA;
         char a[200], b[200];
-        shape_text(&r->init, a, sizeof a);
+        m_shape_text(&r->init, a, sizeof a);
         if (r->view.type && r->view.type != r->init.type)
-            return jfail(j, path, "DataType %s differs from the file's %s", dmlops_data_type_name(r->view.type), a);
+            return mfail(j, path, "DataType %s differs from the file's %s", dmlops_data_type_name(r->view.type), a);
         if (sizes && !same_shape(&r->view, &r->init)) {
             r->view.type = r->init.type;
-            shape_text(&r->view, b, sizeof b);
-            return jfail(j, path, "Sizes %s differ from the file's %s", b, a);
+            m_shape_text(&r->view, b, sizeof b);
+            return mfail(j, path, "Sizes %s differ from the file's %s", b, a);
         }
     } else if (data) {
         uint64_t n = 0;
-        jpath(p, sizeof p, "%s.Data", path);
+        mpath(p, sizeof p, "%s.Data", path);
         if (!count_data(j, data, p, &n, 0)) return false;
         if (!sizes) {
             r->view.ndim = 1;
             r->view.shape[0] = r->view.count = n;
         } else if (n != r->view.count) {
-            return jfail(j, p, "%llu values, but Sizes hold %llu elements", (unsigned long long)n,
+            return mfail(j, p, "%llu values, but Sizes hold %llu elements", (unsigned long long)n,
                          (unsigned long long)r->view.count);
         }
         r->init = r->view;
         r->init.data = malloc(n * npy_element_size(r->view.type) + 1);
-        if (!r->init.data) return jfail(j, p, "out of memory");
+        if (!r->init.data) return mfail(j, p, "out of memory");
+        r->init_kind = MODEL_INIT_DATA;
         uint8_t *dst = r->init.data;
         if (!fill_data(j, data, p, r->view.type, &dst)) return false;
     }
-    if (r->init.data) {
+    if (r->init_kind == MODEL_INIT_DATA) {
         r->view = r->init;
         r->view.data = NULL;
         r->shaped = true;
     }
-    if ((f = cJSON_GetObjectItemCaseSensitive(v, "SizeInBytes"))) {
-        jpath(p, sizeof p, "%s.SizeInBytes", path);
-        if (!get_uint(j, f, p, UINT64_MAX, &r->size)) return false;
-        if (r->size == 0) return jfail(j, p, "a buffer holds at least 1 byte");
-        uint64_t have = r->init.count * npy_element_size(r->init.type);
-        if (r->init.data && have > r->size)
-            return jfail(j, p, "%llu bytes cannot hold the %llu bytes of data", (unsigned long long)r->size,
+    if ((f = json_member(v, "SizeInBytes"))) {
+        mpath(p, sizeof p, "%s.SizeInBytes", path);
+        if (!m_get_uint(j, f, p, UINT64_MAX, &r->size)) return false;
+        if (r->size == 0) return mfail(j, p, "a buffer holds at least 1 byte");
+        uint64_t have = model_init_bytes(r);
+        if (have > r->size)
+            return mfail(j, p, "%llu bytes cannot hold the %llu bytes of data", (unsigned long long)r->size,
                          (unsigned long long)have);
     }
-    if ((f = cJSON_GetObjectItemCaseSensitive(v, "Output"))) {
-        jpath(p, sizeof p, "%s.Output", path);
-        if (!get_string(j, f, p, &s)) return false;
-        if (!(r->output = join_path(j->output_dir ? j->output_dir : "", s))) return jfail(j, p, "out of memory");
+    if ((f = json_member(v, "Output"))) {
+        mpath(p, sizeof p, "%s.Output", path);
+        if (!m_get_string(j, f, p, &s)) return false;
+        if (!(r->output = m_join_path(j->output_dir ? j->output_dir : "", s))) return mfail(j, p, "out of memory");
+    }
+    return true;
+}
+
+/* An input bound to a resource that starts with data from a file or Data (and that no
+ * earlier operator has written) must read that data: same type, within its bytes. Anything
+ * else would run on zero padding or reinterpreted bytes. */
+static bool check_inputs(const mctx *j, const model *m, size_t c)
+{
+    const model_cmd *cmd = &m->cmds[c];
+    const model_op *op = &m->ops[cmd->op];
+    for (uint32_t i = 0; i < op->ninputs; i++) {
+        const model_binding *b = &cmd->bind[i];
+        const model_resource *r = &m->res[b->resource];
+        const model_tensor *t = &op->t[i];
+        if (r->init_kind != MODEL_INIT_DATA || !t->present) continue;
+        bool written = false;
+        for (size_t e = 0; e < c && !written; e++) {
+            const model_op *eo = &m->ops[m->cmds[e].op];
+            for (uint32_t k = eo->ninputs; k < eo->ntensors; k++) written = written || m->cmds[e].bind[k].resource == b->resource;
+        }
+        uint64_t have = model_init_bytes(r);
+        if (written || (t->buf.DataType == r->init.type && b->offset <= have && b->size <= have - b->offset)) continue;
+        npy_array ta = {.type = t->buf.DataType, .ndim = t->buf.DimensionCount};
+        for (uint32_t d = 0; d < ta.ndim; d++) ta.shape[d] = t->sizes[d];
+        char p[PATH_LEN], fa[200], tb[200], at[48] = "", q[80];
+        m_shape_text(&r->init, fa, sizeof fa);
+        m_shape_text(&ta, tb, sizeof tb);
+        if (b->offset) snprintf(at, sizeof at, " at offset %llu", (unsigned long long)b->offset);
+        mpath(p, sizeof p, "%s.Bindings.%s", op->where, op->tensor_names[i]);
+        if (r->source)
+            return mfail(j, p, "%s holds %s (%llu bytes), but %s is %s (%llu bytes%s)", r->source, fa,
+                         (unsigned long long)have, op->tensor_names[i], tb, (unsigned long long)b->size, at);
+        return mfail(j, p, "the Data of resource %s holds %s (%llu bytes), but %s is %s (%llu bytes%s)",
+                     json_quote(r->name, q, sizeof q), fa, (unsigned long long)have, op->tensor_names[i], tb,
+                     (unsigned long long)b->size, at);
     }
     return true;
 }
@@ -563,35 +271,40 @@ static bool parse_resource(const jctx *j, const cJSON *v, const char *path, mode
  * else large enough for the data, the declared Sizes and every binding. A resource without
  * data or Sizes is printed and saved as the output tensor of its last writer when that
  * tensor is packed at offset 0, else as a 1-D array over the whole buffer. */
-static bool finish_resources(const jctx *j, model *m)
+static bool finish_resources(const mctx *j, model *m)
 {
-    for (size_t o = 0; o < m->nops; o++)
-        for (uint32_t i = m->ops[o].ninputs; i < m->ops[o].ntensors; i++)
-            m->res[m->ops[o].bind[i].resource].last_writer = (int)o;
+    for (size_t c = 0; c < m->ncmds; c++) {
+        const model_op *op = &m->ops[m->cmds[c].op];
+        for (uint32_t i = op->ninputs; i < op->ntensors; i++) m->res[m->cmds[c].bind[i].resource].last_writer = (int)c;
+        if (!check_inputs(j, m, c)) return false;
+    }
     for (size_t k = 0; k < m->nres; k++) {
         model_resource *r = &m->res[k];
         if (!r->shaped && r->last_writer >= 0) {
-            const model_op *op = &m->ops[r->last_writer];
+            const model_cmd *cmd = &m->cmds[r->last_writer];
+            const model_op *op = &m->ops[cmd->op];
             const model_tensor *t = &op->t[op->ntensors - 1];
             if (t->present && npy_element_size(t->buf.DataType)) {
                 if (!r->view.type) r->view.type = t->buf.DataType;
-                if (r->view.type == t->buf.DataType && !t->buf.Strides && op->bind[op->ntensors - 1].offset == 0) {
+                if (r->view.type == t->buf.DataType && !t->buf.Strides && cmd->bind[op->ntensors - 1].offset == 0) {
                     r->view.ndim = t->buf.DimensionCount;
                     for (uint32_t d = 0; d < r->view.ndim; d++) r->view.shape[d] = t->sizes[d];
-                    r->shaped = shape_count(&r->view);
+                    r->shaped = m_shape_count(&r->view);
                 }
             }
         }
         if (r->size) continue;
         uint64_t need = r->shaped ? r->view.count * npy_element_size(r->view.type) : 0;
-        for (size_t o = 0; o < m->nops; o++)
-            for (uint32_t i = 0; i < m->ops[o].ntensors; i++) {
-                const model_binding *b = &m->ops[o].bind[i];
+        for (size_t c = 0; c < m->ncmds; c++)
+            for (uint32_t i = 0; i < m->ops[m->cmds[c].op].ntensors; i++) {
+                const model_binding *b = &m->cmds[c].bind[i];
                 if (b->resource == k && b->offset + b->size >= b->offset && b->offset + b->size > need)
                     need = b->offset + b->size;
             }
+        char q[80];
         if (need == 0)
-            return jfail(j, r->where, "resource \"%s\" has no data, no SizeInBytes and no binding that sizes it", r->name);
+            return mfail(j, r->where, "resource %s has no data, no SizeInBytes and no binding that sizes it",
+                         json_quote(r->name, q, sizeof q));
         r->size = need > UINT64_MAX - 3 ? need : (need + 3) & ~(uint64_t)3;
     }
     for (size_t k = 0; k < m->nres; k++) {
@@ -603,117 +316,87 @@ static bool finish_resources(const jctx *j, model *m)
             r->view.shape[0] = r->view.count = r->size / es;
         }
         if (r->view.count > r->size / es)
-            return jfail(j, r->where, "its %llu elements need more than SizeInBytes = %llu bytes",
+            return mfail(j, r->where, "its %llu elements need more than SizeInBytes = %llu bytes",
                          (unsigned long long)r->view.count, (unsigned long long)r->size);
     }
     return true;
 }
 
-static char *read_text(const char *path, size_t *len, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "cannot open: %s", strerror(errno));
-        return NULL;
-    }
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n + 1 >= cap) {
-            size_t nc = cap ? cap * 2 : 4096;
-            char *nb = realloc(buf, nc);
-            if (!nb) {
-                snprintf(err, errlen, "out of memory");
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = nb;
-            cap = nc;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0) break;
-    }
-    int bad = ferror(f) ? errno : 0;
-    fclose(f);
-    if (bad) {
-        snprintf(err, errlen, "read error: %s", strerror(bad));
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
-static bool parse_root(const jctx *j, const cJSON *root, model *m)
+bool m_parse_dmlops(const mctx *j, const json_value *root, model *m)
 {
     static const char *const keys[] = {"description", "resources", "operators", NULL};
-    if (!cJSON_IsObject(root)) return jfail(j, "$", "expected an object with \"resources\" and \"operators\"");
-    if (!check_keys(j, root, "$", keys)) return false;
-    const cJSON *res = cJSON_GetObjectItemCaseSensitive(root, "resources");
-    const cJSON *ops = cJSON_GetObjectItemCaseSensitive(root, "operators");
-    if (!cJSON_IsArray(res)) return jfail(j, "$.resources", "expected an array, not %s", kind_name(res));
-    if (!cJSON_IsArray(ops)) return jfail(j, "$.operators", "expected an array, not %s", kind_name(ops));
-    if (!ops->child) return jfail(j, "$.operators", "no operator to run");
-    size_t nr = (size_t)cJSON_GetArraySize(res), no = (size_t)cJSON_GetArraySize(ops);
-    m->res = calloc(nr ? nr : 1, sizeof *m->res);
-    m->ops = calloc(no, sizeof *m->ops);
-    if (!m->res || !m->ops) return jfail(j, "$", "out of memory");
-    char p[PATH_LEN];
-    for (const cJSON *e = res->child; e; e = e->next, m->nres++) {
-        jpath(p, sizeof p, "$.resources[%zu]", m->nres);
-        if (!parse_resource(j, e, p, &m->res[m->nres])) {
-            m->nres++;
-            return false;
-        }
-        for (size_t k = 0; k < m->nres; k++)
-            if (!strcmp(m->res[k].name, m->res[m->nres].name))
-                return m->nres++, jfail(j, p, "a resource named \"%s\" already exists", m->res[k].name);
+    m->format = MODEL_FORMAT_DMLOPS;
+    if (!m_check_keys(j, root, "$", keys)) return false;
+    const json_value *res = json_member(root, "resources");
+    const json_value *ops = json_member(root, "operators");
+    if (!res || res->kind != JSON_ARRAY) return mfail(j, "$.resources", "expected an array, not %s", json_kind_name(res));
+    if (!ops || ops->kind != JSON_ARRAY) return mfail(j, "$.operators", "expected an array, not %s", json_kind_name(ops));
+    if (!ops->child) return mfail(j, "$.operators", "no operator to run");
+    m->res = calloc(res->count ? res->count : 1, sizeof *m->res);
+    m->ops = calloc(ops->count, sizeof *m->ops);
+    m->cmds = calloc(ops->count, sizeof *m->cmds);
+    if (!m->res || !m->ops || !m->cmds) return mfail(j, "$", "out of memory");
+    char p[PATH_LEN], q[80];
+    for (const json_value *e = res->child; e; e = e->next) {
+        mpath(p, sizeof p, "$.resources[%zu]", m->nres);
+        model_resource *r = &m->res[m->nres++];
+        if (!parse_resource(j, e, p, r)) return false;
+        for (size_t k = 0; k + 1 < m->nres; k++)
+            if (!strcmp(m->res[k].name, r->name))
+                return mfail(j, p, "a resource named %s already exists", json_quote(r->name, q, sizeof q));
     }
-    for (const cJSON *e = ops->child; e; e = e->next, m->nops++) {
-        jpath(p, sizeof p, "$.operators[%zu]", m->nops);
-        if (!parse_operator(j, e, p, m, &m->ops[m->nops])) return false;
-        wire_operator(&m->ops[m->nops]);
+    for (const json_value *e = ops->child; e; e = e->next) {
+        mpath(p, sizeof p, "$.operators[%zu]", m->nops);
+        model_op *op = &m->ops[m->nops++];
+        model_cmd *cmd = &m->cmds[m->ncmds++];
+        cmd->op = m->nops - 1;
+        if (!parse_operator(j, e, p, m, op, cmd)) return false;
+        m_wire_operator(op);
     }
     return finish_resources(j, m);
 }
 
+/* ---- loading ------------------------------------------------------------------------ */
+
 bool model_load(const char *path, const char *output_dir, model *m)
 {
     memset(m, 0, sizeof *m);
-    char err[200];
+    char err[300];
     size_t len = 0;
-    char *text = read_text(path, &len, err, sizeof err);
+    char *text = m_read_file(path, &len, err, sizeof err);
     if (!text) {
         fprintf(stderr, "%s: %s\n", path, err);
         return false;
     }
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1) /* with the NUL, which require_null_terminated wants */;
-    if (!root) {
-        unsigned line = 1, col = 1;
-        if (!end || end < text || end > text + len) end = text + len;
-        for (const char *c = text; c < end; c++, col++)
-            if (*c == '\n') line++, col = 0;
-        if (*end) fprintf(stderr, "%s:%u:%u: invalid JSON near \"%.24s\"\n", path, line, col, end);
-        else fprintf(stderr, "%s:%u:%u: invalid JSON: unexpected end of file\n", path, line, col);
-        free(text);
+    json_doc doc;
+    bool parsed = json_parse(text, len, &doc, err, sizeof err);
+    free(text);
+    if (!parsed) {
+        fprintf(stderr, "%s:%s\n", path, err[0] ? err : " invalid JSON");
         return false;
     }
-    free(text);
     char *dir = strdup(path);
     if (!dir) {
-        cJSON_Delete(root);
+        json_free(&doc);
         return false;
     }
     char *slash = strrchr(dir, '/');
     if (slash) slash[slash == dir] = '\0'; /* "/m.json" keeps "/" */
     else dir[0] = '\0';
-    jctx j = {path, dir, output_dir};
-    bool ok = parse_root(&j, root, m);
-    cJSON_Delete(root);
+    const json_value *root = doc.root;
+    mctx j = {path, false, dir, output_dir};
+    bool ok;
+    if (root->kind != JSON_OBJECT || (!json_member(root, "operators") && !json_member(root, "dispatchables") &&
+                                      !json_member(root, "commands"))) {
+        ok = mfail(&j, "$", "expected an object: ours with \"resources\" and \"operators\", or a DxDispatch model "
+                           "with \"resources\", \"dispatchables\" and \"commands\"");
+    } else if (json_member(root, "dispatchables") || json_member(root, "commands")) {
+        j.dxdispatch = true;
+        ok = m_parse_dxdispatch(&j, root, m);
+    } else {
+        ok = m_parse_dmlops(&j, root, m);
+    }
+    json_free(&doc);
     free(dir);
     if (ok && !(m->file = strdup(path))) ok = false;
     if (!ok) model_free(m);
@@ -725,10 +408,75 @@ void model_free(model *m)
     for (size_t i = 0; m->res && i < m->nres; i++) {
         free(m->res[i].name);
         free(m->res[i].output);
+        free(m->res[i].source);
         npy_free(&m->res[i].init);
     }
+    for (size_t i = 0; m->ops && i < m->nops; i++) free(m->ops[i].name);
+    for (size_t i = 0; m->cmds && i < m->ncmds; i++) free(m->cmds[i].path);
     free(m->res);
     free(m->ops);
+    free(m->cmds);
     free(m->file);
     memset(m, 0, sizeof *m);
+}
+
+/* ---- initial values ----------------------------------------------------------------- */
+
+uint64_t model_init_bytes(const model_resource *r)
+{
+    return r->init_kind == MODEL_INIT_NONE ? 0 : r->init.count * npy_element_size(r->init.type);
+}
+
+void model_init_start(model_init_iter *it, const model_resource *r)
+{
+    memset(it, 0, sizeof *it);
+    it->r = r;
+    memcpy(it->cur, r->value, sizeof it->cur);
+}
+
+/* cur += delta in the element type: floats round as the type does, integers wrap (the
+ * parser has checked that the sequence stays in range). */
+static void sequence_step(DML_TENSOR_DATA_TYPE t, uint8_t *cur, const uint8_t *delta)
+{
+    if (t == DML_TENSOR_DATA_TYPE_FLOAT32) {
+        float a, d;
+        memcpy(&a, cur, 4);
+        memcpy(&d, delta, 4);
+        a += d;
+        memcpy(cur, &a, 4);
+    } else if (t == DML_TENSOR_DATA_TYPE_FLOAT64) {
+        double a, d;
+        memcpy(&a, cur, 8);
+        memcpy(&d, delta, 8);
+        a += d;
+        memcpy(cur, &a, 8);
+    } else if (t == DML_TENSOR_DATA_TYPE_FLOAT16) {
+        uint16_t a, d;
+        memcpy(&a, cur, 2);
+        memcpy(&d, delta, 2);
+        a = scalar_float_to_half(scalar_half_to_float(a) + scalar_half_to_float(d));
+        memcpy(cur, &a, 2);
+    } else {
+        scalar_store_int_bits(t, scalar_int_bits(t, cur) + scalar_int_bits(t, delta), cur);
+    }
+}
+
+size_t model_init_next(model_init_iter *it, void *dst, size_t cap)
+{
+    const model_resource *r = it->r;
+    uint32_t es = npy_element_size(r->init.type);
+    if (r->init_kind == MODEL_INIT_NONE || !es || it->next >= r->init.count) return 0;
+    uint64_t n = r->init.count - it->next;
+    if (n > cap / es) n = cap / es;
+    uint8_t *out = dst;
+    if (r->init_kind == MODEL_INIT_DATA) {
+        memcpy(out, (const uint8_t *)r->init.data + it->next * es, (size_t)(n * es));
+    } else {
+        for (uint64_t i = 0; i < n; i++) {
+            memcpy(out + i * es, it->cur, es);
+            if (r->init_kind == MODEL_INIT_SEQUENCE) sequence_step(r->init.type, it->cur, r->delta);
+        }
+    }
+    it->next += n;
+    return (size_t)(n * es);
 }

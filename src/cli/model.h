@@ -1,6 +1,8 @@
-/* The JSON model of `dmlops run` (docs/cli.md): resources (buffers) and the operators that
- * run on them, in order. model_load parses and checks the JSON only; the library judges
- * the descriptors when the operators are created. */
+/* The models of `dmlops run` (docs/cli.md), in either of two formats: ours (resources and
+ * operators, run once in order) and DirectML's DxDispatch (resources, dispatchables and
+ * commands). Both load into the same structure: resources (buffers), operators and
+ * commands. model_load parses and checks the JSON and everything that can be known without
+ * a device; the library judges the descriptors when the operators are created. */
 #ifndef DMLOPS_MODEL_H
 #define DMLOPS_MODEL_H
 
@@ -12,6 +14,10 @@
 
 /* Above DirectML's 8 so that the library, not the parser, reports too many dimensions. */
 #define MODEL_MAX_DIMS 16
+/* Room for a JSON path such as $.resources["a long name"].initialValues. */
+#define MODEL_WHERE 160
+
+typedef enum model_format { MODEL_FORMAT_DMLOPS, MODEL_FORMAT_DXDISPATCH } model_format;
 
 typedef struct model_tensor {
     bool present; /* false for JSON null: passed to the library as a NULL pointer */
@@ -20,19 +26,13 @@ typedef struct model_tensor {
     uint32_t sizes[MODEL_MAX_DIMS], strides[MODEL_MAX_DIMS];
 } model_tensor;
 
-typedef struct model_binding {
-    size_t resource;
-    uint64_t offset, size;
-} model_binding;
-
 typedef struct model_op {
-    char where[40]; /* "$.operators[2]" */
-    char name[64];  /* "Name", or the operator type */
+    char where[MODEL_WHERE]; /* "$.operators[2]" or "$.dispatchables.slice" */
+    char *name;              /* "Name" or the operator type (ours); the dispatchable's name */
     DML_OPERATOR_TYPE type;
-    uint32_t ninputs, ntensors; /* tensors in binding order: inputs, then the output */
+    uint32_t ninputs, ntensors;  /* tensors in binding order: inputs, then the output */
     const char *tensor_names[4]; /* NULL-terminated */
     model_tensor t[3];
-    model_binding bind[3];
     uint32_t axis, dim_count;
     uint32_t offsets[MODEL_MAX_DIMS], window_sizes[MODEL_MAX_DIMS];
     int32_t window_strides[MODEL_MAX_DIMS];
@@ -42,30 +42,81 @@ typedef struct model_op {
         DML_SLICE1_OPERATOR_DESC slice;
         DML_ONE_HOT_OPERATOR_DESC hot;
     } u;
-    DML_OPERATOR_DESC desc; /* points into this struct: model_op is never moved */
+    DML_OPERATOR_DESC desc; /* points into this struct: model_op is never moved once wired */
 } model_op;
 
+/* Where a buffer's first bytes come from. The rest of the buffer is zero. */
+typedef enum model_init_kind {
+    MODEL_INIT_NONE,     /* zero-filled */
+    MODEL_INIT_DATA,     /* init.data: from a file or inline values */
+    MODEL_INIT_CONSTANT, /* init.count copies of value */
+    MODEL_INIT_SEQUENCE, /* value, value + delta, ... (init.count elements) */
+} model_init_kind;
+
 typedef struct model_resource {
-    char where[40];
+    char where[MODEL_WHERE];
     char *name;
-    npy_array init; /* initial contents (File or Data); init.data NULL when zero-filled */
-    npy_array view; /* type and shape used to print and save; no data */
-    bool shaped;    /* view's shape is known (data, Sizes or the writer's tensor) */
-    uint64_t size;  /* buffer size in bytes */
-    char *output;   /* .npy path to save to, resolved; NULL for none */
-    int last_writer; /* operator index that last writes it, -1 for none */
+    model_init_kind init_kind;
+    npy_array init;            /* type, shape and count of the initial values; data for MODEL_INIT_DATA */
+    uint8_t value[8], delta[8]; /* MODEL_INIT_CONSTANT / SEQUENCE, as init.type */
+    char *source;              /* the file the initial values come from; NULL when inline */
+    npy_array view;            /* type and shape used to print and save; no data */
+    bool shaped;               /* view's shape is known (data, Sizes or the writer's tensor) */
+    uint64_t size;             /* buffer size in bytes */
+    char *output;              /* ours: the .npy to save to, resolved; NULL for none */
+    int last_writer;           /* ours: the operator that last writes it, -1 for none */
 } model_resource;
 
+typedef enum model_cmd_kind { MODEL_CMD_DISPATCH, MODEL_CMD_PRINT, MODEL_CMD_WRITE } model_cmd_kind;
+
+typedef struct model_binding {
+    size_t resource;
+    uint64_t offset, size;
+} model_binding;
+
+typedef struct model_cmd {
+    model_cmd_kind kind;
+    char where[MODEL_WHERE];
+    size_t op;               /* DISPATCH */
+    model_binding bind[3];   /* DISPATCH, in the operator's binding order */
+    size_t resource;         /* PRINT, WRITE */
+    bool verbose;            /* PRINT: one element per line with its bits */
+    char *path;              /* WRITE: the target, resolved */
+    bool npy;                /* WRITE: .npy, else raw bytes */
+    uint32_t ndims;          /* WRITE: "dimensions" for the .npy; 0 for one dimension */
+    uint64_t dims[NPY_MAX_DIMS];
+} model_cmd;
+
 typedef struct model {
+    model_format format;
     char *file;
-    size_t nres, nops;
+    size_t nres, nops, ncmds;
     model_resource *res;
     model_op *ops;
+    model_cmd *cmds; /* ours: one DISPATCH per operator, in order */
 } model;
 
-/* Loads path. Input files resolve against the model's directory, output files against
- * output_dir when given, else the current directory. Prints "FILE: $.json.path: message" and returns false on error. */
+/* Loads path, telling the formats apart by their members. Input files resolve against the
+ * model's directory (a DxDispatch model also tries the current directory), output files
+ * against output_dir when given, else the current directory. Prints one line, "FILE:
+ * $.json.path: message" (or "FILE:LINE:COL: ..." for JSON syntax), and returns false on
+ * error. */
 bool model_load(const char *path, const char *output_dir, model *m);
 void model_free(model *m);
+
+/* Bytes of r's initial values (0 for MODEL_INIT_NONE). */
+uint64_t model_init_bytes(const model_resource *r);
+
+/* Produces a resource's initial values in pieces, for constant and sequence initializers
+ * that are never held whole in memory. */
+typedef struct model_init_iter {
+    const model_resource *r;
+    uint64_t next; /* index of the next element */
+    uint8_t cur[8];
+} model_init_iter;
+void model_init_start(model_init_iter *it, const model_resource *r);
+/* Writes the next whole elements into dst (at most cap bytes); returns the bytes written,
+ * 0 when all are done. */
+size_t model_init_next(model_init_iter *it, void *dst, size_t cap);
 
 #endif

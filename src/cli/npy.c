@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const struct {
     char kind;
@@ -72,6 +74,16 @@ typedef struct npy_lex {
 static void lex_ws(npy_lex *l)
 {
     while (l->p < l->end && (*l->p == ' ' || *l->p == '\t' || *l->p == '\n' || *l->p == '\r')) l->p++;
+}
+
+/* Up to 20 header bytes from l->p for a message, printable ASCII only: the header is not
+ * NUL-terminated, so it is never formatted with %s directly. */
+static const char *lex_near(const npy_lex *l, char out[24])
+{
+    size_t n = 0;
+    for (const char *c = l->p; c < l->end && n < 20; c++) out[n++] = *c >= 0x20 && *c < 0x7f ? *c : '?';
+    out[n] = '\0';
+    return out;
 }
 
 static bool lex_char(npy_lex *l, char c)
@@ -154,8 +166,10 @@ static bool parse_header(const char *h, size_t len, npy_array *a, bool *swap, ch
     if (!lex_char(&l, '{')) return npy_fail(err, errlen, "header is not a Python dict");
     while (!lex_char(&l, '}')) {
         char key[32], val[64];
+        char near[24];
         if (!lex_string(&l, key, sizeof key) || !lex_char(&l, ':'))
-            return npy_fail(err, errlen, "malformed header near '%.20s'", l.p);
+            return l.p < l.end ? npy_fail(err, errlen, "malformed header near '%s'", lex_near(&l, near))
+                               : npy_fail(err, errlen, "malformed header: it ends inside a key");
         if (!strcmp(key, "descr") && !have_descr) {
             if (!lex_string(&l, val, sizeof val))
                 return npy_fail(err, errlen, "'descr' is not a simple dtype string (structured arrays are not supported)");
@@ -186,7 +200,8 @@ static bool parse_header(const char *h, size_t len, npy_array *a, bool *swap, ch
             return npy_fail(err, errlen, "unexpected or repeated header key '%s'", key);
         }
         if (!lex_char(&l, ',') && !(lex_ws(&l), l.p < l.end && *l.p == '}'))
-            return npy_fail(err, errlen, "malformed header near '%.20s'", l.p);
+            return l.p < l.end ? npy_fail(err, errlen, "malformed header near '%s'", lex_near(&l, near))
+                               : npy_fail(err, errlen, "malformed header: it ends before the closing '}'");
     }
     lex_ws(&l);
     if (l.p != l.end) return npy_fail(err, errlen, "trailing characters after the header dict");
@@ -272,6 +287,59 @@ bool npy_read_file(const char *path, npy_array *out, char *err, size_t errlen)
     return ok;
 }
 
+/* Writes the parts to a temporary file beside path, then renames it over path: a write
+ * that fails (disk full, a size limit) leaves any previous file whole, and no temporary. */
+static bool write_atomic(const char *path, const void *const *parts, const size_t *lens, int n, char *err,
+                         size_t errlen)
+{
+    size_t pl = strlen(path);
+    char *tmp = malloc(pl + 16);
+    if (!tmp) return npy_fail(err, errlen, "out of memory");
+    snprintf(tmp, pl + 16, "%s.tmp-XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(tmp);
+        return npy_fail(err, errlen, "cannot create: %s", strerror(e));
+    }
+    /* mkstemp makes the file 0600: give it the mode a plain create would (or the old file's). */
+    struct stat st;
+    mode_t mask = umask(0);
+    umask(mask);
+    mode_t mode = stat(path, &st) == 0 ? st.st_mode & 07777 : 0666 & ~mask;
+    bool ok = fchmod(fd, mode) == 0;
+    int saved = errno;
+    FILE *f = ok ? fdopen(fd, "wb") : NULL;
+    if (!f) {
+        saved = errno;
+        close(fd);
+        ok = false;
+    }
+    for (int i = 0; ok && i < n; i++)
+        if (lens[i] && fwrite(parts[i], 1, lens[i], f) != lens[i]) {
+            saved = errno;
+            ok = false;
+        }
+    if (ok && (fflush(f) != 0 || fsync(fileno(f)) != 0)) {
+        saved = errno;
+        ok = false;
+    }
+    if (f && fclose(f) != 0 && ok) {
+        saved = errno;
+        ok = false;
+    }
+    if (ok && rename(tmp, path) != 0) {
+        saved = errno;
+        unlink(tmp);
+        free(tmp);
+        return npy_fail(err, errlen, "cannot replace it: %s", strerror(saved));
+    }
+    if (!ok) unlink(tmp);
+    free(tmp);
+    if (!ok) return npy_fail(err, errlen, "write error: %s (the previous file, if any, is unchanged)", strerror(saved));
+    return true;
+}
+
 bool npy_write_file(const char *path, const npy_array *a, char *err, size_t errlen)
 {
     const char *descr = npy_descr(a->type);
@@ -296,16 +364,14 @@ bool npy_write_file(const char *path, const npy_array *a, char *err, size_t errl
     header[hlen - 1] = '\n';
     uint8_t pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (uint8_t)(hlen & 0xff), (uint8_t)(hlen >> 8)};
 
-    FILE *f = fopen(path, "wb");
-    if (!f) return npy_fail(err, errlen, "cannot create: %s", strerror(errno));
-    size_t bytes = (size_t)(a->count * esize);
-    bool ok = fwrite(pre, 1, sizeof pre, f) == sizeof pre && fwrite(header, 1, hlen, f) == hlen &&
-              (bytes == 0 || fwrite(a->data, 1, bytes, f) == bytes);
-    int saved = errno;
-    if (fclose(f) != 0 && ok) {
-        ok = false;
-        saved = errno;
-    }
-    if (!ok) return npy_fail(err, errlen, "write error: %s", strerror(saved));
-    return true;
+    const void *parts[3] = {pre, header, a->data};
+    size_t lens[3] = {sizeof pre, hlen, (size_t)(a->count * esize)};
+    return write_atomic(path, parts, lens, 3, err, errlen);
+}
+
+bool npy_write_raw_file(const char *path, const void *data, uint64_t len, char *err, size_t errlen)
+{
+    const void *parts[1] = {data};
+    size_t lens[1] = {(size_t)len};
+    return write_atomic(path, parts, lens, 1, err, errlen);
 }

@@ -24,7 +24,10 @@ typedef struct npy_array {
 /* Each returns false and writes a message (without the file name) to err on failure. */
 bool npy_parse(const void *bytes, size_t len, npy_array *out, char *err, size_t errlen);
 bool npy_read_file(const char *path, npy_array *out, char *err, size_t errlen);
+/* Writes go to a temporary file beside path that is then renamed over it, so a failed
+ * write never leaves a truncated file in place of the previous one. */
 bool npy_write_file(const char *path, const npy_array *a, char *err, size_t errlen);
+bool npy_write_raw_file(const char *path, const void *data, uint64_t len, char *err, size_t errlen);
 void npy_free(npy_array *a);
 
 /* Element size of a DML type, 0 when not one of the eleven. */

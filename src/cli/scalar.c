@@ -48,13 +48,13 @@ float scalar_half_to_float(uint16_t h)
     return f;
 }
 
-static bool is_signed(DML_TENSOR_DATA_TYPE t)
+bool scalar_is_signed(DML_TENSOR_DATA_TYPE t)
 {
     return t == DML_TENSOR_DATA_TYPE_INT8 || t == DML_TENSOR_DATA_TYPE_INT16 || t == DML_TENSOR_DATA_TYPE_INT32 ||
            t == DML_TENSOR_DATA_TYPE_INT64;
 }
 
-static bool is_float(DML_TENSOR_DATA_TYPE t)
+bool scalar_is_float(DML_TENSOR_DATA_TYPE t)
 {
     return t == DML_TENSOR_DATA_TYPE_FLOAT16 || t == DML_TENSOR_DATA_TYPE_FLOAT32 || t == DML_TENSOR_DATA_TYPE_FLOAT64;
 }
@@ -66,6 +66,30 @@ static void store_int(DML_TENSOR_DATA_TYPE t, uint64_t bits, void *dst)
     uint32_t u32 = (uint32_t)bits;
     uint32_t size = dmlops_data_type_size(t);
     memcpy(dst, size == 1 ? (void *)&u8 : size == 2 ? (void *)&u16 : size == 4 ? (void *)&u32 : (void *)&bits, size);
+}
+
+uint64_t scalar_int_bits(DML_TENSOR_DATA_TYPE t, const void *src)
+{
+    uint8_t u8;
+    uint16_t u16;
+    uint32_t u32;
+    uint64_t u64 = 0;
+    switch (t) {
+    case DML_TENSOR_DATA_TYPE_UINT8: memcpy(&u8, src, 1); return u8;
+    case DML_TENSOR_DATA_TYPE_INT8: memcpy(&u8, src, 1); return (uint64_t)(int64_t)(int8_t)u8;
+    case DML_TENSOR_DATA_TYPE_UINT16: memcpy(&u16, src, 2); return u16;
+    case DML_TENSOR_DATA_TYPE_INT16: memcpy(&u16, src, 2); return (uint64_t)(int64_t)(int16_t)u16;
+    case DML_TENSOR_DATA_TYPE_UINT32: memcpy(&u32, src, 4); return u32;
+    case DML_TENSOR_DATA_TYPE_INT32: memcpy(&u32, src, 4); return (uint64_t)(int64_t)(int32_t)u32;
+    case DML_TENSOR_DATA_TYPE_UINT64:
+    case DML_TENSOR_DATA_TYPE_INT64: memcpy(&u64, src, 8); return u64;
+    default: return 0;
+    }
+}
+
+void scalar_store_int_bits(DML_TENSOR_DATA_TYPE t, uint64_t bits, void *dst)
+{
+    store_int(t, bits, dst);
 }
 
 static const char *store_float(DML_TENSOR_DATA_TYPE t, double v, void *dst)
@@ -87,14 +111,14 @@ static const char *int_range(DML_TENSOR_DATA_TYPE t, int64_t *lo, uint64_t *hi)
 {
     uint32_t bits = dmlops_data_type_size(t) * 8;
     if (!bits) return "is not a supported data type";
-    *hi = bits == 64 ? (is_signed(t) ? INT64_MAX : UINT64_MAX) : (is_signed(t) ? (1ull << (bits - 1)) - 1 : (1ull << bits) - 1);
-    *lo = is_signed(t) ? (bits == 64 ? INT64_MIN : -(int64_t)(1ull << (bits - 1))) : 0;
+    *hi = bits == 64 ? (scalar_is_signed(t) ? INT64_MAX : UINT64_MAX) : (scalar_is_signed(t) ? (1ull << (bits - 1)) - 1 : (1ull << bits) - 1);
+    *lo = scalar_is_signed(t) ? (bits == 64 ? INT64_MIN : -(int64_t)(1ull << (bits - 1))) : 0;
     return NULL;
 }
 
 const char *scalar_from_double(DML_TENSOR_DATA_TYPE t, double v, void *dst)
 {
-    if (is_float(t)) return store_float(t, v, dst);
+    if (scalar_is_float(t)) return store_float(t, v, dst);
     int64_t lo;
     uint64_t hi;
     const char *e = int_range(t, &lo, &hi);
@@ -110,7 +134,7 @@ const char *scalar_from_text(DML_TENSOR_DATA_TYPE t, const char *s, void *dst)
 {
     char *end;
     errno = 0;
-    if (is_float(t)) {
+    if (scalar_is_float(t)) {
         double v = strtod(s, &end); /* also "inf", "nan" */
         if (!*s || *end) return "is not a number";
         return store_float(t, v, dst);

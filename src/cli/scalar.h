@@ -16,6 +16,12 @@ float scalar_half_to_float(uint16_t h);
 const char *scalar_from_double(DML_TENSOR_DATA_TYPE type, double v, void *dst);
 const char *scalar_from_text(DML_TENSOR_DATA_TYPE type, const char *s, void *dst);
 
+/* An integer element as 64 bits (sign-extended for signed types), and back (truncated). */
+uint64_t scalar_int_bits(DML_TENSOR_DATA_TYPE type, const void *src);
+void scalar_store_int_bits(DML_TENSOR_DATA_TYPE type, uint64_t bits, void *dst);
+bool scalar_is_signed(DML_TENSOR_DATA_TYPE type);
+bool scalar_is_float(DML_TENSOR_DATA_TYPE type);
+
 /* Shortest readable text of the element at src. */
 void scalar_format(DML_TENSOR_DATA_TYPE type, const void *src, char *buf, size_t len);
 

@@ -100,7 +100,7 @@ static void dm_cpu_split(const dm_cpu_ctx *c, dm_cpu_op *o, uint64_t traffic, bo
     if (chunks > o->units) chunks = o->units;
     if (chunks < 1) chunks = 1;
     uint64_t per = (o->units + chunks - 1) / chunks;
-    per = (per + line - 1) / line * line;
+    per = per ? (per + line - 1) / line * line : line; /* units >= 1, so per >= 1 */
     o->chunk_units = per;
     o->chunks = (uint32_t)((o->units + per - 1) / per);
 }

@@ -1,0 +1,473 @@
+/* Pieces both model formats use: see model_parse.h. Every error names the file and the
+ * JSON path of the offending value, e.g. "m.json: $.operators[0].InputTensor.Sizes[2]:
+ * expected a non-negative integer, not -4". */
+#include "model_parse.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "scalar.h"
+
+void mreport(const mctx *j, const char *path, const char *fmt, ...)
+{
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized): analyser bug with glibc va_list
+    va_end(ap);
+    /* One line whatever the names in it hold. */
+    for (char *c = msg; *c; c++)
+        if (*c == '\n' || *c == '\r') *c = ' ';
+    fprintf(stderr, "%s: %s: %s\n", j->file, path, msg);
+}
+
+void mpath(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, len, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
+    va_end(ap);
+}
+
+void mpath_key(char *buf, size_t len, const char *path, const char *key)
+{
+    bool ident = (key[0] >= 'a' && key[0] <= 'z') || (key[0] >= 'A' && key[0] <= 'Z') || key[0] == '_';
+    for (const char *c = key; *c && ident; c++)
+        ident = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_';
+    char q[100];
+    if (ident && strlen(key) < 64) mpath(buf, len, "%s.%s", path, key);
+    else mpath(buf, len, "%s[%s]", path, json_quote(key, q, sizeof q));
+}
+
+bool m_check_keys(const mctx *j, const json_value *obj, const char *path, const char *const *allowed)
+{
+    for (const json_value *c = obj->child; c; c = c->next) {
+        bool ok = false;
+        for (const char *const *a = allowed; *a && !ok; a++) ok = !strcmp(*a, c->key);
+        if (!ok) {
+            char list[400] = "", q[80];
+            for (const char *const *a = allowed; *a; a++)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", a == allowed ? "" : ", ", *a);
+            return mfail(j, path, "unknown field %s (expected: %s)", json_quote(c->key, q, sizeof q), list);
+        }
+    }
+    return true;
+}
+
+/* A value for messages: the number as written, else its kind. */
+static const char *shown(const json_value *v, char buf[48])
+{
+    if (!v || v->kind != JSON_NUMBER) return json_kind_name(v);
+    snprintf(buf, 48, "%s", v->text);
+    if (strlen(v->text) >= 48) memcpy(buf + 44, "...", 4);
+    return buf;
+}
+
+bool m_get_uint(const mctx *j, const json_value *v, const char *path, uint64_t max, uint64_t *out)
+{
+    char b[48];
+    uint64_t x;
+    if (!json_get_uint64(v, &x)) {
+        int64_t neg;
+        if (json_get_int64(v, &neg) || !v || v->kind != JSON_NUMBER || v->number < 0 || v->number != floor(v->number))
+            return mfail(j, path, "expected a non-negative integer, not %s", shown(v, b));
+        return mfail(j, path, "%s is too large (at most %llu)", shown(v, b), (unsigned long long)max);
+    }
+    if (x > max) return mfail(j, path, "%s is too large (at most %llu)", shown(v, b), (unsigned long long)max);
+    *out = x;
+    return true;
+}
+
+bool m_get_u32(const mctx *j, const json_value *v, const char *path, uint32_t *out)
+{
+    uint64_t x;
+    if (!m_get_uint(j, v, path, UINT32_MAX, &x)) return false;
+    *out = (uint32_t)x;
+    return true;
+}
+
+bool m_get_axis(const mctx *j, const json_value *v, const char *path, uint32_t *out)
+{
+    int64_t neg;
+    char b[48];
+    if (json_get_int64(v, &neg) && neg < 0)
+        return mfail(j, path,
+                     "%s: DirectML's Axis is an unsigned dimension index, counted from the first dimension "
+                     "(0 to DimensionCount - 1; the last dimension is DimensionCount - 1, not -1)",
+                     shown(v, b));
+    return m_get_u32(j, v, path, out);
+}
+
+bool m_get_int_array(const mctx *j, const json_value *v, const char *path, int64_t lo, int64_t hi, int64_t *out,
+                     uint32_t *count, bool *is_null)
+{
+    if (is_null) *is_null = v && v->kind == JSON_NULL;
+    if (is_null && *is_null) return true;
+    if (!v || v->kind != JSON_ARRAY) return mfail(j, path, "expected an array of integers, not %s", json_kind_name(v));
+    if (v->count > MODEL_MAX_DIMS)
+        return mfail(j, path, "%zu entries: at most %d are supported", v->count, MODEL_MAX_DIMS);
+    int i = 0;
+    for (const json_value *e = v->child; e; e = e->next, i++) {
+        char p[PATH_LEN], b[48];
+        mpath(p, sizeof p, "%s[%d]", path, i);
+        int64_t x;
+        bool whole = json_get_int64(e, &x);
+        if (!whole || x < lo || x > hi) {
+            if (lo == 0 && whole && x > hi) return mfail(j, p, "%s is too large (at most %lld)", shown(e, b), (long long)hi);
+            if (lo == 0) return mfail(j, p, "expected a non-negative integer, not %s", shown(e, b));
+            return mfail(j, p, "expected an integer from %lld to %lld, not %s", (long long)lo, (long long)hi, shown(e, b));
+        }
+        out[i] = x;
+    }
+    *count = (uint32_t)v->count;
+    return true;
+}
+
+bool m_get_u32_array(const mctx *j, const json_value *v, const char *path, uint32_t *out, uint32_t *count,
+                     bool *is_null)
+{
+    int64_t tmp[MODEL_MAX_DIMS] = {0};
+    if (!m_get_int_array(j, v, path, 0, UINT32_MAX, tmp, count, is_null)) return false;
+    if (is_null && *is_null) return true;
+    for (uint32_t i = 0; i < *count; i++) out[i] = (uint32_t)tmp[i];
+    return true;
+}
+
+bool m_get_enum(const mctx *j, const json_value *v, const char *path, const char *prefix, const char *const *names,
+                const int *values, int *out)
+{
+    int64_t x;
+    if (json_get_int64(v, &x) && x > INT32_MIN && x <= INT32_MAX) {
+        *out = (int)x;
+        return true;
+    }
+    if (v && v->kind == JSON_STRING) {
+        const char *s = v->text;
+        size_t pl = strlen(prefix);
+        if (!strncmp(s, prefix, pl)) s += pl;
+        for (int i = 0; names[i]; i++)
+            if (!strcmp(s, names[i])) {
+                *out = values[i];
+                return true;
+            }
+    }
+    char list[300] = "", q[80];
+    for (int i = 0; names[i]; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", names[i]);
+    if (v && v->kind == JSON_STRING)
+        return mfail(j, path, "unknown name %s (expected %s)", json_quote(v->text, q, sizeof q), list);
+    return mfail(j, path, "expected a name (%s), not %s", list, json_kind_name(v));
+}
+
+static const char *const type_names[] = {"UNKNOWN", "FLOAT32", "FLOAT16", "UINT32", "UINT16", "UINT8", "INT32",
+                                         "INT16",   "INT8",    "FLOAT64", "UINT64", "INT64",  "UINT4", "INT4", NULL};
+static const int type_values[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+
+bool m_get_data_type(const mctx *j, const json_value *v, const char *path, DML_TENSOR_DATA_TYPE *out)
+{
+    int t;
+    if (!m_get_enum(j, v, path, "DML_TENSOR_DATA_TYPE_", type_names, type_values, &t)) return false;
+    *out = (DML_TENSOR_DATA_TYPE)t;
+    return true;
+}
+
+bool m_get_string(const mctx *j, const json_value *v, const char *path, const char **out)
+{
+    if (!v || v->kind != JSON_STRING || !v->length)
+        return mfail(j, path, "expected a non-empty string, not %s", v && v->kind == JSON_STRING ? "\"\"" : json_kind_name(v));
+    *out = v->text;
+    return true;
+}
+
+bool m_get_bool(const mctx *j, const json_value *v, const char *path, bool *out)
+{
+    if (!v || v->kind != JSON_BOOL) return mfail(j, path, "expected true or false, not %s", json_kind_name(v));
+    *out = v->boolean;
+    return true;
+}
+
+bool m_get_scalar(const mctx *j, const json_value *v, const char *path, DML_TENSOR_DATA_TYPE type, void *dst)
+{
+    const char *why;
+    char b[48];
+    bool is_int = type != DML_TENSOR_DATA_TYPE_FLOAT16 && type != DML_TENSOR_DATA_TYPE_FLOAT32 &&
+                  type != DML_TENSOR_DATA_TYPE_FLOAT64;
+    if (!v || (v->kind != JSON_NUMBER && v->kind != JSON_BOOL && v->kind != JSON_STRING))
+        return mfail(j, path, "expected a number, not %s", json_kind_name(v));
+    /* Text for strings, and for integer literals of a DxDispatch model (exact at any size). */
+    bool as_text = v->kind == JSON_STRING || (j->dxdispatch && is_int && json_is_integer_literal(v));
+    if (as_text) why = scalar_from_text(type, v->text, dst);
+    else if (v->kind == JSON_NUMBER) why = scalar_from_double(type, v->number, dst);
+    else why = scalar_from_double(type, v->boolean ? 1 : 0, dst);
+    if (!why) return true;
+    const char *text = v->kind == JSON_BOOL ? (v->boolean ? "true" : "false") : v->kind == JSON_STRING ? json_quote(v->text, b, sizeof b) : shown(v, b);
+    return mfail(j, path, "%s %s %s", text, why, dmlops_data_type_name(type));
+}
+
+/* ---- tensors ------------------------------------------------------------------------ */
+
+bool m_parse_tensor(const mctx *j, const json_value *v, const char *path, model_tensor *t)
+{
+    static const char *const keys[] = {"Type", "DataType", "Flags", "DimensionCount", "Sizes", "Strides",
+                                       "TotalTensorSizeInBytes", "GuaranteedBaseOffsetAlignment", NULL};
+    static const char *const desc_keys[] = {"DataType", "Flags", "DimensionCount", "Sizes", "Strides",
+                                            "TotalTensorSizeInBytes", "GuaranteedBaseOffsetAlignment", NULL};
+    static const char *const long_keys[] = {"Type", "Desc", NULL};
+    static const char *const tt_names[] = {"INVALID", "BUFFER", NULL}, *const flag_names[] = {"NONE", "OWNED_BY_DML", NULL};
+    static const int tt_values[] = {0, 1}, flag_values[] = {0, 1};
+    char p[PATH_LEN], dp[PATH_LEN];
+    memset(t, 0, sizeof *t);
+    if (!v) return mfail(j, path, "missing (use null for a NULL tensor)");
+    if (v->kind == JSON_NULL) return true;
+    if (v->kind != JSON_OBJECT) return mfail(j, path, "expected a tensor object, not %s", json_kind_name(v));
+    const json_value *body = v, *f;
+    mpath(dp, sizeof dp, "%s", path);
+    if ((f = json_member(v, "Desc"))) {
+        if (!m_check_keys(j, v, path, long_keys)) return false;
+        mpath(dp, sizeof dp, "%s.Desc", path);
+        if (f->kind != JSON_OBJECT) return mfail(j, dp, "expected a buffer tensor desc object, not %s", json_kind_name(f));
+        if (!m_check_keys(j, f, dp, desc_keys)) return false;
+        body = f;
+    } else if (!m_check_keys(j, v, path, keys)) {
+        return false;
+    }
+    t->present = true;
+    t->desc.Type = DML_TENSOR_TYPE_BUFFER;
+    int e;
+    if ((f = json_member(v, "Type"))) {
+        mpath(p, sizeof p, "%s.Type", path);
+        if (!m_get_enum(j, f, p, "DML_TENSOR_TYPE_", tt_names, tt_values, &e)) return false;
+        t->desc.Type = (DML_TENSOR_TYPE)e;
+    }
+    mpath(p, sizeof p, "%s.DataType", dp);
+    if (!(f = json_member(body, "DataType"))) return mfail(j, p, "missing");
+    if (!m_get_data_type(j, f, p, &t->buf.DataType)) return false;
+    if ((f = json_member(body, "Flags"))) {
+        mpath(p, sizeof p, "%s.Flags", dp);
+        if (!m_get_enum(j, f, p, "DML_TENSOR_FLAG_", flag_names, flag_values, &e)) return false;
+        t->buf.Flags = (DML_TENSOR_FLAGS)e;
+    }
+    uint32_t n = 0, ns = 0;
+    mpath(p, sizeof p, "%s.Sizes", dp);
+    if (!(f = json_member(body, "Sizes"))) return mfail(j, p, "missing");
+    if (!m_get_u32_array(j, f, p, t->sizes, &n, NULL)) return false;
+    t->buf.DimensionCount = n;
+    t->buf.Sizes = t->sizes;
+    if ((f = json_member(body, "DimensionCount"))) {
+        mpath(p, sizeof p, "%s.DimensionCount", dp);
+        uint32_t dc;
+        if (!m_get_u32(j, f, p, &dc)) return false;
+        if (dc != n) return mfail(j, p, "%u differs from the %u entries of Sizes", dc, n);
+    }
+    bool null_strides = true;
+    if ((f = json_member(body, "Strides"))) {
+        mpath(p, sizeof p, "%s.Strides", dp);
+        if (!m_get_u32_array(j, f, p, t->strides, &ns, &null_strides)) return false;
+        if (!null_strides && ns != n) return mfail(j, p, "%u entries, but Sizes has %u", ns, n);
+    }
+    t->buf.Strides = null_strides ? NULL : t->strides;
+    if ((f = json_member(body, "TotalTensorSizeInBytes"))) {
+        mpath(p, sizeof p, "%s.TotalTensorSizeInBytes", dp);
+        if (!m_get_uint(j, f, p, UINT64_MAX, &t->buf.TotalTensorSizeInBytes)) return false;
+    }
+    if (!f || (j->dxdispatch && t->buf.TotalTensorSizeInBytes == 0)) {
+        /* 0 when the tensor is invalid: the library then says why. */
+        t->buf.TotalTensorSizeInBytes = n ? dmlops_calc_buffer_tensor_size(t->buf.DataType, n, t->sizes, t->buf.Strides) : 0;
+    }
+    if ((f = json_member(body, "GuaranteedBaseOffsetAlignment"))) {
+        mpath(p, sizeof p, "%s.GuaranteedBaseOffsetAlignment", dp);
+        if (!m_get_u32(j, f, p, &t->buf.GuaranteedBaseOffsetAlignment)) return false;
+    }
+    return true;
+}
+
+/* ---- operators ---------------------------------------------------------------------- */
+
+bool m_operator_type(const char *name, DML_OPERATOR_TYPE *out)
+{
+    static const struct {
+        const char *name;
+        DML_OPERATOR_TYPE type;
+    } ops[] = {{"REVERSE_SUBSEQUENCES", DML_OPERATOR_REVERSE_SUBSEQUENCES},
+               {"SLICE1", DML_OPERATOR_SLICE1},
+               {"ONE_HOT", DML_OPERATOR_ONE_HOT}};
+    if (!strncmp(name, "DML_OPERATOR_", 13)) name += 13;
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (!strcmp(name, ops[i].name)) {
+            *out = ops[i].type;
+            return true;
+        }
+    return false;
+}
+
+void m_op_setup(model_op *op)
+{
+    static const char *const rev[] = {"InputTensor", "SequenceLengthsTensor", "OutputTensor", NULL};
+    static const char *const slice[] = {"InputTensor", "OutputTensor", NULL};
+    static const char *const hot[] = {"IndicesTensor", "ValuesTensor", "OutputTensor", NULL};
+    const char *const *names = op->type == DML_OPERATOR_REVERSE_SUBSEQUENCES ? rev
+                               : op->type == DML_OPERATOR_ONE_HOT            ? hot
+                                                                             : slice;
+    op->ntensors = 0;
+    for (uint32_t i = 0; names[i]; i++) op->tensor_names[op->ntensors++] = names[i];
+    op->tensor_names[op->ntensors] = NULL;
+    op->ninputs = op->ntensors - 1;
+}
+
+bool m_parse_op_fields(const mctx *j, const json_value *obj, const char *path, model_op *op)
+{
+    char p[PATH_LEN];
+    const json_value *f;
+    for (uint32_t i = 0; i < op->ntensors; i++) {
+        mpath(p, sizeof p, "%s.%s", path, op->tensor_names[i]);
+        if (!m_parse_tensor(j, json_member(obj, op->tensor_names[i]), p, &op->t[i])) return false;
+    }
+    if (op->type == DML_OPERATOR_REVERSE_SUBSEQUENCES || op->type == DML_OPERATOR_ONE_HOT) {
+        mpath(p, sizeof p, "%s.Axis", path);
+        if (!(f = json_member(obj, "Axis"))) return mfail(j, p, "missing");
+        return m_get_axis(j, f, p, &op->axis);
+    }
+    if (op->type != DML_OPERATOR_SLICE1) return true;
+    static const char *const arrays[] = {"InputWindowOffsets", "InputWindowSizes", "InputWindowStrides"};
+    bool *nulls[] = {&op->null_offsets, &op->null_window_sizes, &op->null_window_strides};
+    uint32_t counts[3] = {0, 0, 0};
+    int64_t tmp[MODEL_MAX_DIMS] = {0};
+    for (int a = 0; a < 3; a++) {
+        mpath(p, sizeof p, "%s.%s", path, arrays[a]);
+        if (!(f = json_member(obj, arrays[a]))) return mfail(j, p, "missing");
+        if (!m_get_int_array(j, f, p, a < 2 ? 0 : INT32_MIN, a < 2 ? UINT32_MAX : INT32_MAX, tmp, &counts[a], nulls[a]))
+            return false;
+        for (uint32_t i = 0; i < counts[a]; i++) {
+            if (a == 0) op->offsets[i] = (uint32_t)tmp[i];
+            else if (a == 1) op->window_sizes[i] = (uint32_t)tmp[i];
+            else op->window_strides[i] = (int32_t)tmp[i];
+        }
+    }
+    int first = !op->null_offsets ? 0 : !op->null_window_sizes ? 1 : 2;
+    op->dim_count = counts[first];
+    if ((f = json_member(obj, "DimensionCount"))) {
+        mpath(p, sizeof p, "%s.DimensionCount", path);
+        if (!m_get_u32(j, f, p, &op->dim_count)) return false;
+    }
+    for (int a = 0; a < 3; a++)
+        if (!*nulls[a] && counts[a] != op->dim_count) {
+            mpath(p, sizeof p, "%s.%s", path, arrays[a]);
+            return mfail(j, p, "%u entries, but DimensionCount is %u", counts[a], op->dim_count);
+        }
+    return true;
+}
+
+void m_wire_operator(model_op *op)
+{
+    const DML_TENSOR_DESC *d[3];
+    for (uint32_t i = 0; i < op->ntensors; i++) {
+        op->t[i].desc.Desc = &op->t[i].buf;
+        d[i] = op->t[i].present ? &op->t[i].desc : NULL;
+    }
+    op->desc.Type = op->type;
+    if (op->type == DML_OPERATOR_REVERSE_SUBSEQUENCES) {
+        op->u.rev = (DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC){d[0], d[1], d[2], op->axis};
+    } else if (op->type == DML_OPERATOR_ONE_HOT) {
+        op->u.hot = (DML_ONE_HOT_OPERATOR_DESC){d[0], d[1], d[2], op->axis};
+    } else {
+        op->u.slice = (DML_SLICE1_OPERATOR_DESC){d[0], d[1], op->dim_count,
+                                                 op->null_offsets ? NULL : op->offsets,
+                                                 op->null_window_sizes ? NULL : op->window_sizes,
+                                                 op->null_window_strides ? NULL : op->window_strides};
+    }
+    op->desc.Desc = &op->u;
+}
+
+/* ---- files and shapes --------------------------------------------------------------- */
+
+char *m_join_path(const char *dir, const char *p)
+{
+    size_t n = strlen(dir) + strlen(p) + 2;
+    char *s = malloc(n);
+    if (!s) return NULL;
+    if (p[0] == '/' || !dir[0]) snprintf(s, n, "%s", p);
+    else snprintf(s, n, "%s/%s", dir, p);
+    return s;
+}
+
+char *m_read_file(const char *path, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n + 1 >= cap) {
+            size_t nc = cap ? cap * 2 : 4096;
+            char *nb = nc > cap ? realloc(buf, nc) : NULL;
+            if (!nb) {
+                snprintf(err, errlen, "out of memory reading it");
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = nb;
+            cap = nc;
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0) break;
+    }
+    int bad = ferror(f) ? errno : 0;
+    fclose(f);
+    if (bad) {
+        snprintf(err, errlen, "read error: %s", strerror(bad));
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+void m_shape_text(const npy_array *a, char *buf, size_t len)
+{
+    size_t n = (size_t)snprintf(buf, len, "%s [", dmlops_data_type_name(a->type));
+    for (uint32_t i = 0; i < a->ndim && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%llu", i ? ", " : "", (unsigned long long)a->shape[i]);
+    if (n < len) snprintf(buf + n, len - n, "]");
+}
+
+bool m_shape_count(npy_array *a)
+{
+    a->count = 1;
+    for (uint32_t i = 0; i < a->ndim; i++) {
+        if (a->shape[i] && a->count > UINT64_MAX / a->shape[i]) return false;
+        a->count *= a->shape[i];
+    }
+    return a->count <= UINT64_MAX / 8;
+}
+
+uint64_t m_host_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || size <= 0) return UINT64_MAX;
+    return (uint64_t)pages * (uint64_t)size;
+}
+
+bool m_check_file_size(const mctx *j, const char *path, const char *file)
+{
+    struct stat st;
+    uint64_t host = m_host_memory();
+    if (stat(file, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > host) {
+        char a[32], b[32];
+        return mfail(j, path, "%s holds %s, more than the host memory (%s)", file, cli_bytes((uint64_t)st.st_size, a),
+                     cli_bytes(host, b));
+    }
+    return true;
+}

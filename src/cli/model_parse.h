@@ -1,0 +1,90 @@
+/* What the two model parsers (model.c for ours, dxdispatch.c for DxDispatch's) share:
+ * error reports that name the file and the JSON path, typed getters over the strict JSON
+ * reader, DirectML enums, tensor descs, the fields of our three operator descs, and files. */
+#ifndef DMLOPS_MODEL_PARSE_H
+#define DMLOPS_MODEL_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "json.h"
+#include "model.h"
+
+#define PATH_LEN MODEL_WHERE
+
+typedef struct mctx {
+    const char *file;       /* the model, for messages */
+    bool dxdispatch;        /* DxDispatch's rules where the formats differ (noted where they do) */
+    const char *dir;        /* its directory, for relative input paths */
+    const char *output_dir; /* for relative output paths; NULL: the current directory */
+} mctx;
+
+/* Prints "FILE: PATH: message" on one line. */
+void mreport(const mctx *j, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Reports and yields false; a macro so that static analysers see the false. */
+#define mfail(...) (mreport(__VA_ARGS__), false)
+/* snprintf: a JSON path that does not fit is merely cut short. */
+void mpath(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* PATH.key, or PATH["key"] when key is not a plain identifier. */
+void mpath_key(char *buf, size_t len, const char *path, const char *key);
+
+/* Refuses members not in the NULL-terminated allowed list, naming the expected ones. */
+bool m_check_keys(const mctx *j, const json_value *obj, const char *path, const char *const *allowed);
+bool m_get_uint(const mctx *j, const json_value *v, const char *path, uint64_t max, uint64_t *out);
+bool m_get_u32(const mctx *j, const json_value *v, const char *path, uint32_t *out);
+/* An operator's Axis: a negative one gets a message saying what DirectML's Axis is. */
+bool m_get_axis(const mctx *j, const json_value *v, const char *path, uint32_t *out);
+/* Up to MODEL_MAX_DIMS integers in [lo, hi]; JSON null gives *is_null when is_null is not NULL. */
+bool m_get_int_array(const mctx *j, const json_value *v, const char *path, int64_t lo, int64_t hi, int64_t *out,
+                     uint32_t *count, bool *is_null);
+bool m_get_u32_array(const mctx *j, const json_value *v, const char *path, uint32_t *out, uint32_t *count,
+                     bool *is_null);
+/* Enum values by name, with or without the prefix, or as a raw number (so that a model can
+ * hand the library a value it must refuse). */
+bool m_get_enum(const mctx *j, const json_value *v, const char *path, const char *prefix, const char *const *names,
+                const int *values, int *out);
+bool m_get_data_type(const mctx *j, const json_value *v, const char *path, DML_TENSOR_DATA_TYPE *out);
+bool m_get_string(const mctx *j, const json_value *v, const char *path, const char **out);
+bool m_get_bool(const mctx *j, const json_value *v, const char *path, bool *out);
+
+/* One value of `type` into dst: integers must be whole and in range, floats are rounded
+ * (FLOAT16 to nearest even), strings such as "nan", "inf" or "-5" are read as text. In a
+ * DxDispatch model integers written as integers are exact at any size; in ours a number
+ * beyond 2^53 must come as a string. */
+bool m_get_scalar(const mctx *j, const json_value *v, const char *path, DML_TENSOR_DATA_TYPE type, void *dst);
+
+/* A DML_TENSOR_DESC in the short form (the buffer desc's fields, with an optional "Type")
+ * or the long one ({"Type": ..., "Desc": {...}}), with DxDispatch's defaults (in a
+ * DxDispatch model a TotalTensorSizeInBytes of 0 also means the default). NULL v: missing;
+ * JSON null: a NULL tensor. */
+bool m_parse_tensor(const mctx *j, const json_value *v, const char *path, model_tensor *t);
+
+/* Our three operators. */
+bool m_operator_type(const char *name, DML_OPERATOR_TYPE *out);
+/* Sets the tensor field names and counts of op->type. */
+void m_op_setup(model_op *op);
+/* The desc's fields of op->type from obj (unknown members are the caller's business):
+ * the tensors, Axis, or SLICE1's DimensionCount and window arrays. */
+bool m_parse_op_fields(const mctx *j, const json_value *obj, const char *path, model_op *op);
+/* Points the DML descs into the op, once it has its final address. */
+void m_wire_operator(model_op *op);
+
+/* dir/p, or p when absolute or dir is empty. malloc'd; NULL when out of memory. */
+char *m_join_path(const char *dir, const char *p);
+/* The whole file, malloc'd (plus a NUL). On failure writes why to err and returns NULL. */
+char *m_read_file(const char *path, size_t *len, char *err, size_t errlen);
+/* "INT32 [2, 3]". */
+void m_shape_text(const npy_array *a, char *buf, size_t len);
+/* Sets a->count from the shape; false on overflow. */
+bool m_shape_count(npy_array *a);
+/* Physical memory of this machine in bytes (UINT64_MAX when unknown). */
+uint64_t m_host_memory(void);
+/* Refuses a file larger than the host memory before reading it. */
+bool m_check_file_size(const mctx *j, const char *path, const char *file);
+
+/* The parsers of the two formats, given the root object. */
+bool m_parse_dmlops(const mctx *j, const json_value *root, model *m);
+bool m_parse_dxdispatch(const mctx *j, const json_value *root, model *m);
+
+#endif
