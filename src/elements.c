@@ -308,7 +308,15 @@ static inline uint64_t dm_clamp_unsigned(uint64_t v, uint64_t n) { return v > n 
         T first;                                                                          \
         memcpy(&first, p, sizeof first);                                                  \
         const uint64_t l0 = CLAMP(first, n);                                              \
-        for (k = 1; k < count; k++) {                                                     \
+        if (step == (int64_t)sizeof(T)) /* packed: 16 at a time, no branch per length */  \
+            for (; k + 16 <= count; k += 16) {                                            \
+                T blk[16];                                                                \
+                unsigned diff = 0;                                                        \
+                memcpy(blk, p + k * sizeof(T), sizeof blk);                               \
+                for (int i = 0; i < 16; i++) diff |= blk[i] != first;                     \
+                if (diff) break; /* the exact place, and clamping, by the loop below */   \
+            }                                                                             \
+        for (; k < count; k++) {                                                          \
             T v;                                                                          \
             memcpy(&v, p + (int64_t)k * step, sizeof v);                                  \
             if (v != first && CLAMP(v, n) != l0) break;                                   \

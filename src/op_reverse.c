@@ -172,14 +172,27 @@ static void dm_reverse_rows_across_axis(const dm_gather *g, uint8_t *const *slot
     const int64_t es = g->esize, les = g->aux_esize, ls = g->stride[DM_SLOT_AUX][g->rank - 1] * les;
     const bool stream = g->stream;
     dm_length_runs runs;
+    /* Rows at other axis coordinates read the same lengths: when one table held a whole
+     * row's columns, the next row over the same lengths and columns reuses it instead of
+     * scanning them again (for [16, 1M] UINT8 the scan read 4 bytes of lengths for every
+     * byte copied, a quarter of the time). */
+    const uint8_t *held = NULL;
+    uint32_t held_c0 = 0, held_c1 = 0;
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
         const uint8_t *lp = slot[DM_SLOT_AUX] + r.off[DM_SLOT_AUX] * les;
         uint8_t *dst = slot[DM_SLOT_DST] + r.off[DM_SLOT_DST] * es;
         const uint8_t *src = slot[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] * es;
+        if (held == lp && held_c0 == r.c0 && held_c1 == r.c1) {
+            dm_copy_runs(g, &runs, r.coord[g->axis], dst, src, stream);
+            continue;
+        }
+        held = NULL;
         for (int64_t j = r.c0; j < (int64_t)r.c1;) {
+            const int64_t from = j;
             j = dm_find_runs(g, lp, ls, j, r.c1, &runs);
             dm_copy_runs(g, &runs, r.coord[g->axis], dst, src, stream);
+            if (from == (int64_t)r.c0 && j == (int64_t)r.c1) held = lp, held_c0 = r.c0, held_c1 = r.c1;
         }
     }
     if (stream) dm_stream_fence();

@@ -456,6 +456,61 @@ TEST_CTX(targeted_reverse_extreme_lengths)
     finish_targeted(&st);
 }
 
+/* ---- REVERSE along an outer axis of rank 3 and 4, lengths varying everywhere ------ */
+
+/* Lengths in runs of 5 along the last dimension, different in every other coordinate,
+ * from 0 to n + 1: rows over different lengths rows must never share a scan of them
+ * (op_reverse.c reuses one only for the same lengths row and columns). */
+static void fill_len_varying(rcase *rc, void *user)
+{
+    (void)user;
+    const DML_BUFFER_TENSOR_DESC *d = &rc->t[1].buf;
+    const uint64_t n = rc->t[0].sizes[rc->axis];
+    const uint32_t last = d->DimensionCount - 1;
+    uint32_t c[8] = {0};
+    do {
+        uint64_t other = 0;
+        for (uint32_t k = 0; k < last; k++) other = other * 3 + c[k];
+        put_elem(rc, 1, c, (c[last] / 5 + 2 * other) % (n + 2));
+    } while (ref_odometer_next(d->DimensionCount, d->Sizes, c));
+}
+
+TEST_CTX(targeted_reverse_outer_axis_varying_lengths)
+{
+    static const struct {
+        uint32_t rank, axis, sizes[4];
+    } shapes[] = {{3, 0, {3, 4, 37}}, {3, 1, {2, 5, 37}}, {4, 1, {4, 2, 3, 19}}, {4, 0, {5, 3, 1, 23}}};
+    suite_state st = {.test = "targeted_reverse_outer_axis_varying_lengths"};
+    rcase *rc = malloc(sizeof *rc);
+    REQUIRE(rc != NULL);
+    int no = 0;
+    for (uint32_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        for (uint32_t ti = 0; ti < 4; ti++) {
+            uint32_t lsz[4];
+            memcpy(lsz, shapes[i].sizes, sizeof lsz);
+            lsz[shapes[i].axis] = 1;
+            case_init(rc, DML_OPERATOR_REVERSE_SUBSEQUENCES);
+            rc->axis = shapes[i].axis;
+            DML_TENSOR_DATA_TYPE ty = (DML_TENSOR_DATA_TYPE[]){T_U8, T_F16, T_I32, T_U64}[ti];
+            dmt_tensor_init(&rc->t[0], ty, shapes[i].rank, shapes[i].sizes, NULL, 0);
+            dmt_tensor_init(&rc->t[1], index_types[(i + ti) % 4], shapes[i].rank, lsz, NULL, 0);
+            /* Rows padded by 3 elements: the dimensions cannot collapse into [n, m]. */
+            uint32_t ostr[4], pitch = 1, rank = shapes[i].rank;
+            for (uint32_t d = rank; d-- > 0;) {
+                ostr[d] = pitch;
+                pitch *= shapes[i].sizes[d] + (d == rank - 1 ? 3 : 0);
+            }
+            dmt_tensor_init(&rc->t[2], ty, rank, shapes[i].sizes, ostr, 0);
+            rc->layout[0] = rc->layout[1] = "packed-NULL";
+            rc->layout[2] = "rows padded by 3";
+            run_fixed(ctx, &st, rc, no, 0x1F00 + (uint64_t)no, fill_len_varying, NULL);
+            case_free_images(rc);
+            no++;
+        }
+    free(rc);
+    finish_targeted(&st);
+}
+
 /* ---- SLICE1 extreme window strides, hand-checked ---------------------------------- */
 
 typedef struct slice_fixed {

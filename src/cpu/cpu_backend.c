@@ -16,6 +16,7 @@
 #include "../elements.h"
 #include "../gather.h"
 #include "../internal.h"
+#include "cpu_memory.h"
 #include "cpu_pool.h"
 
 /* Work below this many bytes (read + written) per chunk is not split further: waking a
@@ -64,7 +65,7 @@ static dmlops_status dm_cpu_buffer_create(dmlops_buffer *buf)
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY,
                        "dmlops_buffer_create: %llu bytes exceed what the CPU backend can allocate",
                        (unsigned long long)buf->size);
-    buf->impl = dm_calloc(1, (size_t)buf->size);
+    buf->impl = dm_cpu_memory_alloc((size_t)buf->size);
     if (!buf->impl)
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_buffer_create: cannot allocate %llu bytes of host memory",
                        (unsigned long long)buf->size);
@@ -72,7 +73,7 @@ static dmlops_status dm_cpu_buffer_create(dmlops_buffer *buf)
     return DMLOPS_SUCCESS;
 }
 
-static void dm_cpu_buffer_destroy(dmlops_buffer *buf) { free(buf->impl); }
+static void dm_cpu_buffer_destroy(dmlops_buffer *buf) { dm_cpu_memory_free(buf->impl, (size_t)buf->size); }
 
 /* Executions are synchronous, so everything submitted by this thread is complete; work
  * of other threads on the same bytes is for the application to order (docs/api.md). */
