@@ -53,7 +53,8 @@ static uint8_t *host_alloc(size_t bytes)
 
 static bool host_reserve(host_mem *h, size_t bytes)
 {
-    if (bytes <= h->cap) return true;
+    if (bytes == 0) bytes = 1;
+    if (h->src && h->dst && bytes <= h->cap) return true;
     free(h->src);
     free(h->dst);
     h->src = host_alloc(bytes);
@@ -189,7 +190,7 @@ static dmlops_status time_case(case_objs *o, const bench_policy *pol, uint32_t f
     if (st != DMLOPS_SUCCESS) return skip(r, "execute", st), st;
     r->iterations = iterations_for(pol, fixed, warm);
     const size_t n = r->iterations > BASELINE_MIN_ITERS ? r->iterations : BASELINE_MIN_ITERS;
-    *t = malloc(3 * n * sizeof **t); /* the case's times, then each baseline's */
+    *t = calloc(3 * (size_t)n, sizeof **t); /* the case's times, then each baseline's */
     if (!*t) {
         snprintf(r->skipped, sizeof r->skipped, "out of host memory");
         return DMLOPS_ERROR_OUT_OF_HOST_MEMORY;
