@@ -70,7 +70,9 @@ void *dm_cpu_memory_alloc(size_t size)
 void dm_cpu_memory_free(void *p, size_t size)
 {
     if (!p) return;
-#ifndef DM_CPU_HEAP_ONLY
+#ifdef DM_CPU_HEAP_ONLY
+    (void)size;
+#else
     if (size >= DM_PAGE_FROM && size <= SIZE_MAX - 4095) {
         munmap(p, dm_mapped_size(size));
         return;
