@@ -49,12 +49,15 @@ static void *dm_map_aligned(size_t size, size_t align)
 }
 
 static size_t dm_mapped_size(size_t size) { return (size + 4095) & ~(size_t)4095; }
+
+/* Whether a buffer of this size is mapped: the one test alloc and free must agree on. */
+static bool dm_is_mapped(size_t size) { return size >= DM_PAGE_FROM && size <= SIZE_MAX - 4095; }
 #endif
 
 void *dm_cpu_memory_alloc(size_t size)
 {
 #ifndef DM_CPU_HEAP_ONLY
-    if (size >= DM_PAGE_FROM && size <= SIZE_MAX - 4095) {
+    if (dm_is_mapped(size)) {
         if (dm_fault_hit(DM_FAULT_HOST)) return NULL;
         const bool huge = size >= DM_HUGE_FROM;
         void *p = dm_map_aligned(dm_mapped_size(size), huge ? DM_HUGE_PAGE : 4096);
@@ -73,7 +76,7 @@ void dm_cpu_memory_free(void *p, size_t size)
 #ifdef DM_CPU_HEAP_ONLY
     (void)size;
 #else
-    if (size >= DM_PAGE_FROM && size <= SIZE_MAX - 4095) {
+    if (dm_is_mapped(size)) {
         munmap(p, dm_mapped_size(size));
         return;
     }
