@@ -27,6 +27,14 @@ layout(constant_id = 3) const int ROW_DIMS = 7;
 // source (rows that run forwards or backwards, ONE_HOT's Off/On patterns). The host sets
 // it when the gather fits; otherwise the general element-and-word path runs.
 layout(constant_id = 4) const bool FAST = false;
+// The 16-byte vectors of the hot loops move through texel buffers (Dst4T, Src4T: the same
+// windows as Dst4 and Src4, seen as rgba32ui texels) instead of storage buffers. lavapipe
+// fetches and stores a texel with vector code but loads a storage-buffer uvec4 lane by
+// lane, component by component: a texel copy runs 2.5x faster there (docs/performance.md).
+// The host sets it per device class (dm_vk_limits.texel), and every bound texel view holds
+// exactly as many texels as the storage-buffer window holds uvec4s, or is a dummy when
+// that number is 0, so the bounds checks against dst4 / src4 cover both.
+layout(constant_id = 5) const bool TEXEL = false;
 
 // The piece's parameter record, a uniform buffer: every word the kernels read is at an
 // index known when the pipeline is compiled, so each read is one scalar load for the
@@ -42,6 +50,8 @@ layout(std430, set = 0, binding = 1) buffer Dst4 { uvec4 dst4[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Src4 { uvec4 src4[]; };
 // 8-byte elements as one access each (their addresses are multiples of 8 in the window).
 layout(std430, set = 0, binding = 2) readonly buffer Src2 { uvec2 src2[]; };
+layout(set = 0, binding = 5, rgba32ui) uniform writeonly uimageBuffer Dst4T;
+layout(set = 0, binding = 6) uniform usamplerBuffer Src4T;
 layout(std430, set = 0, binding = 3) readonly buffer Aux { uint aux[]; };
 layout(std430, set = 0, binding = 4) readonly buffer Aux2 { uint aux2[]; };
 
@@ -60,6 +70,19 @@ const uint P_RANK = 0u, P_UNITS = 1u, P_MODE = 2u, P_PER_ROW = 3u, P_AXIS = 4u, 
            P_SRC_STRIDE = 32u, P_AUX_STRIDE = 40u;
 const uint MODE_ELEMENT = 0u, MODE_VEC = 1u;
 const uint NO_AXIS = 0xffffffffu;
+
+// Source vector q and destination vector q, through whichever path TEXEL chose (the
+// caller has checked q against src4.length() / dst4.length()).
+uvec4 read4(uint q)
+{
+    if (TEXEL) return texelFetch(Src4T, int(q));
+    return src4[q];
+}
+void write4(uint q, uvec4 v)
+{
+    if (TEXEL) imageStore(Dst4T, int(q), v);
+    else dst4[q] = v;
+}
 
 // An element of ESIZE bytes at byte address a, as up to two words.
 #define DEFINE_LOAD(NAME, BUF)                                                            \
@@ -120,12 +143,12 @@ bool src_vec(uint a, out uvec4 v)
     uint i = a >> 4u, s = a & 15u;
     v = uvec4(0u);
     if (i + (s != 0u ? 1u : 0u) >= uint(src4.length())) return false;
-    uvec4 lo = src4[i];
+    uvec4 lo = read4(i);
     if (s == 0u) {
         v = lo;
         return true;
     }
-    uvec4 hi = src4[i + 1u];
+    uvec4 hi = read4(i + 1u);
     uint w = s >> 2u, b = (s & 3u) * 8u;
     v = pick_words(lo, hi, w);
     if (b != 0u) v = (v >> b) | (pick_words(lo, hi, w + 1u) << (32u - b));
@@ -189,10 +212,12 @@ uvec4 g_cv0, g_cv1;
 
 uvec4 cached_src4(uint q)
 {
+    // A texel fetch costs less than the compare-and-select that would skip it.
+    if (TEXEL) return read4(q);
     uvec4 v;
     if (q == g_cq0) v = g_cv0;
     else if (q == g_cq1) v = g_cv1;
-    else v = src4[q];
+    else v = read4(q);
     return v;
 }
 

@@ -15,6 +15,14 @@ double dm_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+int dm_env_texel(void)
+{
+    const char *env = getenv("DMLOPS_VK_TEXEL");
+    if (env && !strcmp(env, "0")) return 0;
+    if (env && !strcmp(env, "1")) return 1;
+    return -1;
+}
+
 static dmlops_status dm_backend_from_env(dmlops_backend *backend)
 {
     const char *env = getenv("DMLOPS_BACKEND");
@@ -80,6 +88,7 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
         .max_binding_range = options->max_binding_range,
         .max_workgroup_count = options->max_workgroup_count,
         .max_allocation_size = options->max_allocation_size,
+        .texel = dm_env_texel(),
     };
     /* AUTO never picks a software Vulkan device: on a machine without a GPU the CPU
      * backend is faster than lavapipe or SwiftShader (docs/performance.md). */

@@ -136,8 +136,12 @@ typedef struct dm_vk_params {
     uint64_t max_binding_range;
     uint32_t max_workgroup_count;
     uint64_t max_allocation_size;
+    int texel;                        /* DMLOPS_VK_TEXEL: -1 by device class, 0 off, 1 on */
 } dm_vk_params;
 dmlops_status dm_vk_context_init(dmlops_context *ctx, const dm_vk_params *params);
+/* DMLOPS_VK_TEXEL: "0" or "1" force the kernels' texel path off or on; anything else,
+ * or unset, leaves it to the device class (-1). */
+int dm_env_texel(void);
 dmlops_status dm_vk_enumerate(dmlops_device_info *infos, uint32_t *count);
 
 /* Monotonic seconds. */

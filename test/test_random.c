@@ -487,30 +487,47 @@ TEST_CTX(random_slice1) { random_suite(ctx, "random_slice1", NULL, 0x5EED0002ull
 TEST_CTX(random_one_hot) { random_suite(ctx, "random_one_hot", NULL, 0x5EED0003ull, gen_one_hot, default_cases(), NULL); }
 
 /* Vulkan only: the same random cases on contexts forced onto each execution path
- * (KERNELS_ONLY, PREFER_COPY), with the validation layer counting messages. */
+ * (KERNELS_ONLY, PREFER_COPY), and onto the kernels' storage-buffer and texel paths
+ * (DMLOPS_VK_TEXEL, read when a context is created), so that both kernel paths are
+ * checked on whichever device runs the suite; the validation layer counts messages. */
 TEST_CTX(random_vulkan_forced_paths)
 {
     (void)ctx;
     if (!dmt_is_vulkan()) return; /* the CPU backend has one path */
-    static const uint32_t flags[2] = {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, DMLOPS_CONTEXT_FLAG_PREFER_COPY};
-    static const char *const names[2] = {"KERNELS_ONLY", "PREFER_COPY"};
-    for (int f = 0; f < 2; f++) {
+    static const struct {
+        uint32_t flags;
+        const char *texel; /* DMLOPS_VK_TEXEL, or NULL for the device's default */
+        const char *name;
+    } runs[4] = {{DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, NULL, "KERNELS_ONLY"},
+                 {DMLOPS_CONTEXT_FLAG_PREFER_COPY, NULL, "PREFER_COPY"},
+                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, "0", "KERNELS_ONLY, storage buffers"},
+                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, "1", "KERNELS_ONLY, texel buffers"}};
+    const char *saved = getenv("DMLOPS_VK_TEXEL");
+    char *keep = saved ? strdup(saved) : NULL;
+    for (int f = 0; f < 4; f++) {
         dmlops_context *c = NULL;
         dmlops_context_desc d = {.backend = DMLOPS_BACKEND_VULKAN,
-                                 .flags = flags[f] | DMLOPS_CONTEXT_FLAG_DEBUG | DMLOPS_CONTEXT_FLAG_QUIET};
-        if (dmlops_context_create(&d, &c) != DMLOPS_SUCCESS) {
-            d.flags = flags[f]; /* no validation layer here */
-            if (!CHECK_OK(dmlops_context_create(&d, &c))) continue;
+                                 .flags = runs[f].flags | DMLOPS_CONTEXT_FLAG_DEBUG | DMLOPS_CONTEXT_FLAG_QUIET};
+        if (runs[f].texel) setenv("DMLOPS_VK_TEXEL", runs[f].texel, 1);
+        dmlops_status st = dmlops_context_create(&d, &c);
+        if (st != DMLOPS_SUCCESS) {
+            d.flags = runs[f].flags; /* no validation layer here */
+            st = dmlops_context_create(&d, &c);
         }
-        random_suite(c, "random_reverse_subsequences", names[f], 0x5EED0101ull + (uint64_t)f, gen_reverse, 300, "random_vulkan_forced_paths");
-        random_suite(c, "random_slice1", names[f], 0x5EED0201ull + (uint64_t)f, gen_slice, 300, "random_vulkan_forced_paths");
-        random_suite(c, "random_one_hot", names[f], 0x5EED0301ull + (uint64_t)f, gen_one_hot, 300, "random_vulkan_forced_paths");
+        if (keep) setenv("DMLOPS_VK_TEXEL", keep, 1);
+        else unsetenv("DMLOPS_VK_TEXEL");
+        if (!CHECK_OK(st)) continue;
+        const uint64_t seed = (uint64_t)f;
+        random_suite(c, "random_reverse_subsequences", runs[f].name, 0x5EED0101ull + seed, gen_reverse, 300, "random_vulkan_forced_paths");
+        random_suite(c, "random_slice1", runs[f].name, 0x5EED0201ull + seed, gen_slice, 300, "random_vulkan_forced_paths");
+        random_suite(c, "random_one_hot", runs[f].name, 0x5EED0301ull + seed, gen_one_hot, 300, "random_vulkan_forced_paths");
         dmlops_context_info info;
         if (CHECK_OK(dmlops_context_get_info(c, &info)))
-            CHECK(info.debug_message_count == 0, "%s context: the validation layer reported %u messages", names[f],
+            CHECK(info.debug_message_count == 0, "%s context: the validation layer reported %u messages", runs[f].name,
                   info.debug_message_count);
         dmlops_context_destroy(c);
     }
+    free(keep);
 }
 
 /* CPU only: the same random cases on contexts whose engine runs on one thread, and on

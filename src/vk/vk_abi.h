@@ -47,11 +47,26 @@ _Static_assert(sizeof(dm_vk_push) <= 128, "push constants beyond the 128 bytes e
 _Static_assert(sizeof(dm_vk_push) == sizeof(((dm_vk_push *)0)->rem), "rem[] must alias the named members");
 
 /* Specialisation constant ids (GLSL: local_size_x_id, constant_id). */
-enum { DM_SPEC_WORKGROUP = 0, DM_SPEC_ESIZE = 1, DM_SPEC_RUN = 2, DM_SPEC_ROW_DIMS = 3, DM_SPEC_FAST = 4, DM_SPEC_COUNT = 5 };
+enum {
+    DM_SPEC_WORKGROUP = 0,
+    DM_SPEC_ESIZE = 1,
+    DM_SPEC_RUN = 2,
+    DM_SPEC_ROW_DIMS = 3,
+    DM_SPEC_FAST = 4,
+    DM_SPEC_TEXEL = 5,
+    DM_SPEC_COUNT = 6
+};
 
 /* Descriptor bindings: the parameter record (a uniform buffer), then one storage buffer
- * per data slot (1 + slot). */
-enum { DM_BINDING_PARAMS = 0, DM_BINDING_SLOT0 = 1 };
+ * per data slot (1 + slot), then the DST window as a storage texel buffer and the SRC
+ * window as a uniform texel buffer, both R32G32B32A32_UINT (the texel path, TEXEL). */
+enum {
+    DM_BINDING_PARAMS = 0,
+    DM_BINDING_SLOT0 = 1,
+    DM_BINDING_DST_TEXEL = 5,
+    DM_BINDING_SRC_TEXEL = 6,
+    DM_BINDING_COUNT = 7
+};
 
 /* Invocations per workgroup of the gather kernels on GPUs (dm_vk_limits.workgroup). */
 #define DM_VK_WORKGROUP 128u
@@ -67,7 +82,15 @@ typedef struct dm_vk_copy_push {
 } dm_vk_copy_push;
 #undef DM_VK_PUSH_MEMBER
 _Static_assert(sizeof(dm_vk_copy_push) <= 128, "push constants beyond the 128 bytes every Vulkan device offers");
-enum { DM_COPY_BINDING_DST = 0, DM_COPY_BINDING_SRC = 1, DM_COPY_BINDINGS = 2 };
+enum {
+    DM_COPY_BINDING_DST = 0,
+    DM_COPY_BINDING_SRC = 1,
+    DM_COPY_BINDING_DST_TEXEL = 2, /* the same windows as rgba32ui texel buffers (TEXEL) */
+    DM_COPY_BINDING_SRC_TEXEL = 3,
+    DM_COPY_BINDINGS = 4
+};
+/* Its one specialisation constant: TEXEL, the texel path of the gather kernels. */
+enum { DM_COPY_SPEC_TEXEL = 0 };
 /* One uvec4 per invocation, 64 invocations per workgroup, at most 65535 workgroups per
  * dispatch (every device's maxComputeWorkGroupCount[0]); the kernel strides past that. */
 #define DM_COPY_WORKGROUP 64u

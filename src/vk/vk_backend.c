@@ -38,8 +38,10 @@ static const dm_backend_vtbl dm_vk_vtbl = {
 dmlops_status dm_vk_context_setup(dmlops_context *ctx, dm_vk_ctx *vk, const dm_vk_params *params)
 {
     dm_vk_limits_init(&vk->dev.info, params, ctx->flags, &vk->dev.lim);
+    dm_vk_texel_init(&vk->dev.inst.vki, vk->dev.phys, params->texel, &vk->dev.lim);
     DM_TRY(dm_vk_submitter_init(&vk->dev, &ctx->lock, &vk->sub));
     DM_TRY(dm_vk_alloc(&vk->dev, 256, false, "creating the context", &vk->dummy));
+    DM_TRY(dm_vk_texel_view(&vk->dev, vk->dummy.buffer, 0, 256, "creating the context", &vk->dummy_view));
     DM_TRY(dm_vk_pipelines_init(&vk->dev, params->pipeline_cache_path, &vk->pipes));
     ctx->vt = &dm_vk_vtbl;
     return DMLOPS_SUCCESS;
@@ -50,6 +52,7 @@ void dm_vk_context_teardown(dm_vk_ctx *vk)
 {
     dm_vk_device_wait_idle(&vk->dev);
     dm_vk_pipelines_destroy(&vk->dev, &vk->pipes);
+    if (vk->dummy_view) vk->dev.vkd.DestroyBufferView(vk->dev.device, vk->dummy_view, NULL);
     dm_vk_free(&vk->dev, &vk->dummy);
     dm_vk_submitter_destroy(&vk->dev, &vk->sub);
     dm_vk_device_close(&vk->dev);

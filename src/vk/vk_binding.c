@@ -7,23 +7,39 @@
 #include "vk_record.h"
 #include "../fault.h"
 
+/* Destroys the texel views of the sets (the sets keep stale handles until rewritten). */
+static void dm_vk_table_drop_views(dmlops_binding_table *t)
+{
+    const dm_vk_device *d = &t->vk->dev;
+    for (uint32_t i = 0; t->views && i < 2 * t->capacity; i++) {
+        if (t->views[i]) d->vkd.DestroyBufferView(d->device, t->views[i], NULL);
+        t->views[i] = VK_NULL_HANDLE;
+    }
+}
+
 /* (Re)creates the descriptor pool with `capacity` sets. */
 static dmlops_status dm_vk_table_sets(dmlops_binding_table *t, uint32_t capacity)
 {
     dm_vk_device *d = &t->vk->dev;
+    dm_vk_table_drop_views(t);
     if (t->pool) d->vkd.DestroyDescriptorPool(d->device, t->pool, NULL);
     t->pool = VK_NULL_HANDLE;
     free(t->sets);
     free(t->push);
+    free(t->views);
     t->capacity = 0;
     t->sets = dm_calloc(capacity, sizeof *t->sets);
     t->push = dm_calloc(capacity, sizeof *t->push);
-    if (!t->sets || !t->push) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a binding table");
-    VkDescriptorPoolSize size[2] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, capacity},
-                                    {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, capacity * DM_SLOT_COUNT}};
+    t->views = dm_calloc(2 * (size_t)capacity, sizeof *t->views);
+    if (!t->sets || !t->push || !t->views)
+        return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a binding table");
+    VkDescriptorPoolSize size[4] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, capacity},
+                                    {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, capacity * DM_SLOT_COUNT},
+                                    {VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, capacity},
+                                    {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, capacity}};
     VkDescriptorPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
                                       .maxSets = capacity,
-                                      .poolSizeCount = 2,
+                                      .poolSizeCount = 4,
                                       .pPoolSizes = size};
     DM_VK_CALL(d, "creating a binding table", CreateDescriptorPool, (d->device, &pci, NULL, &t->pool));
     for (uint32_t i = 0; i < capacity; i++) {
@@ -70,9 +86,11 @@ void dm_vk_table_destroy(dmlops_binding_table *t)
 {
     if (!t) return;
     dm_vk_table_drop_split(t);
+    dm_vk_table_drop_views(t);
     if (t->pool) t->vk->dev.vkd.DestroyDescriptorPool(t->vk->dev.device, t->pool, NULL);
     free(t->sets);
     free(t->push);
+    free(t->views);
     free(t->regions);
     free(t->copies);
     free(t);
@@ -159,13 +177,15 @@ static dmlops_status dm_vk_table_split(dmlops_binding_table *t, const dm_gather 
 }
 
 /* Writes descriptor set p: the piece's parameter record, and each slot's window bound
- * at its aligned-down start, the remainder going to the push constants. */
-static void dm_vk_bind_piece(dmlops_binding_table *t, const dm_gather *g, const dmlops_binding *bind,
-                             const dm_vk_piece *piece, VkBuffer params, uint32_t p)
+ * at its aligned-down start, the remainder going to the push constants; on the texel
+ * path, the DST and SRC windows again as texel views of the same bytes. */
+static dmlops_status dm_vk_bind_piece(dmlops_binding_table *t, const dm_gather *g, const dmlops_binding *bind,
+                                      const dm_vk_piece *piece, VkBuffer params, uint32_t p)
 {
-    const dm_vk_ctx *vk = t->vk;
+    dm_vk_ctx *vk = t->vk;
     VkDescriptorBufferInfo info[1 + DM_SLOT_COUNT];
-    VkWriteDescriptorSet w[1 + DM_SLOT_COUNT];
+    VkWriteDescriptorSet w[DM_BINDING_COUNT];
+    VkBufferView *view = &t->views[2 * p];
     info[DM_BINDING_PARAMS] = (VkDescriptorBufferInfo){params, (uint64_t)p * DM_P_WORDS * 4, DM_P_WORDS * 4};
     for (int s = 0; s < DM_SLOT_COUNT; s++) {
         const dm_vk_span *span = &piece->span[s];
@@ -181,15 +201,40 @@ static void dm_vk_bind_piece(dmlops_binding_table *t, const dm_gather *g, const 
         dm_align_up_u64(lo + (span->hi - span->lo), 4, &hi); /* inside the segment: planned so */
         t->push[p].rem[s] = (uint32_t)(lo - aligned);
         info[DM_BINDING_SLOT0 + s] = (VkDescriptorBufferInfo){m->buffer, aligned, hi - aligned};
+        if (t->texel && (s == DM_SLOT_DST || s == DM_SLOT_SRC))
+            DM_TRY(dm_vk_texel_view(&vk->dev, m->buffer, aligned, hi - aligned, "binding texel views",
+                                    &view[s == DM_SLOT_DST ? 0 : 1]));
     }
-    for (uint32_t i = 0; i < 1 + DM_SLOT_COUNT; i++)
+    /* Same texel count as the storage window's uvec4 count, or the dummy when that is 0. */
+    const VkBufferView tv[2] = {view[0] ? view[0] : vk->dummy_view, view[1] ? view[1] : vk->dummy_view};
+    for (uint32_t i = 0; i < DM_BINDING_COUNT; i++)
         w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                       .dstSet = t->sets[p],
                                       .dstBinding = i,
                                       .descriptorCount = 1,
                                       .descriptorType = dm_vk_binding_type(i),
-                                      .pBufferInfo = &info[i]};
-    vk->dev.vkd.UpdateDescriptorSets(vk->dev.device, 1 + DM_SLOT_COUNT, w, 0, NULL);
+                                      .pBufferInfo = i < 1 + DM_SLOT_COUNT ? &info[i] : NULL,
+                                      .pTexelBufferView = i == DM_BINDING_DST_TEXEL   ? &tv[0]
+                                                          : i == DM_BINDING_SRC_TEXEL ? &tv[1]
+                                                                                      : NULL};
+    vk->dev.vkd.UpdateDescriptorSets(vk->dev.device, DM_BINDING_COUNT, w, 0, NULL);
+    return DMLOPS_SUCCESS;
+}
+
+/* Whether these bindings take the texel path, and the pipeline that goes with it: an
+ * operator planned for the texel path falls back to its storage-buffer pipeline when
+ * a bound buffer (an application's, wrapped) lacks texel usage. */
+static dmlops_status dm_vk_table_pipeline(dmlops_binding_table *t, dmlops_operator *op, const dmlops_binding *bind)
+{
+    dm_vk_op *o = op->impl;
+    const dm_gather *g = &o->plan.g;
+    bool texel = o->texel;
+    for (int s = DM_SLOT_DST; s <= DM_SLOT_SRC && texel; s++)
+        texel = g->binding[s] < 0 || dm_vkbuf(bind[g->binding[s]].buffer)->texel;
+    t->texel = texel;
+    t->pipeline = o->pipeline;
+    if (texel || !o->texel) return DMLOPS_SUCCESS;
+    return dm_vk_pipeline(&t->vk->dev, &t->vk->pipes, g->kernel, g->esize, g->rank, o->plan.fast, false, &t->pipeline);
 }
 
 dmlops_status dm_vk_table_bind(dmlops_binding_table *t, dmlops_operator *op, const dmlops_binding *bind)
@@ -232,7 +277,9 @@ dmlops_status dm_vk_table_bind(dmlops_binding_table *t, dmlops_operator *op, con
     }
     t->own_active = pieces == t->own_pieces;
     if (npieces > t->capacity) DM_TRY(dm_vk_table_sets(t, npieces));
-    for (uint32_t p = 0; p < npieces; p++) dm_vk_bind_piece(t, g, bind, &pieces[p], params, p);
+    DM_TRY(dm_vk_table_pipeline(t, op, bind));
+    dm_vk_table_drop_views(t);
+    for (uint32_t p = 0; p < npieces; p++) DM_TRY(dm_vk_bind_piece(t, g, bind, &pieces[p], params, p));
     t->path = DMLOPS_PATH_KERNEL;
     t->bound = true;
     return DMLOPS_SUCCESS;

@@ -55,6 +55,8 @@ DM_WRAP(CreateDescriptorSetLayout,
 DM_WRAP(CreateDescriptorPool,
         (VkDevice d, const VkDescriptorPoolCreateInfo *i, const VkAllocationCallbacks *a, VkDescriptorPool *o),
         (d, i, a, o), OOM_DEVICE)
+DM_WRAP(CreateBufferView, (VkDevice d, const VkBufferViewCreateInfo *i, const VkAllocationCallbacks *a, VkBufferView *o),
+        (d, i, a, o), OOM_HOST)
 DM_WRAP(AllocateDescriptorSets, (VkDevice d, const VkDescriptorSetAllocateInfo *i, VkDescriptorSet *o), (d, i, o),
         OOM_DEVICE)
 DM_WRAP(CreateCommandPool,
@@ -130,5 +132,6 @@ void dm_vk_fault_wrap_device(dm_vk_dtable *t)
     DM_SWAP(AllocateDescriptorSets) DM_SWAP(CreateCommandPool) DM_SWAP(AllocateCommandBuffers)
     DM_SWAP(BeginCommandBuffer) DM_SWAP(EndCommandBuffer) DM_SWAP(CreateQueryPool) DM_SWAP(CreateFence)
     DM_SWAP(ResetFences) DM_SWAP(QueueSubmit) DM_SWAP(WaitForFences) DM_SWAP(DeviceWaitIdle)
+    DM_SWAP(CreateBufferView)
 #undef DM_SWAP
 }

@@ -10,6 +10,7 @@
     X(DestroyInstance) X(EnumeratePhysicalDevices) X(GetPhysicalDeviceProperties)         \
     X(GetPhysicalDeviceProperties2) X(GetPhysicalDeviceFeatures2)                         \
     X(GetPhysicalDeviceQueueFamilyProperties) X(GetPhysicalDeviceMemoryProperties)        \
+    X(GetPhysicalDeviceFormatProperties)                                                  \
     X(CreateDevice) X(GetDeviceProcAddr) X(EnumerateDeviceExtensionProperties)
 
 #define DM_VK_DEVICE_FUNCS(X)                                                             \
@@ -26,7 +27,8 @@
     X(CmdBindDescriptorSets) X(CmdPushConstants) X(CmdDispatch) X(CmdCopyBuffer)          \
     X(CmdFillBuffer) X(CmdPipelineBarrier) X(CmdWriteTimestamp) X(CmdResetQueryPool)      \
     X(CreateQueryPool) X(DestroyQueryPool) X(GetQueryPoolResults) X(CreateFence)          \
-    X(DestroyFence) X(ResetFences) X(WaitForFences) X(QueueSubmit) X(DeviceWaitIdle)
+    X(DestroyFence) X(ResetFences) X(WaitForFences) X(QueueSubmit) X(DeviceWaitIdle)  \
+    X(CreateBufferView) X(DestroyBufferView)
 
 #define DM_VK_DECLARE(name) PFN_vk##name name;
 typedef struct dm_vk_itable {

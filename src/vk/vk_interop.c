@@ -39,7 +39,8 @@ dmlops_status dmlops_context_create_vulkan(const dmlops_vulkan_context_desc *des
     dmlops_status st = dm_vk_device_adopt(&vk->dev, gipa, desc->instance, desc->physical_device, desc->device,
                                           desc->queue, desc->queue_family_index, fn);
     dm_vk_params params = {.pipeline_cache_path = desc->pipeline_cache_path ? desc->pipeline_cache_path
-                                                                             : getenv("DMLOPS_PIPELINE_CACHE")};
+                                                                             : getenv("DMLOPS_PIPELINE_CACHE"),
+                             .texel = dm_env_texel()};
     if (st == DMLOPS_SUCCESS) st = dm_vk_context_setup(ctx, vk, &params);
     if (st != DMLOPS_SUCCESS) {
         dm_vk_context_teardown(vk); /* owns neither device nor instance: frees ours only */
@@ -76,7 +77,7 @@ dmlops_status dmlops_buffer_wrap_vulkan(dmlops_context *ctx, VkBuffer buffer, Vk
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
     }
     const VkBufferUsageFlags both = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    dm_vk_buffer_wrap(buffer, offset, (usage & both) == both, b);
+    dm_vk_buffer_wrap(buffer, offset, (usage & both) == both, (usage & DM_VK_TEXEL_USAGE) == DM_VK_TEXEL_USAGE, b);
     buf->ctx = ctx;
     buf->size = size;
     buf->impl = b;

@@ -30,7 +30,8 @@ dmlops_status dm_vk_alloc(dm_vk_device *d, uint64_t size, bool host_visible, con
     VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
                               .size = padded,
                               .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
-                                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                       DM_VK_TEXEL_USAGE,
                               .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
     DM_VK_CALL(d, what, CreateBuffer, (d->device, &bci, NULL, &m->buffer));
     VkMemoryRequirements req;
@@ -97,7 +98,7 @@ dmlops_status dm_vk_buffer_alloc(dm_vk_device *d, uint64_t size, dm_vk_buffer *b
         *unmapped |= st == DMLOPS_SUCCESS && !b->seg[i].map;
     }
     if (st != DMLOPS_SUCCESS) dm_vk_buffer_free(d, b);
-    b->transfer = st == DMLOPS_SUCCESS;
+    b->transfer = b->texel = st == DMLOPS_SUCCESS;
     return st;
 }
 
@@ -111,7 +112,7 @@ void dm_vk_buffer_free(const dm_vk_device *d, dm_vk_buffer *b)
     b->nseg = 0;
 }
 
-void dm_vk_buffer_wrap(VkBuffer buffer, uint64_t offset, bool transfer, dm_vk_buffer *b)
+void dm_vk_buffer_wrap(VkBuffer buffer, uint64_t offset, bool transfer, bool texel, dm_vk_buffer *b)
 {
     memset(b, 0, sizeof *b);
     b->one.buffer = buffer;
@@ -121,6 +122,21 @@ void dm_vk_buffer_wrap(VkBuffer buffer, uint64_t offset, bool transfer, dm_vk_bu
     b->offset = offset;
     b->wrapped = true;
     b->transfer = transfer;
+    b->texel = texel;
+}
+
+dmlops_status dm_vk_texel_view(dm_vk_device *d, VkBuffer buffer, uint64_t offset, uint64_t range, const char *what,
+                               VkBufferView *view)
+{
+    *view = VK_NULL_HANDLE;
+    if (range < 16) return DMLOPS_SUCCESS;
+    VkBufferViewCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO,
+                                 .buffer = buffer,
+                                 .format = VK_FORMAT_R32G32B32A32_UINT,
+                                 .offset = offset,
+                                 .range = range & ~15ull};
+    DM_VK_CALL(d, what, CreateBufferView, (d->device, &ci, NULL, view));
+    return DMLOPS_SUCCESS;
 }
 
 bool dm_vk_copy_next(const dm_vk_buffer *src, uint64_t *s_at, const dm_vk_buffer *dst, uint64_t *d_at, uint64_t *size,

@@ -14,7 +14,11 @@ typedef struct dm_vk_memory {
     uint64_t size;
 } dm_vk_memory;
 
-/* A VkBuffer of size bytes with storage and transfer usage, bound to its own memory:
+/* Both texel-buffer usages: every buffer the library allocates has them, so the kernels'
+ * texel path (dm_vk_limits.texel) can view it. */
+#define DM_VK_TEXEL_USAGE (VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT)
+
+/* A VkBuffer of size bytes with storage, transfer and texel usage, bound to its own memory:
  * host-visible when asked for (else device-local, and host-visible too on unified
  * memory). `what` names the caller's operation in messages. */
 dmlops_status dm_vk_alloc(dm_vk_device *d, uint64_t size, bool host_visible, const char *what, dm_vk_memory *m);
@@ -31,6 +35,7 @@ typedef struct dm_vk_buffer {
     uint64_t offset;           /* of the dmlops_buffer inside one.buffer (wrapped buffers) */
     bool wrapped;
     bool transfer;             /* usable by vkCmdCopyBuffer */
+    bool texel;                /* usable through texel views (DM_VK_TEXEL_USAGE) */
 } dm_vk_buffer;
 
 /* The segment holding byte `at` of the buffer, and the offset inside it (a wrapped
@@ -53,8 +58,15 @@ static inline uint64_t dm_vk_seg_room(const dm_vk_buffer *b, uint64_t at)
 dmlops_status dm_vk_buffer_alloc(dm_vk_device *d, uint64_t size, dm_vk_buffer *b, bool *unmapped);
 void dm_vk_buffer_free(const dm_vk_device *d, dm_vk_buffer *b);
 /* bytes [offset, ...) of an application's VkBuffer; `transfer` when it has both
- * TRANSFER_SRC and TRANSFER_DST usage. */
-void dm_vk_buffer_wrap(VkBuffer buffer, uint64_t offset, bool transfer, dm_vk_buffer *b);
+ * TRANSFER_SRC and TRANSFER_DST usage, `texel` when it has DM_VK_TEXEL_USAGE. */
+void dm_vk_buffer_wrap(VkBuffer buffer, uint64_t offset, bool transfer, bool texel, dm_vk_buffer *b);
+
+/* An R32G32B32A32_UINT view of bytes [offset, offset + range) of buffer, as many whole
+ * texels as fit; VK_NULL_HANDLE (and success) when none does, for the caller to bind
+ * the context's dummy view. offset must be a multiple of the texel alignment
+ * (dm_vk_limits.align on the texel path). */
+dmlops_status dm_vk_texel_view(dm_vk_device *d, VkBuffer buffer, uint64_t offset, uint64_t range, const char *what,
+                               VkBufferView *view);
 
 /* One vkCmdCopyBuffer's worth: a region between two VkBuffers. */
 typedef struct dm_vk_copy {

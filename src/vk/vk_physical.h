@@ -21,6 +21,7 @@ typedef struct dm_vk_limits {
     bool uma;                /* device-local memory is host-visible: no staging */
     uint64_t copy_min_bytes; /* shortest run worth a copy region */
     uint32_t flags;          /* the context's DMLOPS_CONTEXT_FLAG_*: KERNELS_ONLY, PREFER_COPY */
+    bool texel;              /* kernels move 16-byte vectors through texel buffers (TEXEL) */
 } dm_vk_limits;
 
 /* vk_properties.c */
@@ -35,6 +36,9 @@ uint32_t dm_vk_queue_families(const dm_vk_itable *vki, VkPhysicalDevice phys, Vk
 bool dm_vk_has_device_extension(const dm_vk_itable *vki, VkPhysicalDevice phys, const char *name);
 void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *params, uint32_t flags,
                        dm_vk_limits *lim);
+/* Decides lim->texel (want: -1 by device class, 0 off, 1 on where the device can) and
+ * narrows the alignment and window limits to what texel views allow. */
+void dm_vk_texel_init(const dm_vk_itable *vki, VkPhysicalDevice phys, int want, dm_vk_limits *lim);
 
 /* vk_select.c */
 /* Every device of an instance, described, with the default choices. */

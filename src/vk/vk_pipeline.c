@@ -87,13 +87,16 @@ static void dm_cache_save(const dm_vk_device *d, const dm_vk_pipelines *p)
 
 dmlops_status dm_vk_pipelines_init(dm_vk_device *d, const char *cache_path, dm_vk_pipelines *p)
 {
+    if (pthread_mutex_init(&p->lock, NULL) != 0)
+        return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a mutex");
+    p->lock_ready = true;
     if (cache_path && *cache_path && !(p->cache_path = strdup(cache_path)))
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
-    VkDescriptorSetLayoutBinding b[1 + DM_SLOT_COUNT];
-    for (uint32_t i = 0; i < 1 + DM_SLOT_COUNT; i++)
+    VkDescriptorSetLayoutBinding b[DM_BINDING_COUNT];
+    for (uint32_t i = 0; i < DM_BINDING_COUNT; i++)
         b[i] = (VkDescriptorSetLayoutBinding){i, dm_vk_binding_type(i), 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL};
     VkDescriptorSetLayoutCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                           .bindingCount = 1 + DM_SLOT_COUNT,
+                                           .bindingCount = DM_BINDING_COUNT,
                                            .pBindings = b};
     DM_VK_CALL(d, "creating pipeline layouts", CreateDescriptorSetLayout, (d->device, &dci, NULL, &p->set_layout));
     VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(dm_vk_push)};
@@ -125,11 +128,14 @@ void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p)
     for (int k = 0; k < DM_KERNEL_COUNT; k++) {
         for (int e = 0; e < 4; e++)
             for (int r = 0; r < 3; r++)
-                for (int f = 0; f < 2; f++)
-                    if (p->pipelines[k][e][r][f]) d->vkd.DestroyPipeline(d->device, p->pipelines[k][e][r][f], NULL);
+                for (int f = 0; f < 4; f++) {
+                    VkPipeline pl = p->pipelines[k][e][r][f >> 1][f & 1];
+                    if (pl) d->vkd.DestroyPipeline(d->device, pl, NULL);
+                }
         if (p->modules[k]) d->vkd.DestroyShaderModule(d->device, p->modules[k], NULL);
     }
-    if (p->copy_pipeline) d->vkd.DestroyPipeline(d->device, p->copy_pipeline, NULL);
+    for (int t = 0; t < 2; t++)
+        if (p->copy_pipeline[t]) d->vkd.DestroyPipeline(d->device, p->copy_pipeline[t], NULL);
     if (p->copy_module) d->vkd.DestroyShaderModule(d->device, p->copy_module, NULL);
     if (p->copy_layout) d->vkd.DestroyPipelineLayout(d->device, p->copy_layout, NULL);
     if (p->copy_set_layout) d->vkd.DestroyDescriptorSetLayout(d->device, p->copy_set_layout, NULL);
@@ -137,16 +143,17 @@ void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p)
     if (p->layout) d->vkd.DestroyPipelineLayout(d->device, p->layout, NULL);
     if (p->set_layout) d->vkd.DestroyDescriptorSetLayout(d->device, p->set_layout, NULL);
     free(p->cache_path);
+    if (p->lock_ready) pthread_mutex_destroy(&p->lock);
     memset(p, 0, sizeof *p);
 }
 
-dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, dm_kernel kernel, uint32_t esize, uint32_t rank,
-                             bool fast, VkPipeline *out)
+static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, dm_kernel kernel, uint32_t esize,
+                                         uint32_t rank, bool fast, bool texel, VkPipeline *out)
 {
     static const int32_t row_dims[3] = {1, 3, 7};
     uint32_t e = esize == 1 ? 0 : esize == 2 ? 1 : esize == 4 ? 2 : 3;
     uint32_t r = rank <= 2 ? 0 : rank <= 4 ? 1 : 2;
-    VkPipeline *slot = &p->pipelines[kernel][e][r][fast];
+    VkPipeline *slot = &p->pipelines[kernel][e][r][fast][texel];
     if (*slot) {
         *out = *slot;
         return DMLOPS_SUCCESS;
@@ -162,7 +169,8 @@ dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, dm_kernel kern
     spec[DM_SPEC_ESIZE] = esize;
     spec[DM_SPEC_RUN] = d->lim.run;
     spec[DM_SPEC_ROW_DIMS] = (uint32_t)row_dims[r];
-    spec[DM_SPEC_FAST] = fast; /* a VkBool32 */
+    spec[DM_SPEC_FAST] = fast;   /* a VkBool32 */
+    spec[DM_SPEC_TEXEL] = texel; /* a VkBool32 */
     VkSpecializationMapEntry entries[DM_SPEC_COUNT];
     for (uint32_t i = 0; i < DM_SPEC_COUNT; i++) entries[i] = (VkSpecializationMapEntry){i, i * 4, 4};
     VkSpecializationInfo si = {DM_SPEC_COUNT, entries, sizeof spec, spec};
@@ -180,18 +188,26 @@ dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, dm_kernel kern
     return DMLOPS_SUCCESS;
 }
 
-dmlops_status dm_vk_copy_pipeline(dm_vk_device *d, dm_vk_pipelines *p, VkPipeline *out)
+dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, dm_kernel kernel, uint32_t esize, uint32_t rank,
+                             bool fast, bool texel, VkPipeline *out)
+{
+    pthread_mutex_lock(&p->lock);
+    dmlops_status st = dm_vk_make_pipeline(d, p, kernel, esize, rank, fast, texel, out);
+    pthread_mutex_unlock(&p->lock);
+    return st;
+}
+
+static dmlops_status dm_vk_make_copy_pipeline(dm_vk_device *d, dm_vk_pipelines *p, bool texel, VkPipeline *out)
 {
     const char *what = "creating the compute copy";
-    if (p->copy_pipeline) {
-        *out = p->copy_pipeline;
+    if (p->copy_pipeline[texel]) {
+        *out = p->copy_pipeline[texel];
         return DMLOPS_SUCCESS;
     }
     if (!p->copy_set_layout) {
         VkDescriptorSetLayoutBinding b[DM_COPY_BINDINGS];
         for (uint32_t i = 0; i < DM_COPY_BINDINGS; i++)
-            b[i] = (VkDescriptorSetLayoutBinding){i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT,
-                                                  NULL};
+            b[i] = (VkDescriptorSetLayoutBinding){i, dm_vk_copy_binding_type(i), 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL};
         VkDescriptorSetLayoutCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
                                                .bindingCount = DM_COPY_BINDINGS,
                                                .pBindings = b};
@@ -212,14 +228,26 @@ dmlops_status dm_vk_copy_pipeline(dm_vk_device *d, dm_vk_pipelines *p, VkPipelin
                                         .pCode = dm_copy_kernel.code};
         DM_VK_CALL(d, what, CreateShaderModule, (d->device, &sci, NULL, &p->copy_module));
     }
+    const VkBool32 spec = texel;
+    const VkSpecializationMapEntry entry = {DM_COPY_SPEC_TEXEL, 0, sizeof spec};
+    const VkSpecializationInfo si = {1, &entry, sizeof spec, &spec};
     VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
                                       .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                                                 .stage = VK_SHADER_STAGE_COMPUTE_BIT,
                                                 .module = p->copy_module,
-                                                .pName = "main"},
+                                                .pName = "main",
+                                                .pSpecializationInfo = &si},
                                       .layout = p->copy_layout};
-    DM_VK_CALL(d, what, CreateComputePipelines, (d->device, p->cache, 1, &ci, NULL, &p->copy_pipeline));
+    DM_VK_CALL(d, what, CreateComputePipelines, (d->device, p->cache, 1, &ci, NULL, &p->copy_pipeline[texel]));
     p->count++;
-    *out = p->copy_pipeline;
+    *out = p->copy_pipeline[texel];
     return DMLOPS_SUCCESS;
+}
+
+dmlops_status dm_vk_copy_pipeline(dm_vk_device *d, dm_vk_pipelines *p, bool texel, VkPipeline *out)
+{
+    pthread_mutex_lock(&p->lock);
+    dmlops_status st = dm_vk_make_copy_pipeline(d, p, texel, out);
+    pthread_mutex_unlock(&p->lock);
+    return st;
 }

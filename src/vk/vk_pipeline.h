@@ -5,42 +5,61 @@
 #ifndef DM_VK_PIPELINE_H
 #define DM_VK_PIPELINE_H
 
+#include <pthread.h>
+
 #include "../gather.h"
 #include "vk_abi.h"
 #include "vk_device.h"
 
 /* The descriptor type of a gather kernel's binding (vk_abi.h): the parameter record is a
- * uniform buffer, the data slots storage buffers. */
+ * uniform buffer, the data slots storage buffers, then the texel views of DST and SRC. */
 static inline VkDescriptorType dm_vk_binding_type(uint32_t binding)
 {
-    return binding == DM_BINDING_PARAMS ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    return binding == DM_BINDING_PARAMS      ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+           : binding == DM_BINDING_DST_TEXEL ? VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER
+           : binding == DM_BINDING_SRC_TEXEL ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+                                             : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+}
+
+/* The compute copy's bindings (vk_abi.h): Dst and Src storage buffers, then their views. */
+static inline VkDescriptorType dm_vk_copy_binding_type(uint32_t binding)
+{
+    return binding == DM_COPY_BINDING_DST_TEXEL   ? VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER
+           : binding == DM_COPY_BINDING_SRC_TEXEL ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+                                                  : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
 
 typedef struct dm_vk_pipelines {
-    VkDescriptorSetLayout set_layout; /* binding 0: parameters; 1 + slot: the data slots */
+    VkDescriptorSetLayout set_layout; /* DM_BINDING_COUNT bindings (dm_vk_binding_type) */
     VkPipelineLayout layout;          /* that set, and the push constants (vk_abi.h) */
     VkPipelineCache cache;
     char *cache_path;
     VkShaderModule modules[DM_KERNEL_COUNT];
-    VkPipeline pipelines[DM_KERNEL_COUNT][4][3][2]; /* by log2(esize), row-dimension bucket, FAST */
+    VkPipeline pipelines[DM_KERNEL_COUNT][4][3][2][2]; /* by log2(esize), row-dimension bucket, FAST, TEXEL */
     uint32_t count;
-    /* The compute copy (glsl/copy.comp): bindings Dst, Src; push constants dm_vk_copy_push. */
+    /* The compute copy (glsl/copy.comp): bindings Dst, Src and their texel views; push
+     * constants dm_vk_copy_push; a pipeline per TEXEL. */
     VkDescriptorSetLayout copy_set_layout;
     VkPipelineLayout copy_layout;
     VkShaderModule copy_module;
-    VkPipeline copy_pipeline;
+    VkPipeline copy_pipeline[2];
+    /* Guards the lazily made modules and pipelines: binding a table (no context lock)
+     * may need the storage-buffer variant of a texel-path operator. Taken after the
+     * context lock, never before it. */
+    pthread_mutex_t lock;
+    bool lock_ready;
 } dm_vk_pipelines;
 
 /* cache_path NULL or "": no cache file. */
 dmlops_status dm_vk_pipelines_init(dm_vk_device *d, const char *cache_path, dm_vk_pipelines *p);
 /* Saves the cache (when a file is named), then destroys everything. */
 void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p);
-/* The pipeline of a kernel for elements of esize bytes, a collapsed rank and the fast
- * path or not. Called with the context lock held. */
+/* The pipeline of a kernel for elements of esize bytes, a collapsed rank, the fast path
+ * or not, and the texel path or not; made on first use. Thread-safe. */
 dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, dm_kernel kernel, uint32_t esize, uint32_t rank,
-                             bool fast, VkPipeline *out);
-/* The compute copy's pipeline (its layouts are p->copy_*), made on first use. Called with
- * the context lock held. */
-dmlops_status dm_vk_copy_pipeline(dm_vk_device *d, dm_vk_pipelines *p, VkPipeline *out);
+                             bool fast, bool texel, VkPipeline *out);
+/* The compute copy's pipeline (its layouts are p->copy_*) on the texel path or not, made
+ * on first use. Thread-safe. */
+dmlops_status dm_vk_copy_pipeline(dm_vk_device *d, dm_vk_pipelines *p, bool texel, VkPipeline *out);
 
 #endif

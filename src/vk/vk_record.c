@@ -16,7 +16,7 @@ void dm_vk_record(const dmlops_binding_table *t, VkCommandBuffer cmd)
     const dm_vk_piece *pieces = t->own_active ? t->own_pieces : o->plan.pieces;
     uint32_t npieces = t->own_active ? t->own_npieces : o->plan.npieces;
     VkPipelineLayout layout = t->vk->pipes.layout;
-    d->vkd.CmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, o->pipeline);
+    d->vkd.CmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, t->pipeline);
     for (uint32_t p = 0; p < npieces; p++) {
         /* Kernels loop over their units, so any size fits one capped grid. */
         uint64_t groups = (pieces[p].runs + d->lim.workgroup - 1) / d->lim.workgroup;

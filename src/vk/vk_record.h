@@ -15,7 +15,8 @@
 typedef struct dm_vk_op {
     dm_vk_plan plan;             /* params already uploaded and freed */
     dm_vk_memory params;         /* DM_P_WORDS words per piece */
-    VkPipeline pipeline;
+    VkPipeline pipeline;         /* on the texel path when the device takes it (texel) */
+    bool texel;
     dmlops_binding_table *table; /* for dmlops_operator_execute, made on first use */
 } dm_vk_op;
 
@@ -25,7 +26,10 @@ struct dmlops_binding_table {
     VkDescriptorPool pool;
     VkDescriptorSet *sets;
     dm_vk_push *push;          /* per piece */
+    VkBufferView *views;       /* per set: DST, SRC texel views, VK_NULL_HANDLE where none */
     uint32_t capacity;         /* sets */
+    VkPipeline pipeline;       /* the operator's, or its storage-buffer variant (!texel) */
+    bool texel;                /* the sets carry texel views: device and buffers allow it */
     VkBufferCopy *regions;     /* absolute, copy path */
     uint32_t region_capacity, nregions;
     VkBuffer copy_src, copy_dst;
@@ -67,7 +71,9 @@ typedef struct dm_vk_compute_copy {
     VkDescriptorSet *sets;
     dm_vk_copy_push *push;
     uint32_t *groups;
+    VkBufferView *views;         /* per set: DST, SRC (texel path), VK_NULL_HANDLE otherwise */
     uint32_t n;
+    bool texel;                  /* the texel path: the device takes it and both buffers allow it */
 } dm_vk_compute_copy;
 /* size bytes from byte s_at of src to byte d_at of dst; all three multiples of 16. */
 dmlops_status dm_vk_compute_copy_create(dm_vk_ctx *vk, const dm_vk_buffer *dst, uint64_t d_at, const dm_vk_buffer *src,
