@@ -27,13 +27,14 @@ layout(constant_id = 3) const int ROW_DIMS = 7;
 // source (rows that run forwards or backwards, ONE_HOT's Off/On patterns). The host sets
 // it when the gather fits; otherwise the general element-and-word path runs.
 layout(constant_id = 4) const bool FAST = false;
-// The 16-byte vectors of the hot loops move through texel buffers (Dst4T, Src4T: the same
-// windows as Dst4 and Src4, seen as rgba32ui texels) instead of storage buffers. lavapipe
-// fetches and stores a texel with vector code but loads a storage-buffer uvec4 lane by
-// lane, component by component: a texel copy runs 2.5x faster there (docs/performance.md).
-// The host sets it per device class (dm_vk_limits.texel), and every bound texel view holds
+// The hot loops load their 16-byte source vectors from a texel buffer (Src4T: the same
+// window as Src4, seen as rgba32ui texels) instead of the storage buffer. lavapipe fetches
+// a texel with vector code but loads a storage-buffer uvec4 lane by lane, component by
+// component: a copy with texel loads and storage-buffer stores runs 3.5x faster there
+// (docs/design.md; texel stores were slower than storage-buffer stores, so stores stay).
+// The host sets it per device class (dm_vk_limits.texel), and the bound texel view holds
 // exactly as many texels as the storage-buffer window holds uvec4s, or is a dummy when
-// that number is 0, so the bounds checks against dst4 / src4 cover both.
+// that number is 0, so the bounds checks against src4 cover both.
 layout(constant_id = 5) const bool TEXEL = false;
 
 // The piece's parameter record, a uniform buffer: every word the kernels read is at an
@@ -50,8 +51,7 @@ layout(std430, set = 0, binding = 1) buffer Dst4 { uvec4 dst4[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Src4 { uvec4 src4[]; };
 // 8-byte elements as one access each (their addresses are multiples of 8 in the window).
 layout(std430, set = 0, binding = 2) readonly buffer Src2 { uvec2 src2[]; };
-layout(set = 0, binding = 5, rgba32ui) uniform writeonly uimageBuffer Dst4T;
-layout(set = 0, binding = 6) uniform usamplerBuffer Src4T;
+layout(set = 0, binding = 5) uniform usamplerBuffer Src4T;
 layout(std430, set = 0, binding = 3) readonly buffer Aux { uint aux[]; };
 layout(std430, set = 0, binding = 4) readonly buffer Aux2 { uint aux2[]; };
 
@@ -71,17 +71,12 @@ const uint P_RANK = 0u, P_UNITS = 1u, P_MODE = 2u, P_PER_ROW = 3u, P_AXIS = 4u, 
 const uint MODE_ELEMENT = 0u, MODE_VEC = 1u;
 const uint NO_AXIS = 0xffffffffu;
 
-// Source vector q and destination vector q, through whichever path TEXEL chose (the
-// caller has checked q against src4.length() / dst4.length()).
+// Source vector q, through whichever path TEXEL chose (the caller has checked q against
+// src4.length()).
 uvec4 read4(uint q)
 {
     if (TEXEL) return texelFetch(Src4T, int(q));
     return src4[q];
-}
-void write4(uint q, uvec4 v)
-{
-    if (TEXEL) imageStore(Dst4T, int(q), v);
-    else dst4[q] = v;
 }
 
 // An element of ESIZE bytes at byte address a, as up to two words.

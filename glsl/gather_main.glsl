@@ -83,7 +83,7 @@ void unit(uint k, uint db, uint sb, uint ab, uint row_axis, bool vec_mode, uint 
     uvec4 v;
     if (cb >= db && cb + 16u <= row_end && chunk < uint(dst4.length()) &&
         fetch_vec(sb, ab, row_axis, (cb - db) / ESIZE, v)) {
-        write4(chunk, v);
+        dst4[chunk] = v;
         return;
     }
     for (uint q = 0u; q < 4u; q++) word_unit(chunk * 4u + q, db, sb, ab, row_axis, row_end, emask);
@@ -158,7 +158,7 @@ uint fast_row(uint k, uint db, uint sb, uint ab, uint row_axis, uint m)
     for (uint ch = c0; ch < c1; ch++) {
         const uint cb = ch * 16u;
         uvec4 v;
-        if (cb >= db && cb + 16u <= row_end && ch < len4 && chunk_vec((cb - db) / ESIZE, v)) write4(ch, v);
+        if (cb >= db && cb + 16u <= row_end && ch < len4 && chunk_vec((cb - db) / ESIZE, v)) dst4[ch] = v;
         else slow |= 1u << (ch - c0);
     }
     return slow;

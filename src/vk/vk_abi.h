@@ -58,15 +58,9 @@ enum {
 };
 
 /* Descriptor bindings: the parameter record (a uniform buffer), then one storage buffer
- * per data slot (1 + slot), then the DST window as a storage texel buffer and the SRC
- * window as a uniform texel buffer, both R32G32B32A32_UINT (the texel path, TEXEL). */
-enum {
-    DM_BINDING_PARAMS = 0,
-    DM_BINDING_SLOT0 = 1,
-    DM_BINDING_DST_TEXEL = 5,
-    DM_BINDING_SRC_TEXEL = 6,
-    DM_BINDING_COUNT = 7
-};
+ * per data slot (1 + slot), then the SRC window as an R32G32B32A32_UINT uniform texel
+ * buffer (the texel path, TEXEL). */
+enum { DM_BINDING_PARAMS = 0, DM_BINDING_SLOT0 = 1, DM_BINDING_SRC_TEXEL = 5, DM_BINDING_COUNT = 6 };
 
 /* Invocations per workgroup of the gather kernels on GPUs (dm_vk_limits.workgroup). */
 #define DM_VK_WORKGROUP 128u
@@ -85,9 +79,8 @@ _Static_assert(sizeof(dm_vk_copy_push) <= 128, "push constants beyond the 128 by
 enum {
     DM_COPY_BINDING_DST = 0,
     DM_COPY_BINDING_SRC = 1,
-    DM_COPY_BINDING_DST_TEXEL = 2, /* the same windows as rgba32ui texel buffers (TEXEL) */
-    DM_COPY_BINDING_SRC_TEXEL = 3,
-    DM_COPY_BINDINGS = 4
+    DM_COPY_BINDING_SRC_TEXEL = 2, /* Src again, as an rgba32ui uniform texel buffer (TEXEL) */
+    DM_COPY_BINDINGS = 3
 };
 /* Its one specialisation constant: TEXEL, the texel path of the gather kernels. */
 enum { DM_COPY_SPEC_TEXEL = 0 };

@@ -11,7 +11,7 @@
 static void dm_vk_table_drop_views(dmlops_binding_table *t)
 {
     const dm_vk_device *d = &t->vk->dev;
-    for (uint32_t i = 0; t->views && i < 2 * t->capacity; i++) {
+    for (uint32_t i = 0; t->views && i < t->capacity; i++) {
         if (t->views[i]) d->vkd.DestroyBufferView(d->device, t->views[i], NULL);
         t->views[i] = VK_NULL_HANDLE;
     }
@@ -30,16 +30,15 @@ static dmlops_status dm_vk_table_sets(dmlops_binding_table *t, uint32_t capacity
     t->capacity = 0;
     t->sets = dm_calloc(capacity, sizeof *t->sets);
     t->push = dm_calloc(capacity, sizeof *t->push);
-    t->views = dm_calloc(2 * (size_t)capacity, sizeof *t->views);
+    t->views = dm_calloc(capacity, sizeof *t->views);
     if (!t->sets || !t->push || !t->views)
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a binding table");
-    VkDescriptorPoolSize size[4] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, capacity},
+    VkDescriptorPoolSize size[3] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, capacity},
                                     {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, capacity * DM_SLOT_COUNT},
-                                    {VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, capacity},
                                     {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, capacity}};
     VkDescriptorPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
                                       .maxSets = capacity,
-                                      .poolSizeCount = 4,
+                                      .poolSizeCount = 3,
                                       .pPoolSizes = size};
     DM_VK_CALL(d, "creating a binding table", CreateDescriptorPool, (d->device, &pci, NULL, &t->pool));
     for (uint32_t i = 0; i < capacity; i++) {
@@ -178,14 +177,14 @@ static dmlops_status dm_vk_table_split(dmlops_binding_table *t, const dm_gather 
 
 /* Writes descriptor set p: the piece's parameter record, and each slot's window bound
  * at its aligned-down start, the remainder going to the push constants; on the texel
- * path, the DST and SRC windows again as texel views of the same bytes. */
+ * path, the SRC window again as a texel view of the same bytes. */
 static dmlops_status dm_vk_bind_piece(dmlops_binding_table *t, const dm_gather *g, const dmlops_binding *bind,
                                       const dm_vk_piece *piece, VkBuffer params, uint32_t p)
 {
     dm_vk_ctx *vk = t->vk;
     VkDescriptorBufferInfo info[1 + DM_SLOT_COUNT];
     VkWriteDescriptorSet w[DM_BINDING_COUNT];
-    VkBufferView *view = &t->views[2 * p];
+    VkBufferView *view = &t->views[p];
     info[DM_BINDING_PARAMS] = (VkDescriptorBufferInfo){params, (uint64_t)p * DM_P_WORDS * 4, DM_P_WORDS * 4};
     for (int s = 0; s < DM_SLOT_COUNT; s++) {
         const dm_vk_span *span = &piece->span[s];
@@ -201,12 +200,11 @@ static dmlops_status dm_vk_bind_piece(dmlops_binding_table *t, const dm_gather *
         dm_align_up_u64(lo + (span->hi - span->lo), 4, &hi); /* inside the segment: planned so */
         t->push[p].rem[s] = (uint32_t)(lo - aligned);
         info[DM_BINDING_SLOT0 + s] = (VkDescriptorBufferInfo){m->buffer, aligned, hi - aligned};
-        if (t->texel && (s == DM_SLOT_DST || s == DM_SLOT_SRC))
-            DM_TRY(dm_vk_texel_view(&vk->dev, m->buffer, aligned, hi - aligned, "binding texel views",
-                                    &view[s == DM_SLOT_DST ? 0 : 1]));
+        if (t->texel && s == DM_SLOT_SRC)
+            DM_TRY(dm_vk_texel_view(&vk->dev, m->buffer, aligned, hi - aligned, "binding a texel view", view));
     }
     /* Same texel count as the storage window's uvec4 count, or the dummy when that is 0. */
-    const VkBufferView tv[2] = {view[0] ? view[0] : vk->dummy_view, view[1] ? view[1] : vk->dummy_view};
+    const VkBufferView tv = *view ? *view : vk->dummy_view;
     for (uint32_t i = 0; i < DM_BINDING_COUNT; i++)
         w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                       .dstSet = t->sets[p],
@@ -214,9 +212,7 @@ static dmlops_status dm_vk_bind_piece(dmlops_binding_table *t, const dm_gather *
                                       .descriptorCount = 1,
                                       .descriptorType = dm_vk_binding_type(i),
                                       .pBufferInfo = i < 1 + DM_SLOT_COUNT ? &info[i] : NULL,
-                                      .pTexelBufferView = i == DM_BINDING_DST_TEXEL   ? &tv[0]
-                                                          : i == DM_BINDING_SRC_TEXEL ? &tv[1]
-                                                                                      : NULL};
+                                      .pTexelBufferView = i == DM_BINDING_SRC_TEXEL ? &tv : NULL};
     vk->dev.vkd.UpdateDescriptorSets(vk->dev.device, DM_BINDING_COUNT, w, 0, NULL);
     return DMLOPS_SUCCESS;
 }
@@ -228,9 +224,7 @@ static dmlops_status dm_vk_table_pipeline(dmlops_binding_table *t, dmlops_operat
 {
     dm_vk_op *o = op->impl;
     const dm_gather *g = &o->plan.g;
-    bool texel = o->texel;
-    for (int s = DM_SLOT_DST; s <= DM_SLOT_SRC && texel; s++)
-        texel = g->binding[s] < 0 || dm_vkbuf(bind[g->binding[s]].buffer)->texel;
+    const bool texel = o->texel && (g->binding[DM_SLOT_SRC] < 0 || dm_vkbuf(bind[g->binding[DM_SLOT_SRC]].buffer)->texel);
     t->texel = texel;
     t->pipeline = o->pipeline;
     if (texel || !o->texel) return DMLOPS_SUCCESS;

@@ -36,7 +36,7 @@ void dm_vk_compute_copy_destroy(dm_vk_compute_copy *c)
 {
     if (!c) return;
     const dm_vk_device *d = &c->vk->dev;
-    for (uint32_t i = 0; c->views && i < 2 * c->n; i++)
+    for (uint32_t i = 0; c->views && i < c->n; i++)
         if (c->views[i]) d->vkd.DestroyBufferView(d->device, c->views[i], NULL);
     free(c->views);
     if (c->pool) d->vkd.DestroyDescriptorPool(d->device, c->pool, NULL);
@@ -47,7 +47,7 @@ void dm_vk_compute_copy_destroy(dm_vk_compute_copy *c)
 }
 
 /* Writes set i: both windows bound at their aligned-down starts, as storage buffers and,
- * on the texel path, as texel views of the same bytes. */
+ * on the texel path, the source again as a texel view of the same bytes. */
 static dmlops_status dm_cc_bind(dm_vk_compute_copy *c, uint32_t i, const dm_cc_piece *p)
 {
     dm_vk_device *d = &c->vk->dev;
@@ -56,13 +56,10 @@ static dmlops_status dm_cc_bind(dm_vk_compute_copy *c, uint32_t i, const dm_cc_p
     VkDescriptorBufferInfo info[DM_COPY_BINDINGS];
     info[DM_COPY_BINDING_DST] = (VkDescriptorBufferInfo){p->dst, da, p->d_off - da + p->bytes};
     info[DM_COPY_BINDING_SRC] = (VkDescriptorBufferInfo){p->src, sa, p->s_off - sa + p->bytes};
-    VkBufferView *view = &c->views[2 * i];
-    const char *what = "dmlops_command_list_record_compute_copy";
-    if (c->texel) {
-        DM_TRY(dm_vk_texel_view(d, p->dst, da, info[DM_COPY_BINDING_DST].range, what, &view[0]));
-        DM_TRY(dm_vk_texel_view(d, p->src, sa, info[DM_COPY_BINDING_SRC].range, what, &view[1]));
-    }
-    const VkBufferView tv[2] = {view[0] ? view[0] : c->vk->dummy_view, view[1] ? view[1] : c->vk->dummy_view};
+    if (c->texel)
+        DM_TRY(dm_vk_texel_view(d, p->src, sa, info[DM_COPY_BINDING_SRC].range, "dmlops_command_list_record_compute_copy",
+                                &c->views[i]));
+    const VkBufferView tv = c->views[i] ? c->views[i] : c->vk->dummy_view;
     VkWriteDescriptorSet w[DM_COPY_BINDINGS];
     for (uint32_t b = 0; b < DM_COPY_BINDINGS; b++)
         w[b] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
@@ -71,7 +68,7 @@ static dmlops_status dm_cc_bind(dm_vk_compute_copy *c, uint32_t i, const dm_cc_p
                                       .descriptorCount = 1,
                                       .descriptorType = dm_vk_copy_binding_type(b),
                                       .pBufferInfo = b < 2 ? &info[b] : NULL,
-                                      .pTexelBufferView = b < 2 ? NULL : &tv[b - 2]};
+                                      .pTexelBufferView = b < 2 ? NULL : &tv};
     d->vkd.UpdateDescriptorSets(d->device, DM_COPY_BINDINGS, w, 0, NULL);
     c->push[i] = (dm_vk_copy_push){(uint32_t)((p->d_off - da) / 16), (uint32_t)((p->s_off - sa) / 16),
                                    (uint32_t)(p->bytes / 16)};
@@ -83,12 +80,11 @@ static dmlops_status dm_cc_fill(dm_vk_compute_copy *c, const dm_cc_piece *pieces
 {
     dm_vk_device *d = &c->vk->dev;
     const char *what = "dmlops_command_list_record_compute_copy";
-    VkDescriptorPoolSize size[3] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, c->n * 2},
-                                    {VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, c->n},
+    VkDescriptorPoolSize size[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, c->n * 2},
                                     {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, c->n}};
     VkDescriptorPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
                                       .maxSets = c->n,
-                                      .poolSizeCount = 3,
+                                      .poolSizeCount = 2,
                                       .pPoolSizes = size};
     DM_VK_CALL(d, what, CreateDescriptorPool, (d->device, &pci, NULL, &c->pool));
     for (uint32_t i = 0; i < c->n; i++) {
@@ -110,14 +106,14 @@ dmlops_status dm_vk_compute_copy_create(dm_vk_ctx *vk, const dm_vk_buffer *dst, 
     dm_vk_compute_copy *c = dm_calloc(1, sizeof *c);
     if (!c) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
     c->vk = vk;
-    c->texel = d->lim.texel && dst->texel && src->texel;
+    c->texel = d->lim.texel && src->texel;
     dmlops_status st = dm_vk_copy_pipeline(d, &vk->pipes, c->texel, &c->pipeline);
     c->n = dm_cc_pieces(&d->lim, dst, d_at, src, s_at, size, NULL);
     dm_cc_piece *pieces = st == DMLOPS_SUCCESS ? dm_calloc(c->n, sizeof *pieces) : NULL;
     c->sets = dm_calloc(c->n, sizeof *c->sets);
     c->push = dm_calloc(c->n, sizeof *c->push);
     c->groups = dm_calloc(c->n, sizeof *c->groups);
-    c->views = dm_calloc(2 * (size_t)c->n, sizeof *c->views);
+    c->views = dm_calloc(c->n, sizeof *c->views);
     if (st == DMLOPS_SUCCESS && (!pieces || !c->sets || !c->push || !c->groups || !c->views))
         st = dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
     if (st == DMLOPS_SUCCESS) {

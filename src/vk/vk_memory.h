@@ -14,9 +14,9 @@ typedef struct dm_vk_memory {
     uint64_t size;
 } dm_vk_memory;
 
-/* Both texel-buffer usages: every buffer the library allocates has them, so the kernels'
- * texel path (dm_vk_limits.texel) can view it. */
-#define DM_VK_TEXEL_USAGE (VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT)
+/* Every buffer the library allocates can be viewed as a uniform texel buffer, which the
+ * kernels' texel path (dm_vk_limits.texel) reads sources through. */
+#define DM_VK_TEXEL_USAGE VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT
 
 /* A VkBuffer of size bytes with storage, transfer and texel usage, bound to its own memory:
  * host-visible when asked for (else device-local, and host-visible too on unified

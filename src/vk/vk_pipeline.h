@@ -12,21 +12,19 @@
 #include "vk_device.h"
 
 /* The descriptor type of a gather kernel's binding (vk_abi.h): the parameter record is a
- * uniform buffer, the data slots storage buffers, then the texel views of DST and SRC. */
+ * uniform buffer, the data slots storage buffers, then the texel view of SRC. */
 static inline VkDescriptorType dm_vk_binding_type(uint32_t binding)
 {
     return binding == DM_BINDING_PARAMS      ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-           : binding == DM_BINDING_DST_TEXEL ? VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER
            : binding == DM_BINDING_SRC_TEXEL ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
                                              : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
 
-/* The compute copy's bindings (vk_abi.h): Dst and Src storage buffers, then their views. */
+/* The compute copy's bindings (vk_abi.h): Dst and Src storage buffers, then Src's view. */
 static inline VkDescriptorType dm_vk_copy_binding_type(uint32_t binding)
 {
-    return binding == DM_COPY_BINDING_DST_TEXEL   ? VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER
-           : binding == DM_COPY_BINDING_SRC_TEXEL ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
-                                                  : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    return binding == DM_COPY_BINDING_SRC_TEXEL ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+                                                : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
 
 typedef struct dm_vk_pipelines {
@@ -37,7 +35,7 @@ typedef struct dm_vk_pipelines {
     VkShaderModule modules[DM_KERNEL_COUNT];
     VkPipeline pipelines[DM_KERNEL_COUNT][4][3][2][2]; /* by log2(esize), row-dimension bucket, FAST, TEXEL */
     uint32_t count;
-    /* The compute copy (glsl/copy.comp): bindings Dst, Src and their texel views; push
+    /* The compute copy (glsl/copy.comp): bindings Dst, Src and Src's texel view; push
      * constants dm_vk_copy_push; a pipeline per TEXEL. */
     VkDescriptorSetLayout copy_set_layout;
     VkPipelineLayout copy_layout;

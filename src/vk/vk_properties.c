@@ -174,13 +174,13 @@ void dm_vk_texel_init(const dm_vk_itable *vki, VkPhysicalDevice phys, int want, 
     VkFormatProperties f;
     vki->GetPhysicalDeviceProperties(phys, &p);
     vki->GetPhysicalDeviceFormatProperties(phys, VK_FORMAT_R32G32B32A32_UINT, &f);
-    /* Both features are mandatory for this format; checked all the same. */
-    const VkFormatFeatureFlags need = VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT | VK_FORMAT_FEATURE_STORAGE_TEXEL_BUFFER_BIT;
+    /* Mandatory for this format; checked all the same. */
+    const VkFormatFeatureFlags need = VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT;
     const uint64_t texels = p.limits.maxTexelBufferElements;
     const bool able = (f.bufferFeatures & need) == need && texels >= 1024 && p.limits.minTexelBufferOffsetAlignment <= 256;
-    /* By device class: lavapipe runs a texel copy 2.5x faster than a storage-buffer copy
-     * (it loads storage buffers lane by lane; docs/performance.md). GPUs keep storage
-     * buffers until a measurement on one says otherwise. */
+    /* By device class: lavapipe runs a copy 3.5x faster with texel loads than with
+     * storage-buffer loads (it loads storage buffers lane by lane; docs/design.md). GPUs
+     * keep storage buffers until a measurement on one says otherwise. */
     lim->texel = able && (want < 0 ? p.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU : want > 0);
     if (!lim->texel) return;
     lim->align = dm_max_u64(lim->align, p.limits.minTexelBufferOffsetAlignment);

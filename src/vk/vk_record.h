@@ -26,7 +26,7 @@ struct dmlops_binding_table {
     VkDescriptorPool pool;
     VkDescriptorSet *sets;
     dm_vk_push *push;          /* per piece */
-    VkBufferView *views;       /* per set: DST, SRC texel views, VK_NULL_HANDLE where none */
+    VkBufferView *views;       /* per set: the SRC texel view, VK_NULL_HANDLE where none */
     uint32_t capacity;         /* sets */
     VkPipeline pipeline;       /* the operator's, or its storage-buffer variant (!texel) */
     bool texel;                /* the sets carry texel views: device and buffers allow it */
@@ -71,7 +71,7 @@ typedef struct dm_vk_compute_copy {
     VkDescriptorSet *sets;
     dm_vk_copy_push *push;
     uint32_t *groups;
-    VkBufferView *views;         /* per set: DST, SRC (texel path), VK_NULL_HANDLE otherwise */
+    VkBufferView *views;         /* per set: the source's texel view, VK_NULL_HANDLE off the texel path */
     uint32_t n;
     bool texel;                  /* the texel path: the device takes it and both buffers allow it */
 } dm_vk_compute_copy;
