@@ -224,10 +224,11 @@ static dmlops_status dm_vk_table_pipeline(dmlops_binding_table *t, dmlops_operat
 {
     dm_vk_op *o = op->impl;
     const dm_gather *g = &o->plan.g;
-    const bool texel = o->texel && (g->binding[DM_SLOT_SRC] < 0 || dm_vkbuf(bind[g->binding[DM_SLOT_SRC]].buffer)->texel);
+    const bool device = t->vk->dev.lim.texel; /* o->pipeline is on the texel path */
+    const bool texel = device && (g->binding[DM_SLOT_SRC] < 0 || dm_vkbuf(bind[g->binding[DM_SLOT_SRC]].buffer)->texel);
     t->texel = texel;
     t->pipeline = o->pipeline;
-    if (texel || !o->texel) return DMLOPS_SUCCESS;
+    if (texel || !device) return DMLOPS_SUCCESS;
     return dm_vk_pipeline(&t->vk->dev, &t->vk->pipes, g->kernel, g->esize, g->rank, o->plan.fast, false, &t->pipeline);
 }
 

@@ -85,6 +85,33 @@ static void dm_cache_save(const dm_vk_device *d, const dm_vk_pipelines *p)
     free(data);
 }
 
+/* A descriptor-set layout of `count` compute bindings typed by type(i), and a pipeline
+ * layout of that set and push_bytes of push constants; each made unless it exists. */
+static dmlops_status dm_vk_layouts(dm_vk_device *d, const char *what, uint32_t count, VkDescriptorType (*type)(uint32_t),
+                                   uint32_t push_bytes, VkDescriptorSetLayout *set_layout, VkPipelineLayout *layout)
+{
+    if (!*set_layout) {
+        VkDescriptorSetLayoutBinding b[8];
+        for (uint32_t i = 0; i < count && i < 8; i++)
+            b[i] = (VkDescriptorSetLayoutBinding){i, type(i), 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL};
+        VkDescriptorSetLayoutCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                               .bindingCount = count < 8 ? count : 8,
+                                               .pBindings = b};
+        DM_VK_CALL(d, what, CreateDescriptorSetLayout, (d->device, &dci, NULL, set_layout));
+    }
+    if (!*layout) {
+        VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes};
+        VkPipelineLayoutCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                          .setLayoutCount = 1,
+                                          .pSetLayouts = set_layout,
+                                          .pushConstantRangeCount = 1,
+                                          .pPushConstantRanges = &pcr};
+        DM_VK_CALL(d, what, CreatePipelineLayout, (d->device, &pci, NULL, layout));
+    }
+    return DMLOPS_SUCCESS;
+}
+_Static_assert(DM_BINDING_COUNT <= 8 && DM_COPY_BINDINGS <= 8, "dm_vk_layouts holds 8 bindings");
+
 dmlops_status dm_vk_pipelines_init(dm_vk_device *d, const char *cache_path, dm_vk_pipelines *p)
 {
     if (pthread_mutex_init(&p->lock, NULL) != 0)
@@ -92,20 +119,8 @@ dmlops_status dm_vk_pipelines_init(dm_vk_device *d, const char *cache_path, dm_v
     p->lock_ready = true;
     if (cache_path && *cache_path && !(p->cache_path = strdup(cache_path)))
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
-    VkDescriptorSetLayoutBinding b[DM_BINDING_COUNT];
-    for (uint32_t i = 0; i < DM_BINDING_COUNT; i++)
-        b[i] = (VkDescriptorSetLayoutBinding){i, dm_vk_binding_type(i), 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL};
-    VkDescriptorSetLayoutCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                           .bindingCount = DM_BINDING_COUNT,
-                                           .pBindings = b};
-    DM_VK_CALL(d, "creating pipeline layouts", CreateDescriptorSetLayout, (d->device, &dci, NULL, &p->set_layout));
-    VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(dm_vk_push)};
-    VkPipelineLayoutCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-                                      .setLayoutCount = 1,
-                                      .pSetLayouts = &p->set_layout,
-                                      .pushConstantRangeCount = 1,
-                                      .pPushConstantRanges = &pcr};
-    DM_VK_CALL(d, "creating pipeline layouts", CreatePipelineLayout, (d->device, &pci, NULL, &p->layout));
+    DM_TRY(dm_vk_layouts(d, "creating pipeline layouts", DM_BINDING_COUNT, dm_vk_binding_type, sizeof(dm_vk_push),
+                         &p->set_layout, &p->layout));
     size_t size = 0;
     void *data = dm_cache_load(d, p->cache_path, &size);
     VkPipelineCacheCreateInfo cci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
@@ -204,24 +219,8 @@ static dmlops_status dm_vk_make_copy_pipeline(dm_vk_device *d, dm_vk_pipelines *
         *out = p->copy_pipeline[texel];
         return DMLOPS_SUCCESS;
     }
-    if (!p->copy_set_layout) {
-        VkDescriptorSetLayoutBinding b[DM_COPY_BINDINGS];
-        for (uint32_t i = 0; i < DM_COPY_BINDINGS; i++)
-            b[i] = (VkDescriptorSetLayoutBinding){i, dm_vk_copy_binding_type(i), 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL};
-        VkDescriptorSetLayoutCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                               .bindingCount = DM_COPY_BINDINGS,
-                                               .pBindings = b};
-        DM_VK_CALL(d, what, CreateDescriptorSetLayout, (d->device, &dci, NULL, &p->copy_set_layout));
-    }
-    if (!p->copy_layout) {
-        VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(dm_vk_copy_push)};
-        VkPipelineLayoutCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-                                          .setLayoutCount = 1,
-                                          .pSetLayouts = &p->copy_set_layout,
-                                          .pushConstantRangeCount = 1,
-                                          .pPushConstantRanges = &pcr};
-        DM_VK_CALL(d, what, CreatePipelineLayout, (d->device, &pci, NULL, &p->copy_layout));
-    }
+    DM_TRY(dm_vk_layouts(d, what, DM_COPY_BINDINGS, dm_vk_copy_binding_type, sizeof(dm_vk_copy_push),
+                         &p->copy_set_layout, &p->copy_layout));
     if (!p->copy_module) {
         VkShaderModuleCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
                                         .codeSize = dm_copy_kernel.size,

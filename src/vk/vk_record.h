@@ -15,8 +15,7 @@
 typedef struct dm_vk_op {
     dm_vk_plan plan;             /* params already uploaded and freed */
     dm_vk_memory params;         /* DM_P_WORDS words per piece */
-    VkPipeline pipeline;         /* on the texel path when the device takes it (texel) */
-    bool texel;
+    VkPipeline pipeline;         /* on the texel path when the device takes it (dm_vk_limits.texel) */
     dmlops_binding_table *table; /* for dmlops_operator_execute, made on first use */
 } dm_vk_op;
 
