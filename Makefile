@@ -8,6 +8,8 @@ LDFLAGS ?=
 B       ?= build
 GLSLANG ?= glslangValidator
 SPIRV_VAL ?= spirv-val
+SPIRV_OPT ?= spirv-opt
+SPIRV_OPT_FLAGS ?= --eliminate-dead-branches --eliminate-dead-code-aggressive --eliminate-dead-functions
 PKG_CONFIG ?= pkg-config
 # volk's single-file loader, compiled into the library; volk.h sits beside it.
 VOLK_SRC ?= /usr/include/volk.c
@@ -57,6 +59,8 @@ CLI      := $(B)/bin/dmlops
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
 GLSL     := $(wildcard glsl/*.comp)
 SPV_H    := $(GLSL:glsl/%.comp=$(B)/spv/%.h)
+# The gather kernels: every .comp that includes gather_main.glsl.
+GATHER_H := $(patsubst glsl/%.comp,$(B)/spv/%.h,$(shell grep -l 'gather_main.glsl' $(GLSL)))
 LIB      := $(B)/libdmlops.a
 SONAME   := libdmlops.so.$(VERSION_MAJOR)
 SO       := $(B)/libdmlops.so.$(VERSION)
@@ -76,7 +80,7 @@ TEST_HARNESS := $(B)/obj/test/harness.o
 DEPS_PROFILE := $(if $(filter fuzz,$(MAKECMDGOALS)),fuzz,$(if $(filter test-valgrind,$(MAKECMDGOALS)),valgrind,$(if \
                 $(filter test test-%,$(MAKECMDGOALS)),test,$(if $(filter demo,$(MAKECMDGOALS)),demo))))
 DEPS_ORDER   := $(if $(DEPS_PROFILE),deps-check)
-DEPS_ENV = CC="$(CC)" CXX="$(CXX)" PKG_CONFIG="$(PKG_CONFIG)" GLSLANG="$(GLSLANG)" SPIRV_VAL="$(SPIRV_VAL)" \
+DEPS_ENV = CC="$(CC)" CXX="$(CXX)" PKG_CONFIG="$(PKG_CONFIG)" GLSLANG="$(GLSLANG)" SPIRV_VAL="$(SPIRV_VAL)" SPIRV_OPT="$(SPIRV_OPT)" \
     VOLK_SRC="$(VOLK_SRC)"
 
 .PHONY: all lib cli deps deps-check test test-asan test-tsan test-big test-valgrind fuzz demo bench bench-docs install uninstall clean lint help
@@ -99,7 +103,7 @@ help:
 	@echo "make deps       check for the tools and libraries; install them as root on Debian, else print the apt-get line"
 	@echo "make lint       clang-tidy and cppcheck"
 	@echo "make fuzz       libFuzzer targets, answers checked against a reference (FUZZ_SECONDS=60 each)"
-	@echo "variables: CC CFLAGS LDFLAGS PKG_CONFIG GLSLANG SPIRV_VAL VOLK_SRC B (build directory)"
+	@echo "variables: CC CFLAGS LDFLAGS PKG_CONFIG GLSLANG SPIRV_VAL SPIRV_OPT VOLK_SRC B (build directory)"
 
 deps:
 	@$(DEPS_ENV) .ci/deps.sh test
@@ -113,6 +117,25 @@ $(B)/spv/%.h: glsl/%.comp $(wildcard glsl/*.glsl) | $(DEPS_ORDER)
 	$(GLSLANG) -V --target-env vulkan1.1 -S comp -Iglsl -o $(B)/spv/$*.spv $< > $(B)/spv/$*.log || { cat $(B)/spv/$*.log; false; }
 	$(SPIRV_VAL) --target-env vulkan1.1 $(B)/spv/$*.spv
 	$(GLSLANG) -V --target-env vulkan1.1 -S comp -Iglsl --vn dm_spv_$* -o $@ $< >/dev/null
+
+# A gather kernel is one module per (ROW_DIMS, FAST, TEXEL), each optimised with
+# spirv-opt -O once those are constants (gather_common.glsl says why), validated, and
+# written as dm_spv_<kernel>_r<R>_f<F>_t<T>[] (od prints the words in host order, the
+# order glslang wrote them in).
+$(GATHER_H): $(B)/spv/%.h: glsl/%.comp $(wildcard glsl/*.glsl) | $(DEPS_ORDER)
+	@mkdir -p $(@D)
+	@echo "GLSL $< -> 12 optimised SPIR-V modules"
+	@set -e; echo "/* Generated from $< by the Makefile. */" > $@.tmp; \
+	for r in 1 3 7; do for f in 0 1; do for t in 0 1; do \
+	    v=$*_r$${r}_f$${f}_t$${t}; \
+	    $(GLSLANG) -V --target-env vulkan1.1 -S comp -Iglsl -DDM_ROW_DIMS=$$r -DDM_FAST=$$f -DDM_TEXEL=$$t \
+	        -o $(B)/spv/$$v.glslang $< > $(B)/spv/$$v.log || { cat $(B)/spv/$$v.log; exit 1; }; \
+	    $(SPIRV_OPT) $(SPIRV_OPT_FLAGS) --target-env=vulkan1.1 $(B)/spv/$$v.glslang -o $(B)/spv/$$v.spv; \
+	    $(SPIRV_VAL) --target-env vulkan1.1 $(B)/spv/$$v.spv; \
+	    rm -f $(B)/spv/$$v.glslang $(B)/spv/$$v.log; \
+	    { echo "static const uint32_t dm_spv_$$v[] = {"; \
+	      od -An -v -tx4 $(B)/spv/$$v.spv | sed 's/ *\([0-9a-f]\{8\}\)/0x\1,/g'; echo "};"; } >> $@.tmp; \
+	done; done; done; mv $@.tmp $@
 
 # ---- the library: one prelinked object whose only global symbols are dmlops_* ---------
 $(B)/obj/%.o: %.c | $(DEPS_ORDER)

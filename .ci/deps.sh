@@ -8,7 +8,7 @@
 #
 # Usage: .ci/deps.sh [--check] [build|demo|test]
 #   build  what `make` needs: a C compiler, pkg-config with the vulkan and libcjson
-#          modules, glslangValidator, spirv-val and the volk source (the default)
+#          modules, glslangValidator, spirv-val, spirv-opt and the volk source (the default)
 #   demo   also a Vulkan driver (Mesa's lavapipe on Debian), for `make demo`
 #   test   also a C++ compiler, spirv-dis, cmake, groff and the Khronos validation layer
 #   valgrind  test, and valgrind (`make test-valgrind`)
@@ -29,6 +29,7 @@ CXX=${CXX:-c++}
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
 GLSLANG=${GLSLANG:-glslangValidator}
 SPIRV_VAL=${SPIRV_VAL:-spirv-val}
+SPIRV_OPT=${SPIRV_OPT:-spirv-opt}
 VOLK_SRC=${VOLK_SRC:-/usr/include/volk.c}
 
 # Vulkan loader search paths for driver (ICD) and layer manifests.
@@ -71,6 +72,7 @@ check() {
     fi
     have "$GLSLANG" || need "GLSL compiler $GLSLANG" glslang-tools
     have "$SPIRV_VAL" || need "SPIR-V validator $SPIRV_VAL" spirv-tools
+    have "$SPIRV_OPT" || need "SPIR-V optimizer $SPIRV_OPT" spirv-tools
     { [ -f "$VOLK_SRC" ] && [ -f "${VOLK_SRC%/*}/volk.h" ]; } || need "volk source $VOLK_SRC and volk.h beside it" libvulkan-volk-dev
     [ "$profile" = build ] && return 0
     [ -n "${VK_DRIVER_FILES:-${VK_ICD_FILENAMES:-}}" ] || has_manifest icd.d '*.json' ||

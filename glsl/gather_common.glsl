@@ -18,15 +18,22 @@ layout(constant_id = 1) const uint ESIZE = 4u;
 // neighbouring lanes on neighbouring addresses (GPUs); CPU devices prefer long runs,
 // which amortise the coordinate bookkeeping.
 layout(constant_id = 2) const uint RUN = 1u;
+// ROW_DIMS, FAST and TEXEL are build-time constants, not specialisation constants: the
+// Makefile compiles each kernel once per combination (-DDM_ROW_DIMS=1|3|7 -DDM_FAST=0|1
+// -DDM_TEXEL=0|1) and optimises each module with spirv-opt -O, which can then inline,
+// scalarise the ROW_DIMS arrays and drop the other paths before a driver sees them. That
+// halves to thirds pipeline creation on lavapipe (docs/performance.md), whose compiler
+// does this work again for every pipeline.
+//
 // Row dimensions (all but the innermost) the kernel handles: 1, 3 or 7. Pipelines exist
 // per bucket so that short ranks, the usual case after collapsing, carry no dead
 // dimensions through the per-element bookkeeping.
-layout(constant_id = 3) const int ROW_DIMS = 7;
+const int ROW_DIMS = DM_ROW_DIMS;
 // The layout's fast path (gather_main.glsl, vec_main): the output's rows are contiguous
 // and each kernel says how a row's 16-byte chunks are made from whole vectors of the
 // source (rows that run forwards or backwards, ONE_HOT's Off/On patterns). The host sets
 // it when the gather fits; otherwise the general element-and-word path runs.
-layout(constant_id = 4) const bool FAST = false;
+const bool FAST = DM_FAST != 0;
 // The hot loops load their 16-byte source vectors from a texel buffer (Src4T: the same
 // window as Src4, seen as rgba32ui texels) instead of the storage buffer. lavapipe fetches
 // a texel with vector code but loads a storage-buffer uvec4 lane by lane, component by
@@ -35,7 +42,7 @@ layout(constant_id = 4) const bool FAST = false;
 // The host sets it per device class (dm_vk_limits.texel), and the bound texel view holds
 // exactly as many texels as the storage-buffer window holds uvec4s, or is a dummy when
 // that number is 0, so the bounds checks against src4 cover both.
-layout(constant_id = 5) const bool TEXEL = false;
+const bool TEXEL = DM_TEXEL != 0;
 
 // The piece's parameter record, a uniform buffer: every word the kernels read is at an
 // index known when the pipeline is compiled, so each read is one scalar load for the

@@ -229,9 +229,10 @@ TEST(specialisation_constants_and_bindings_agree)
     CHECK(layout_number(text, ") in;", "local_size_x_id") == DM_SPEC_WORKGROUP, "local_size_x_id");
     CHECK(layout_number(text, "const uint ESIZE", "constant_id") == DM_SPEC_ESIZE, "ESIZE");
     CHECK(layout_number(text, "const uint RUN", "constant_id") == DM_SPEC_RUN, "RUN");
-    CHECK(layout_number(text, "const int ROW_DIMS", "constant_id") == DM_SPEC_ROW_DIMS, "ROW_DIMS");
-    CHECK(layout_number(text, "const bool FAST", "constant_id") == DM_SPEC_FAST, "FAST");
-    CHECK(layout_number(text, "const bool TEXEL", "constant_id") == DM_SPEC_TEXEL, "TEXEL");
+    /* The build-time constants the Makefile sets per module (kernels.c's variants). */
+    CHECK(strstr(text, "const int ROW_DIMS = DM_ROW_DIMS;") != NULL, "ROW_DIMS from -DDM_ROW_DIMS");
+    CHECK(strstr(text, "const bool FAST = DM_FAST != 0;") != NULL, "FAST from -DDM_FAST");
+    CHECK(strstr(text, "const bool TEXEL = DM_TEXEL != 0;") != NULL, "TEXEL from -DDM_TEXEL");
     static const struct {
         const char *block;
         long binding;

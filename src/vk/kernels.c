@@ -1,6 +1,6 @@
-/* The SPIR-V of glsl/<name>.comp, compiled and validated at build time (Makefile) and
- * embedded here: nothing is read from disk at run time; and what each kernel's fast path
- * covers. */
+/* The SPIR-V of glsl/<name>.comp, compiled, optimised and validated at build time
+ * (Makefile) and embedded here: nothing is read from disk at run time; and what each
+ * kernel's fast path covers. */
 #include "kernels.h"
 
 #include "copy.h"
@@ -8,10 +8,15 @@
 #include "reverse.h"
 #include "slice.h"
 
-const dm_spirv dm_kernels[DM_KERNEL_COUNT] = {
-    [DM_KERNEL_SLICE] = {dm_spv_slice, sizeof dm_spv_slice},
-    [DM_KERNEL_REVERSE] = {dm_spv_reverse, sizeof dm_spv_reverse},
-    [DM_KERNEL_ONE_HOT] = {dm_spv_one_hot, sizeof dm_spv_one_hot},
+/* The module of kernel k for ROW_DIMS r, FAST f and TEXEL t (gather_common.glsl). */
+#define DM_MODULE(k, r, f, t) {dm_spv_##k##_r##r##_f##f##_t##t, sizeof dm_spv_##k##_r##r##_f##f##_t##t}
+#define DM_ROW_BUCKET(k, r) {{DM_MODULE(k, r, 0, 0), DM_MODULE(k, r, 0, 1)}, {DM_MODULE(k, r, 1, 0), DM_MODULE(k, r, 1, 1)}}
+#define DM_KERNEL_MODULES(k) {DM_ROW_BUCKET(k, 1), DM_ROW_BUCKET(k, 3), DM_ROW_BUCKET(k, 7)}
+
+const dm_spirv dm_kernels[DM_KERNEL_COUNT][DM_ROW_BUCKETS][2][2] = {
+    [DM_KERNEL_SLICE] = DM_KERNEL_MODULES(slice),
+    [DM_KERNEL_REVERSE] = DM_KERNEL_MODULES(reverse),
+    [DM_KERNEL_ONE_HOT] = DM_KERNEL_MODULES(one_hot),
 };
 
 const dm_spirv dm_copy_kernel = {dm_spv_copy, sizeof dm_spv_copy};

@@ -1,5 +1,5 @@
 /* Layer 7 of the Vulkan backend (with vk_pipeline.h): the SPIR-V of each gather kernel,
- * indexed by dm_kernel, and of the compute copy (glsl/copy.comp). */
+ * indexed by dm_kernel and variant, and of the compute copy (glsl/copy.comp). */
 #ifndef DM_KERNELS_H
 #define DM_KERNELS_H
 
@@ -13,7 +13,11 @@ typedef struct dm_spirv {
     size_t size; /* bytes */
 } dm_spirv;
 
-extern const dm_spirv dm_kernels[DM_KERNEL_COUNT];
+/* Collapsed ranks are served by pipelines for 1, 3 or 7 row dimensions (ROW_DIMS). */
+#define DM_ROW_BUCKETS 3
+
+/* dm_kernels[kernel][row bucket][fast][texel]: one module per build-time variant. */
+extern const dm_spirv dm_kernels[DM_KERNEL_COUNT][DM_ROW_BUCKETS][2][2];
 
 /* Whether the kernel's fast path (glsl/gather_main.glsl, FAST) covers a collapsed gather
  * whose output rows are contiguous: what each kernel's chunk_vec needs of the layout. */

@@ -46,16 +46,9 @@ typedef union dm_vk_push {
 _Static_assert(sizeof(dm_vk_push) <= 128, "push constants beyond the 128 bytes every Vulkan device offers");
 _Static_assert(sizeof(dm_vk_push) == sizeof(((dm_vk_push *)0)->rem), "rem[] must alias the named members");
 
-/* Specialisation constant ids (GLSL: local_size_x_id, constant_id). */
-enum {
-    DM_SPEC_WORKGROUP = 0,
-    DM_SPEC_ESIZE = 1,
-    DM_SPEC_RUN = 2,
-    DM_SPEC_ROW_DIMS = 3,
-    DM_SPEC_FAST = 4,
-    DM_SPEC_TEXEL = 5,
-    DM_SPEC_COUNT = 6
-};
+/* Specialisation constant ids (GLSL: local_size_x_id, constant_id). ROW_DIMS, FAST and
+ * TEXEL are build-time constants instead: one module per combination (kernels.c). */
+enum { DM_SPEC_WORKGROUP = 0, DM_SPEC_ESIZE = 1, DM_SPEC_RUN = 2, DM_SPEC_COUNT = 3 };
 
 /* Descriptor bindings: the parameter record (a uniform buffer), then one storage buffer
  * per data slot (1 + slot), then the SRC window as an R32G32B32A32_UINT uniform texel

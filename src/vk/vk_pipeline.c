@@ -142,12 +142,11 @@ void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p)
     dm_cache_save(d, p);
     for (int k = 0; k < DM_KERNEL_COUNT; k++) {
         for (int e = 0; e < 4; e++)
-            for (int r = 0; r < 3; r++)
+            for (int r = 0; r < DM_ROW_BUCKETS; r++)
                 for (int f = 0; f < 4; f++) {
                     VkPipeline pl = p->pipelines[k][e][r][f >> 1][f & 1];
                     if (pl) d->vkd.DestroyPipeline(d->device, pl, NULL);
                 }
-        if (p->modules[k]) d->vkd.DestroyShaderModule(d->device, p->modules[k], NULL);
     }
     for (int t = 0; t < 2; t++)
         if (p->copy_pipeline[t]) d->vkd.DestroyPipeline(d->device, p->copy_pipeline[t], NULL);
@@ -165,7 +164,6 @@ void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p)
 static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, dm_kernel kernel, uint32_t esize,
                                          uint32_t rank, bool fast, bool texel, VkPipeline *out)
 {
-    static const int32_t row_dims[3] = {1, 3, 7};
     uint32_t e = esize == 1 ? 0 : esize == 2 ? 1 : esize == 4 ? 2 : 3;
     uint32_t r = rank <= 2 ? 0 : rank <= 4 ? 1 : 2;
     VkPipeline *slot = &p->pipelines[kernel][e][r][fast][texel];
@@ -173,19 +171,16 @@ static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, dm
         *out = *slot;
         return DMLOPS_SUCCESS;
     }
-    if (!p->modules[kernel]) {
-        VkShaderModuleCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-                                        .codeSize = dm_kernels[kernel].size,
-                                        .pCode = dm_kernels[kernel].code};
-        DM_VK_CALL(d, "creating a kernel", CreateShaderModule, (d->device, &sci, NULL, &p->modules[kernel]));
-    }
+    /* Each variant has its own module, needed only while its pipeline is made. */
+    const dm_spirv *code = &dm_kernels[kernel][r][fast][texel];
+    VkShaderModuleCreateInfo sci = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = code->size, .pCode = code->code};
+    VkShaderModule module = VK_NULL_HANDLE;
+    DM_VK_CALL(d, "creating a kernel", CreateShaderModule, (d->device, &sci, NULL, &module));
     uint32_t spec[DM_SPEC_COUNT];
     spec[DM_SPEC_WORKGROUP] = d->lim.workgroup;
     spec[DM_SPEC_ESIZE] = esize;
     spec[DM_SPEC_RUN] = d->lim.run;
-    spec[DM_SPEC_ROW_DIMS] = (uint32_t)row_dims[r];
-    spec[DM_SPEC_FAST] = fast;   /* a VkBool32 */
-    spec[DM_SPEC_TEXEL] = texel; /* a VkBool32 */
     VkSpecializationMapEntry entries[DM_SPEC_COUNT];
     for (uint32_t i = 0; i < DM_SPEC_COUNT; i++) entries[i] = (VkSpecializationMapEntry){i, i * 4, 4};
     VkSpecializationInfo si = {DM_SPEC_COUNT, entries, sizeof spec, spec};
@@ -193,11 +188,16 @@ static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, dm
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                   .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                  .module = p->modules[kernel],
+                  .module = module,
                   .pName = "main",
                   .pSpecializationInfo = &si},
         .layout = p->layout};
-    DM_VK_CALL(d, "creating a kernel pipeline", CreateComputePipelines, (d->device, p->cache, 1, &ci, NULL, slot));
+    VkResult vr = d->vkd.CreateComputePipelines(d->device, p->cache, 1, &ci, NULL, slot);
+    d->vkd.DestroyShaderModule(d->device, module, NULL);
+    if (vr != VK_SUCCESS) {
+        *slot = VK_NULL_HANDLE;
+        return dm_vk_fail(&d->lost, vr, "vkCreateComputePipelines", "creating a kernel pipeline");
+    }
     p->count++;
     *out = *slot;
     return DMLOPS_SUCCESS;

@@ -1,6 +1,6 @@
 /* Layer 7 of the Vulkan backend: the one descriptor-set and pipeline layout every kernel
- * shares, shader modules and pipelines (made once per kernel, element size and rank
- * bucket, on first use), the compute copy's own layouts and pipeline (on first use), and
+ * shares, pipelines (made once per kernel, element size, rank bucket, fast path and
+ * texel path, on first use, each from its own pre-specialised module), the compute copy's own layouts and pipeline (on first use), and
  * the VkPipelineCache, persisted to a file when one is named. */
 #ifndef DM_VK_PIPELINE_H
 #define DM_VK_PIPELINE_H
@@ -8,6 +8,7 @@
 #include <pthread.h>
 
 #include "../gather.h"
+#include "kernels.h"
 #include "vk_abi.h"
 #include "vk_device.h"
 
@@ -32,8 +33,7 @@ typedef struct dm_vk_pipelines {
     VkPipelineLayout layout;          /* that set, and the push constants (vk_abi.h) */
     VkPipelineCache cache;
     char *cache_path;
-    VkShaderModule modules[DM_KERNEL_COUNT];
-    VkPipeline pipelines[DM_KERNEL_COUNT][4][3][2][2]; /* by log2(esize), row-dimension bucket, FAST, TEXEL */
+    VkPipeline pipelines[DM_KERNEL_COUNT][4][DM_ROW_BUCKETS][2][2]; /* by log2(esize), row-dimension bucket, FAST, TEXEL */
     uint32_t count;
     /* The compute copy (glsl/copy.comp): bindings Dst, Src and Src's texel view; push
      * constants dm_vk_copy_push; a pipeline per TEXEL. */
@@ -41,7 +41,7 @@ typedef struct dm_vk_pipelines {
     VkPipelineLayout copy_layout;
     VkShaderModule copy_module;
     VkPipeline copy_pipeline[2];
-    /* Guards the lazily made modules and pipelines: binding a table (no context lock)
+    /* Guards the lazily made pipelines: binding a table (no context lock)
      * may need the storage-buffer variant of a texel-path operator. Taken after the
      * context lock, never before it. */
     pthread_mutex_t lock;
