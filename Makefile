@@ -277,10 +277,10 @@ NUMPY_PYTHON = $(firstword $(foreach p,python3 /usr/bin/python3,$(if $(shell $(p
 BENCH_PEER = $(if $(NUMPY_PYTHON),--numpy-peer "$(NUMPY_PYTHON) bench/numpy_peer.py")
 bench: $(CLI)
 	@mkdir -p $(B)/bench
-	DMLOPS_BENCH_TARGET="make bench" $(CLI) bench $(BENCH_PEER) --report $(B)/bench $(BENCH_ARGS)
+	DMLOPS_BENCH_TARGET='make bench$(if $(BENCH_ARGS), BENCH_ARGS="$(BENCH_ARGS)")' $(CLI) bench $(BENCH_PEER) --report $(B)/bench $(BENCH_ARGS)
 
 bench-docs: $(CLI)
-	DMLOPS_BENCH_TARGET="make bench-docs" $(CLI) bench $(BENCH_PEER) --report docs $(BENCH_ARGS)
+	DMLOPS_BENCH_TARGET='make bench-docs$(if $(BENCH_ARGS), BENCH_ARGS="$(BENCH_ARGS)")' $(CLI) bench $(BENCH_PEER) --report docs $(BENCH_ARGS)
 
 # ---- install ----------------------------------------------------------------------------
 # The pkg-config and CMake files are generated for the install-time PREFIX and LIBDIR.
