@@ -118,13 +118,13 @@ $(B)/spv/%.h: glsl/%.comp $(wildcard glsl/*.glsl) | $(DEPS_ORDER)
 	$(SPIRV_VAL) --target-env vulkan1.1 $(B)/spv/$*.spv
 	$(GLSLANG) -V --target-env vulkan1.1 -S comp -Iglsl --vn dm_spv_$* -o $@ $< >/dev/null
 
-# A gather kernel is one module per (ROW_DIMS, FAST, TEXEL), each optimised with
-# spirv-opt -O once those are constants (gather_common.glsl says why), validated, and
+# A gather kernel is one module per (ROW_DIMS, FAST, TEXEL), each stripped of the other
+# paths by spirv-opt once those are constants (gather_common.glsl says why), validated, and
 # written as dm_spv_<kernel>_r<R>_f<F>_t<T>[] (od prints the words in host order, the
 # order glslang wrote them in).
 $(GATHER_H): $(B)/spv/%.h: glsl/%.comp $(wildcard glsl/*.glsl) | $(DEPS_ORDER)
 	@mkdir -p $(@D)
-	@echo "GLSL $< -> 12 optimised SPIR-V modules"
+	@echo "GLSL $< -> 12 SPIR-V modules"
 	@set -e; echo "/* Generated from $< by the Makefile. */" > $@.tmp; \
 	for r in 1 3 7; do for f in 0 1; do for t in 0 1; do \
 	    v=$*_r$${r}_f$${f}_t$${t}; \

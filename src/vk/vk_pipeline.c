@@ -150,7 +150,6 @@ void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p)
     }
     for (int t = 0; t < 2; t++)
         if (p->copy_pipeline[t]) d->vkd.DestroyPipeline(d->device, p->copy_pipeline[t], NULL);
-    if (p->copy_module) d->vkd.DestroyShaderModule(d->device, p->copy_module, NULL);
     if (p->copy_layout) d->vkd.DestroyPipelineLayout(d->device, p->copy_layout, NULL);
     if (p->copy_set_layout) d->vkd.DestroyDescriptorSetLayout(d->device, p->copy_set_layout, NULL);
     if (p->cache) d->vkd.DestroyPipelineCache(d->device, p->cache, NULL);
@@ -161,44 +160,50 @@ void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p)
     memset(p, 0, sizeof *p);
 }
 
-static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, dm_kernel kernel, uint32_t esize,
-                                         uint32_t rank, bool fast, bool texel, VkPipeline *out)
+/* A compute pipeline from SPIR-V with its specialisation: the module lives only while
+ * the pipeline is made. */
+static dmlops_status dm_vk_compute_pipeline(dm_vk_device *d, VkPipelineCache cache, const dm_spirv *code,
+                                            const VkSpecializationInfo *si, VkPipelineLayout layout, const char *what,
+                                            VkPipeline *out)
 {
-    uint32_t e = esize == 1 ? 0 : esize == 2 ? 1 : esize == 4 ? 2 : 3;
-    uint32_t r = rank <= 2 ? 0 : rank <= 4 ? 1 : 2;
-    VkPipeline *slot = &p->pipelines[kernel][e][r][fast][texel];
-    if (*slot) {
-        *out = *slot;
-        return DMLOPS_SUCCESS;
-    }
-    /* Each variant has its own module, needed only while its pipeline is made. */
-    const dm_spirv *code = &dm_kernels[kernel][r][fast][texel];
     VkShaderModuleCreateInfo sci = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = code->size, .pCode = code->code};
     VkShaderModule module = VK_NULL_HANDLE;
-    DM_VK_CALL(d, "creating a kernel", CreateShaderModule, (d->device, &sci, NULL, &module));
-    uint32_t spec[DM_SPEC_COUNT];
-    spec[DM_SPEC_WORKGROUP] = d->lim.workgroup;
-    spec[DM_SPEC_ESIZE] = esize;
-    spec[DM_SPEC_RUN] = d->lim.run;
-    VkSpecializationMapEntry entries[DM_SPEC_COUNT];
-    for (uint32_t i = 0; i < DM_SPEC_COUNT; i++) entries[i] = (VkSpecializationMapEntry){i, i * 4, 4};
-    VkSpecializationInfo si = {DM_SPEC_COUNT, entries, sizeof spec, spec};
+    DM_VK_CALL(d, what, CreateShaderModule, (d->device, &sci, NULL, &module));
     VkComputePipelineCreateInfo ci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                   .stage = VK_SHADER_STAGE_COMPUTE_BIT,
                   .module = module,
                   .pName = "main",
-                  .pSpecializationInfo = &si},
-        .layout = p->layout};
-    VkResult vr = d->vkd.CreateComputePipelines(d->device, p->cache, 1, &ci, NULL, slot);
+                  .pSpecializationInfo = si},
+        .layout = layout};
+    VkPipeline made = VK_NULL_HANDLE;
+    VkResult r = d->vkd.CreateComputePipelines(d->device, cache, 1, &ci, NULL, &made);
     d->vkd.DestroyShaderModule(d->device, module, NULL);
-    if (vr != VK_SUCCESS) {
-        *slot = VK_NULL_HANDLE;
-        return dm_vk_fail(&d->lost, vr, "vkCreateComputePipelines", "creating a kernel pipeline");
+    if (r != VK_SUCCESS) return dm_vk_fail(&d->lost, r, "vkCreateComputePipelines", what);
+    *out = made;
+    return DMLOPS_SUCCESS;
+}
+
+static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, dm_kernel kernel, uint32_t esize,
+                                         uint32_t rank, bool fast, bool texel, VkPipeline *out)
+{
+    uint32_t e = esize == 1 ? 0 : esize == 2 ? 1 : esize == 4 ? 2 : 3;
+    uint32_t r = rank <= 2 ? 0 : rank <= 4 ? 1 : 2;
+    VkPipeline *slot = &p->pipelines[kernel][e][r][fast][texel];
+    if (!*slot) {
+        uint32_t spec[DM_SPEC_COUNT];
+        spec[DM_SPEC_WORKGROUP] = d->lim.workgroup;
+        spec[DM_SPEC_ESIZE] = esize;
+        spec[DM_SPEC_RUN] = d->lim.run;
+        VkSpecializationMapEntry entries[DM_SPEC_COUNT];
+        for (uint32_t i = 0; i < DM_SPEC_COUNT; i++) entries[i] = (VkSpecializationMapEntry){i, i * 4, 4};
+        const VkSpecializationInfo si = {DM_SPEC_COUNT, entries, sizeof spec, spec};
+        DM_TRY(dm_vk_compute_pipeline(d, p->cache, &dm_kernels[kernel][r][fast][texel], &si, p->layout,
+                                      "creating a kernel pipeline", slot));
+        p->count++;
     }
-    p->count++;
     *out = *slot;
     return DMLOPS_SUCCESS;
 }
@@ -215,31 +220,17 @@ dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, dm_kernel kern
 static dmlops_status dm_vk_make_copy_pipeline(dm_vk_device *d, dm_vk_pipelines *p, bool texel, VkPipeline *out)
 {
     const char *what = "creating the compute copy";
-    if (p->copy_pipeline[texel]) {
-        *out = p->copy_pipeline[texel];
-        return DMLOPS_SUCCESS;
+    VkPipeline *slot = &p->copy_pipeline[texel];
+    if (!*slot) {
+        DM_TRY(dm_vk_layouts(d, what, DM_COPY_BINDINGS, dm_vk_copy_binding_type, sizeof(dm_vk_copy_push),
+                             &p->copy_set_layout, &p->copy_layout));
+        const VkBool32 spec = texel;
+        const VkSpecializationMapEntry entry = {DM_COPY_SPEC_TEXEL, 0, sizeof spec};
+        const VkSpecializationInfo si = {1, &entry, sizeof spec, &spec};
+        DM_TRY(dm_vk_compute_pipeline(d, p->cache, &dm_copy_kernel, &si, p->copy_layout, what, slot));
+        p->count++;
     }
-    DM_TRY(dm_vk_layouts(d, what, DM_COPY_BINDINGS, dm_vk_copy_binding_type, sizeof(dm_vk_copy_push),
-                         &p->copy_set_layout, &p->copy_layout));
-    if (!p->copy_module) {
-        VkShaderModuleCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-                                        .codeSize = dm_copy_kernel.size,
-                                        .pCode = dm_copy_kernel.code};
-        DM_VK_CALL(d, what, CreateShaderModule, (d->device, &sci, NULL, &p->copy_module));
-    }
-    const VkBool32 spec = texel;
-    const VkSpecializationMapEntry entry = {DM_COPY_SPEC_TEXEL, 0, sizeof spec};
-    const VkSpecializationInfo si = {1, &entry, sizeof spec, &spec};
-    VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-                                      .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                                                .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                                                .module = p->copy_module,
-                                                .pName = "main",
-                                                .pSpecializationInfo = &si},
-                                      .layout = p->copy_layout};
-    DM_VK_CALL(d, what, CreateComputePipelines, (d->device, p->cache, 1, &ci, NULL, &p->copy_pipeline[texel]));
-    p->count++;
-    *out = p->copy_pipeline[texel];
+    *out = *slot;
     return DMLOPS_SUCCESS;
 }
 

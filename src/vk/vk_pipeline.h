@@ -39,7 +39,6 @@ typedef struct dm_vk_pipelines {
      * constants dm_vk_copy_push; a pipeline per TEXEL. */
     VkDescriptorSetLayout copy_set_layout;
     VkPipelineLayout copy_layout;
-    VkShaderModule copy_module;
     VkPipeline copy_pipeline[2];
     /* Guards the lazily made pipelines: binding a table (no context lock)
      * may need the storage-buffer variant of a texel-path operator. Taken after the
