@@ -18,6 +18,14 @@ layout(constant_id = 1) const uint ESIZE = 4u;
 // neighbouring lanes on neighbouring addresses (GPUs); CPU devices prefer long runs,
 // which amortise the coordinate bookkeeping.
 layout(constant_id = 2) const uint RUN = 1u;
+// The fast path's variant (V_* below; V_GENERAL when FAST is false): which of its
+// kernel's ways of making a chunk the hot loop runs. lavapipe runs both sides of every
+// branch with lanes masked, and a masked storage-buffer access still loops over the
+// lanes, so a chunk function that merely might run costs about what one that runs does
+// (SLICE1 with step -1 ran at half the speed of the compute copy while its word-gather
+// code sat unused beside the stream): each pipeline holds only the one its gather needs
+// (src/vk/kernels.c, dm_kernel_variant).
+layout(constant_id = 3) const uint VARIANT = 0u;
 // ROW_DIMS, FAST and TEXEL are build-time constants, not specialisation constants: the
 // Makefile compiles each kernel once per combination (-DDM_ROW_DIMS=1|3|7 -DDM_FAST=0|1
 // -DDM_TEXEL=0|1) and removes the other paths' branches and functions with spirv-opt
@@ -76,6 +84,11 @@ const uint P_RANK = 0u, P_UNITS = 1u, P_MODE = 2u, P_PER_ROW = 3u, P_AXIS = 4u, 
            P_AUX_BASE = 12u, P_M = 13u, P_AXIS_SRC_STRIDE = 14u, P_SIZE = 16u, P_DST_STRIDE = 24u,
            P_SRC_STRIDE = 32u, P_AUX_STRIDE = 40u;
 const uint MODE_ELEMENT = 0u, MODE_VEC = 1u;
+// Fast-path variants (VARIANT). SLICE1: rows that run one element forwards or backwards
+// (STREAM), step 2 from the two vectors that hold a chunk's elements (PAIRS), any other
+// step of 4- and 8-byte elements one load each (WORDS). REVERSE and ONE_HOT: the axis is
+// the row's own dimension (ALONG) or one of the row dimensions (ACROSS).
+const uint V_GENERAL = 0u, V_STREAM = 1u, V_PAIRS = 2u, V_WORDS = 3u, V_ALONG = 4u, V_ACROSS = 5u;
 const uint NO_AXIS = 0xffffffffu;
 
 // Source vector q, through whichever path TEXEL chose (the caller has checked q against

@@ -67,8 +67,8 @@ bool fetch(uint sb, uint ab, uint row_axis, uint j, out uvec2 v)
 }
 
 // FAST (the host checks that the index is constant along a row): write-only. The row's
-// index is read once; a chunk is OffValue with OnValue where the index falls, or, across
-// the axis, all OnValue on the row the index names.
+// index is read once; a chunk is OffValue with OnValue where the index falls (V_ALONG),
+// or, across the axis (V_ACROSS), all OnValue on the row the index names.
 uint g_k, g_row_axis;
 void row_begin(uint sb, uint ab, uint row_axis)
 {
@@ -77,7 +77,7 @@ void row_begin(uint sb, uint ab, uint row_axis)
 }
 bool chunk_vec(uint j0, out uvec4 v)
 {
-    if (g_axis != g_last) {
+    if (VARIANT == V_ACROSS) {
         v = splat(g_row_axis == g_k ? g_on : g_off);
         return true;
     }
@@ -88,7 +88,7 @@ bool chunk_vec(uint j0, out uvec4 v)
 }
 bool row_elem(uint j, out uvec2 x)
 {
-    x = (g_axis == g_last ? g_axis_origin + j : g_row_axis) == g_k ? g_on : g_off;
+    x = (VARIANT == V_ALONG ? g_axis_origin + j : g_row_axis) == g_k ? g_on : g_off;
     return true;
 }
 

@@ -70,14 +70,14 @@ bool fetch(uint sb, uint ab, uint row_axis, uint j, out uvec2 v)
 }
 
 // FAST (the host checks that lengths are constant along a row and that the axis, or the
-// row, is contiguous in the source): along the axis the row is its sequence backwards,
-// then the rest forwards; across it, one whole source row forwards. Elements whose source
+// row, is contiguous in the source): along the axis (V_ALONG) the row is its sequence
+// backwards, then the rest forwards; across it (V_ACROSS), one whole source row forwards. Elements whose source
 // lies outside this piece's part of the window [P_WIN_LO, P_WIN_HI) are left alone.
 uint g_L, g_row_s; // the row's sequence length; across the axis, its source row
 void row_begin(uint sb, uint ab, uint row_axis)
 {
     g_L = read_length(ab, g_n);
-    if (g_axis == g_last) {
+    if (VARIANT == V_ALONG) {
         const uint o = g_axis_origin;
         g_P = g_L > o ? g_L - o : 0u;
         g_Bb = sb + (g_L - 1u - o) * ESIZE; // unused (and wrapped) when g_P is 0
@@ -93,7 +93,7 @@ void row_begin(uint sb, uint ab, uint row_axis)
 // window.
 bool in_window(uint j0, uint cnt)
 {
-    if (g_axis != g_last) return g_row_s >= g_win_lo && g_row_s < g_win_hi;
+    if (VARIANT != V_ALONG) return g_row_s >= g_win_lo && g_row_s < g_win_hi;
     const uint i0 = g_axis_origin + j0;
     const bool back = j0 + cnt <= g_P;
     if (!back && j0 < g_P) return false;

@@ -24,10 +24,11 @@ bool fetch(uint sb, uint ab, uint row_axis, uint j, out uvec2 v)
     return true;
 }
 
-// FAST (the host checks the step, dm_kernel_fast): rows that run one element forwards or
-// backwards are streams; other steps gather: 4- and 8-byte elements one load each, 1- and
-// 2-byte elements with step 2 (and on the texel path 4- and 8-byte ones too) from the 32
-// bytes that hold them (two vector loads, then every second element).
+// FAST (VARIANT, chosen by the host from the step): rows that run one element forwards
+// or backwards are streams (V_STREAM); step 2 takes the 32 bytes that hold a chunk's
+// elements as two vector loads, then every second element (V_PAIRS: 1- and 2-byte
+// elements, and on the texel path all sizes); any other step of 4- and 8-byte elements
+// loads each element (V_WORDS).
 void row_begin(uint sb, uint ab, uint row_axis)
 {
     g_P = g_src_step == ESIZE ? 0u : 0xffffffffu;
@@ -41,19 +42,13 @@ uint even_bytes(uint x, uint y) { return (x & 0xffu) | ((x >> 8u) & 0xff00u) | (
 bool chunk_vec(uint j0, out uvec4 v)
 {
     v = uvec4(0u);
-    if (g_src_step == ESIZE || g_src_step == 0u - ESIZE) return stream_vec(j0, v);
+    if (VARIANT == V_STREAM) return stream_vec(j0, v);
     const uint a = g_Bf + j0 * g_src_step;
-    // Step 2 of 4- and 8-byte elements on the texel path: two vector loads and every second
-    // element beat four separate word loads there.
-    const bool pairs = TEXEL && g_src_step == 2u * ESIZE;
-    if (ESIZE == 8u && !pairs) {
-        v = uvec4(src2[a >> 3u], src2[(a + g_src_step) >> 3u]);
-        return true;
-    }
-    if (ESIZE == 4u && !pairs) {
-        v = uvec4(src[a >> 2u], src[(a + g_src_step) >> 2u], src[(a + 2u * g_src_step) >> 2u],
-                  src[(a + 3u * g_src_step) >> 2u]);
-        return true;
+    if (VARIANT == V_WORDS) {
+        if (ESIZE == 8u) v = uvec4(src2[a >> 3u], src2[(a + g_src_step) >> 3u]);
+        else if (ESIZE == 4u) v = uvec4(src[a >> 2u], src[(a + g_src_step) >> 2u], src[(a + 2u * g_src_step) >> 2u],
+                                        src[(a + 3u * g_src_step) >> 2u]);
+        return ESIZE >= 4u;
     }
     uvec4 x, y;
     if (!src16(a, x) || !src16(a + 16u, y)) return false;

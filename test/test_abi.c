@@ -120,6 +120,12 @@ TEST(parameter_record_words_agree)
     expect_const(c, n, "AUX_I32", DM_AUX_I32);
     expect_const(c, n, "AUX_U64", DM_AUX_U64);
     expect_const(c, n, "AUX_I64", DM_AUX_I64);
+    expect_const(c, n, "V_GENERAL", DM_VARIANT_GENERAL);
+    expect_const(c, n, "V_STREAM", DM_VARIANT_STREAM);
+    expect_const(c, n, "V_PAIRS", DM_VARIANT_PAIRS);
+    expect_const(c, n, "V_WORDS", DM_VARIANT_WORDS);
+    expect_const(c, n, "V_ALONG", DM_VARIANT_ALONG);
+    expect_const(c, n, "V_ACROSS", DM_VARIANT_ACROSS);
     for (int i = 0; i < n; i++)
         CHECK(c[i].seen, "gather_common.glsl defines %s = %u, which vk_abi.h does not", c[i].name, c[i].value);
     free(text);
@@ -229,6 +235,7 @@ TEST(specialisation_constants_and_bindings_agree)
     CHECK(layout_number(text, ") in;", "local_size_x_id") == DM_SPEC_WORKGROUP, "local_size_x_id");
     CHECK(layout_number(text, "const uint ESIZE", "constant_id") == DM_SPEC_ESIZE, "ESIZE");
     CHECK(layout_number(text, "const uint RUN", "constant_id") == DM_SPEC_RUN, "RUN");
+    CHECK(layout_number(text, "const uint VARIANT", "constant_id") == DM_SPEC_VARIANT, "VARIANT");
     /* The build-time constants the Makefile sets per module (kernels.c's variants). */
     CHECK(strstr(text, "const int ROW_DIMS = DM_ROW_DIMS;") != NULL, "ROW_DIMS from -DDM_ROW_DIMS");
     CHECK(strstr(text, "const bool FAST = DM_FAST != 0;") != NULL, "FAST from -DDM_FAST");

@@ -1,7 +1,9 @@
 /* The SPIR-V of glsl/<name>.comp, compiled, optimised and validated at build time
- * (Makefile) and embedded here: nothing is read from disk at run time; and what each
- * kernel's fast path covers. */
+ * (Makefile) and embedded here: nothing is read from disk at run time; and which of
+ * each kernel's fast-path variants covers a gather. */
 #include "kernels.h"
+
+#include "vk_abi.h"
 
 #include "copy.h"
 #include "one_hot.h"
@@ -21,20 +23,26 @@ const dm_spirv dm_kernels[DM_KERNEL_COUNT][DM_ROW_BUCKETS][2][2] = {
 
 const dm_spirv dm_copy_kernel = {dm_spv_copy, sizeof dm_spv_copy};
 
-bool dm_kernel_fast(const dm_gather *g)
+uint32_t dm_kernel_variant(const dm_gather *g, bool texel)
 {
     const uint32_t last = g->rank - 1;
+    if (g->rank == 0 || g->stride[DM_SLOT_DST][last] != 1) return DM_VARIANT_GENERAL;
     const int64_t src = g->stride[DM_SLOT_SRC][last], aux = g->stride[DM_SLOT_AUX][last];
-    if (g->rank == 0 || g->stride[DM_SLOT_DST][last] != 1) return false;
     switch (g->kernel) {
-    case DM_KERNEL_SLICE: /* rows run one element forwards or backwards, or gather (chunk_vec) */
-        return src == 1 || src == -1 || (g->esize >= 4 && src != 0) || src == 2;
+    case DM_KERNEL_SLICE:
+        if (src == 1 || src == -1) return DM_VARIANT_STREAM;
+        /* Two vectors and every second element: always for 1- and 2-byte elements; for
+         * larger ones only on the texel path, where vector loads are cheap. */
+        if (src == 2 && (g->esize < 4 || texel)) return DM_VARIANT_PAIRS;
+        return g->esize >= 4 && src != 0 ? DM_VARIANT_WORDS : DM_VARIANT_GENERAL;
     case DM_KERNEL_REVERSE: /* one length per row; the axis, or else the row, contiguous in the source */
-        return aux == 0 && g->axis >= 0 &&
-               ((uint32_t)g->axis == last ? g->window_stride == 1 && src == 0 : src == 1);
+        if (aux != 0 || g->axis < 0) return DM_VARIANT_GENERAL;
+        if ((uint32_t)g->axis == last) return g->window_stride == 1 && src == 0 ? DM_VARIANT_ALONG : DM_VARIANT_GENERAL;
+        return src == 1 ? DM_VARIANT_ACROSS : DM_VARIANT_GENERAL;
     case DM_KERNEL_ONE_HOT: /* one index per row */
-        return aux == 0 && g->axis >= 0;
+        if (aux != 0 || g->axis < 0) return DM_VARIANT_GENERAL;
+        return (uint32_t)g->axis == last ? DM_VARIANT_ALONG : DM_VARIANT_ACROSS;
     default:
-        return false;
+        return DM_VARIANT_GENERAL;
     }
 }

@@ -19,9 +19,12 @@ typedef struct dm_spirv {
 /* dm_kernels[kernel][row bucket][fast][texel]: one module per build-time variant. */
 extern const dm_spirv dm_kernels[DM_KERNEL_COUNT][DM_ROW_BUCKETS][2][2];
 
-/* Whether the kernel's fast path (glsl/gather_main.glsl, FAST) covers a collapsed gather
- * whose output rows are contiguous: what each kernel's chunk_vec needs of the layout. */
-bool dm_kernel_fast(const dm_gather *g);
+/* The variant of the kernel's fast path (glsl/gather_main.glsl, FAST; DM_VARIANT_* in
+ * vk_abi.h) that covers a collapsed gather, or DM_VARIANT_GENERAL when none does: what
+ * each kernel's chunk_vec needs of the layout. texel: the pipeline loads its source
+ * vectors from a texel buffer (TEXEL); it picks between variants, never decides whether
+ * one covers the gather. */
+uint32_t dm_kernel_variant(const dm_gather *g, bool texel);
 extern const dm_spirv dm_copy_kernel;
 
 #endif

@@ -48,7 +48,19 @@ _Static_assert(sizeof(dm_vk_push) == sizeof(((dm_vk_push *)0)->rem), "rem[] must
 
 /* Specialisation constant ids (GLSL: local_size_x_id, constant_id). ROW_DIMS, FAST and
  * TEXEL are build-time constants instead: one module per combination (kernels.c). */
-enum { DM_SPEC_WORKGROUP = 0, DM_SPEC_ESIZE = 1, DM_SPEC_RUN = 2, DM_SPEC_COUNT = 3 };
+enum { DM_SPEC_WORKGROUP = 0, DM_SPEC_ESIZE = 1, DM_SPEC_RUN = 2, DM_SPEC_VARIANT = 3, DM_SPEC_COUNT = 4 };
+
+/* Values of the VARIANT constant (GLSL: V_*): the fast path's way of making a chunk,
+ * chosen per gather by dm_kernel_variant (kernels.c); GENERAL without the fast path. */
+enum {
+    DM_VARIANT_GENERAL = 0,
+    DM_VARIANT_STREAM = 1, /* SLICE1: rows one element forwards or backwards */
+    DM_VARIANT_PAIRS = 2,  /* SLICE1: step 2, from the two vectors holding a chunk */
+    DM_VARIANT_WORDS = 3,  /* SLICE1: other steps of 4- and 8-byte elements, a load each */
+    DM_VARIANT_ALONG = 4,  /* REVERSE, ONE_HOT: the axis is the innermost dimension */
+    DM_VARIANT_ACROSS = 5, /* REVERSE, ONE_HOT: the axis is a row dimension */
+    DM_VARIANT_COUNT = 6
+};
 
 /* Descriptor bindings: the parameter record (a uniform buffer), then one storage buffer
  * per data slot (1 + slot), then the SRC window as an R32G32B32A32_UINT uniform texel

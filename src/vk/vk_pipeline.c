@@ -140,14 +140,14 @@ dmlops_status dm_vk_pipelines_init(dm_vk_device *d, const char *cache_path, dm_v
 void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p)
 {
     dm_cache_save(d, p);
-    for (int k = 0; k < DM_KERNEL_COUNT; k++) {
+    for (int k = 0; k < DM_KERNEL_COUNT; k++)
         for (int e = 0; e < 4; e++)
             for (int r = 0; r < DM_ROW_BUCKETS; r++)
-                for (int f = 0; f < 4; f++) {
-                    VkPipeline pl = p->pipelines[k][e][r][f >> 1][f & 1];
-                    if (pl) d->vkd.DestroyPipeline(d->device, pl, NULL);
-                }
-    }
+                for (int v = 0; v < DM_VARIANT_COUNT; v++)
+                    for (int t = 0; t < 2; t++) {
+                        VkPipeline pl = p->pipelines[k][e][r][v][t];
+                        if (pl) d->vkd.DestroyPipeline(d->device, pl, NULL);
+                    }
     for (int t = 0; t < 2; t++)
         if (p->copy_pipeline[t]) d->vkd.DestroyPipeline(d->device, p->copy_pipeline[t], NULL);
     if (p->copy_layout) d->vkd.DestroyPipelineLayout(d->device, p->copy_layout, NULL);
@@ -186,33 +186,35 @@ static dmlops_status dm_vk_compute_pipeline(dm_vk_device *d, VkPipelineCache cac
     return DMLOPS_SUCCESS;
 }
 
-static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, dm_kernel kernel, uint32_t esize,
-                                         uint32_t rank, bool fast, bool texel, VkPipeline *out)
+static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, const dm_gather *g, bool fast,
+                                         bool texel, VkPipeline *out)
 {
-    uint32_t e = esize == 1 ? 0 : esize == 2 ? 1 : esize == 4 ? 2 : 3;
-    uint32_t r = rank <= 2 ? 0 : rank <= 4 ? 1 : 2;
-    VkPipeline *slot = &p->pipelines[kernel][e][r][fast][texel];
+    const uint32_t e = g->esize == 1 ? 0 : g->esize == 2 ? 1 : g->esize == 4 ? 2 : 3;
+    const uint32_t r = g->rank <= 2 ? 0 : g->rank <= 4 ? 1 : 2;
+    const uint32_t variant = fast ? dm_kernel_variant(g, texel) : DM_VARIANT_GENERAL;
+    VkPipeline *slot = &p->pipelines[g->kernel][e][r][variant][texel];
     if (!*slot) {
         uint32_t spec[DM_SPEC_COUNT];
         spec[DM_SPEC_WORKGROUP] = d->lim.workgroup;
-        spec[DM_SPEC_ESIZE] = esize;
+        spec[DM_SPEC_ESIZE] = g->esize;
         spec[DM_SPEC_RUN] = d->lim.run;
+        spec[DM_SPEC_VARIANT] = variant;
         VkSpecializationMapEntry entries[DM_SPEC_COUNT];
         for (uint32_t i = 0; i < DM_SPEC_COUNT; i++) entries[i] = (VkSpecializationMapEntry){i, i * 4, 4};
         const VkSpecializationInfo si = {DM_SPEC_COUNT, entries, sizeof spec, spec};
-        DM_TRY(dm_vk_compute_pipeline(d, p->cache, &dm_kernels[kernel][r][fast][texel], &si, p->layout,
-                                      "creating a kernel pipeline", slot));
+        DM_TRY(dm_vk_compute_pipeline(d, p->cache, &dm_kernels[g->kernel][r][variant != DM_VARIANT_GENERAL][texel],
+                                      &si, p->layout, "creating a kernel pipeline", slot));
         p->count++;
     }
     *out = *slot;
     return DMLOPS_SUCCESS;
 }
 
-dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, dm_kernel kernel, uint32_t esize, uint32_t rank,
-                             bool fast, bool texel, VkPipeline *out)
+dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, const dm_gather *g, bool fast, bool texel,
+                             VkPipeline *out)
 {
     pthread_mutex_lock(&p->lock);
-    dmlops_status st = dm_vk_make_pipeline(d, p, kernel, esize, rank, fast, texel, out);
+    dmlops_status st = dm_vk_make_pipeline(d, p, g, fast, texel, out);
     pthread_mutex_unlock(&p->lock);
     return st;
 }

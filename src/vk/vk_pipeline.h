@@ -33,7 +33,8 @@ typedef struct dm_vk_pipelines {
     VkPipelineLayout layout;          /* that set, and the push constants (vk_abi.h) */
     VkPipelineCache cache;
     char *cache_path;
-    VkPipeline pipelines[DM_KERNEL_COUNT][4][DM_ROW_BUCKETS][2][2]; /* by log2(esize), row-dimension bucket, FAST, TEXEL */
+    /* by kernel, log2(esize), row-dimension bucket, VARIANT (DM_VARIANT_*), TEXEL */
+    VkPipeline pipelines[DM_KERNEL_COUNT][4][DM_ROW_BUCKETS][DM_VARIANT_COUNT][2];
     uint32_t count;
     /* The compute copy (glsl/copy.comp): bindings Dst, Src and Src's texel view; push
      * constants dm_vk_copy_push; a pipeline per TEXEL. */
@@ -51,10 +52,11 @@ typedef struct dm_vk_pipelines {
 dmlops_status dm_vk_pipelines_init(dm_vk_device *d, const char *cache_path, dm_vk_pipelines *p);
 /* Saves the cache (when a file is named), then destroys everything. */
 void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p);
-/* The pipeline of a kernel for elements of esize bytes, a collapsed rank, the fast path
- * or not, and the texel path or not; made on first use. Thread-safe. */
-dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, dm_kernel kernel, uint32_t esize, uint32_t rank,
-                             bool fast, bool texel, VkPipeline *out);
+/* The pipeline of g's kernel for its element size, collapsed rank and, on the fast path,
+ * the variant that covers it (dm_kernel_variant), on the texel path or not; made on first
+ * use. Thread-safe. */
+dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, const dm_gather *g, bool fast, bool texel,
+                             VkPipeline *out);
 /* The compute copy's pipeline (its layouts are p->copy_*) on the texel path or not, made
  * on first use. Thread-safe. */
 dmlops_status dm_vk_copy_pipeline(dm_vk_device *d, dm_vk_pipelines *p, bool texel, VkPipeline *out);

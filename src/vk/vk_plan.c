@@ -283,7 +283,7 @@ dmlops_status dm_vk_plan_gather(const dm_vk_limits *lim, const dm_gather *g, dm_
     plan->npieces = set.n;
     if (st == DMLOPS_SUCCESS) st = dm_plan_copies(lim, plan);
     /* The fast path keeps a bit per chunk of a run. */
-    plan->fast = lim->run <= 32 && dm_kernel_fast(&plan->g);
+    plan->fast = lim->run <= 32 && dm_kernel_variant(&plan->g, lim->texel) != DM_VARIANT_GENERAL;
     if (st != DMLOPS_SUCCESS) dm_vk_plan_free(plan);
     return st;
 }
