@@ -148,17 +148,30 @@ uint axis_coord(uint c[ROW_DIMS])
 
 // Run k of RUN chunks of the row at db (m elements): whole chunks from chunk_vec, one
 // vector store each. Returns the chunks left over, as bits from chunk (db >> 4) + k * RUN.
+// Kernels whose chunks carry a vector to the next (STREAMS) get every chunk of the run,
+// partial ones too, so that the carry moves on; a partial chunk's element index j0 is
+// then negative (wrapped), which their address arithmetic takes modulo 2^32.
 uint fast_row(uint k, uint db, uint sb, uint ab, uint row_axis, uint m)
 {
     row_begin(sb, ab, row_axis);
     const uint row_end = db + m * ESIZE;
     const uint c0 = (db >> 4u) + k * RUN, c1 = min(c0 + RUN, (row_end + 15u) >> 4u);
     const uint len4 = uint(dst4.length());
+    const int shift = findLSB(ESIZE);
+    if (STREAMS) chunk_prime(uint(int(c0 * 16u - db) >> shift));
     uint slow = 0u;
     for (uint ch = c0; ch < c1; ch++) {
-        const uint cb = ch * 16u;
+        const uint cb = ch * 16u, j0 = uint(int(cb - db) >> shift);
+        const bool whole = cb >= db && cb + 16u <= row_end && ch < len4;
         uvec4 v;
-        if (cb >= db && cb + 16u <= row_end && ch < len4 && chunk_vec((cb - db) / ESIZE, v)) dst4[ch] = v;
+        bool done;
+        if (STREAMS) {
+            const bool got = chunk_vec(j0, v);
+            done = whole && got;
+        } else {
+            done = whole && chunk_vec(j0, v);
+        }
+        if (done) dst4[ch] = v;
         else slow |= 1u << (ch - c0);
     }
     return slow;

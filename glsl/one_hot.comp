@@ -75,6 +75,10 @@ void row_begin(uint sb, uint ab, uint row_axis)
     g_k = read_index(ab, g_n);
     g_row_axis = row_axis;
 }
+// Write-only: nothing carried from chunk to chunk.
+const bool STREAMS = false;
+void chunk_prime(uint j0) {}
+
 bool chunk_vec(uint j0, out uvec4 v)
 {
     if (VARIANT == V_ACROSS) {

@@ -101,10 +101,14 @@ bool in_window(uint j0, uint cnt)
     return lo >= g_win_lo && hi < g_win_hi;
 }
 
+// Along the axis and across it, rows are streams (gather_common.glsl).
+const bool STREAMS = true;
+void chunk_prime(uint j0) { stream_prime(j0); }
+
 bool chunk_vec(uint j0, out uvec4 v)
 {
-    v = uvec4(0u);
-    return in_window(j0, 16u / ESIZE) && stream_vec(j0, v);
+    const bool got = stream_vec(j0, v); // first, so that the carry moves on
+    return in_window(j0, 16u / ESIZE) && got;
 }
 
 bool row_elem(uint j, out uvec2 x)

@@ -39,6 +39,15 @@ void row_begin(uint sb, uint ab, uint row_axis)
 uint even_halves(uint x, uint y) { return (x & 0xffffu) | (y << 16u); }
 uint even_bytes(uint x, uint y) { return (x & 0xffu) | ((x >> 8u) & 0xff00u) | ((y & 0xffu) << 16u) | ((y << 8u) & 0xff000000u); }
 
+// Streams and step-2 pairs both read the source forwards or backwards a vector at a
+// time, carrying one (gather_common.glsl, src16).
+const bool STREAMS = VARIANT == V_STREAM || VARIANT == V_PAIRS;
+void chunk_prime(uint j0)
+{
+    if (VARIANT == V_STREAM) stream_prime(j0);
+    else if (VARIANT == V_PAIRS) src16_prime(g_Bf + j0 * g_src_step, true);
+}
+
 bool chunk_vec(uint j0, out uvec4 v)
 {
     v = uvec4(0u);
@@ -51,7 +60,8 @@ bool chunk_vec(uint j0, out uvec4 v)
         return ESIZE >= 4u;
     }
     uvec4 x, y;
-    if (!src16(a, x) || !src16(a + 16u, y)) return false;
+    const bool got = src16(a, true, x); // both, so that the carry moves on
+    if (!src16(a + 16u, true, y) || !got) return false;
     if (ESIZE == 8u) v = uvec4(x.xy, y.xy);
     else if (ESIZE == 4u) v = uvec4(x.xz, y.xz);
     else if (ESIZE == 2u) v = uvec4(even_halves(x.x, x.y), even_halves(x.z, x.w), even_halves(y.x, y.y), even_halves(y.z, y.w));
