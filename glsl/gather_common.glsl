@@ -141,14 +141,20 @@ uint g_aux_addr = 0xffffffffu, g_aux_value;
 
 // ---- 16-byte vectors -------------------------------------------------------------
 
-// Words w .. w+3 of the 8 words lo, hi (w in 0..4).
-uvec4 pick_words(uvec4 lo, uvec4 hi, uint w)
+// The 16 bytes at byte offset s (0 .. 15) of the 32 bytes lo, hi: words s / 4 .. s / 4 + 4
+// picked in two halving steps of selects, then funnel-shifted by the bytes left over.
+// No branches, since lavapipe would run every side of them. Element addresses are
+// multiples of ESIZE (bindings start at multiples of 16), so for 4- and 8-byte elements
+// the constant folding drops the byte shift, and for 8-byte ones the odd-word step too.
+uvec4 funnel(uvec4 lo, uvec4 hi, uint s)
 {
-    if (w == 0u) return lo;
-    if (w == 1u) return uvec4(lo.yzw, hi.x);
-    if (w == 2u) return uvec4(lo.zw, hi.xy);
-    if (w == 3u) return uvec4(lo.w, hi.xyz);
-    return hi;
+    const bool two = (s & 8u) != 0u, one = ESIZE < 8u && (s & 4u) != 0u;
+    const uvec4 a = two ? uvec4(lo.zw, hi.xy) : lo;  // words 2 * two .. + 3
+    const uvec2 c = two ? hi.zw : hi.xy;             // and the two after them
+    const uvec4 r = one ? uvec4(a.yzw, c.x) : a;
+    if (ESIZE >= 4u) return r;
+    const uint b = (s & 3u) * 8u, after = one ? c.y : c.x;
+    return b == 0u ? r : (r >> b) | (uvec4(r.yzw, after) << (32u - b));
 }
 
 // The 16 bytes at byte address a of the source window, in memory order; false when they
@@ -163,10 +169,7 @@ bool src_vec(uint a, out uvec4 v)
         v = lo;
         return true;
     }
-    uvec4 hi = read4(i + 1u);
-    uint w = s >> 2u, b = (s & 3u) * 8u;
-    v = pick_words(lo, hi, w);
-    if (b != 0u) v = (v >> b) | (pick_words(lo, hi, w + 1u) << (32u - b));
+    v = funnel(lo, read4(i + 1u), s);
     return true;
 }
 
@@ -259,9 +262,7 @@ bool src16(uint a, bool forward, out uvec4 v)
     const uvec4 lo = forward ? g_cv : fetched, hi = forward ? fetched : g_cv;
     g_cq = fetch_q;
     g_cv = fetched;
-    const uint w = s >> 2u, b = (s & 3u) * 8u;
-    v = pick_words(lo, hi, w);
-    if (b != 0u) v = (v >> b) | (pick_words(lo, hi, w + 1u) << (32u - b));
+    v = funnel(lo, hi, s);
     return carried && q < len && (s == 0u || q + 1u < len);
 }
 
