@@ -23,6 +23,14 @@ int dm_env_texel(void)
     return -1;
 }
 
+int dm_env_cpu_tuning(void)
+{
+    const char *env = getenv("DMLOPS_VK_TUNING");
+    if (env && !strcasecmp(env, "gpu")) return 0;
+    if (env && !strcasecmp(env, "cpu")) return 1;
+    return -1;
+}
+
 static dmlops_status dm_backend_from_env(dmlops_backend *backend)
 {
     const char *env = getenv("DMLOPS_BACKEND");
@@ -89,6 +97,7 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
         .max_workgroup_count = options->max_workgroup_count,
         .max_allocation_size = options->max_allocation_size,
         .texel = dm_env_texel(),
+        .cpu_tuning = dm_env_cpu_tuning(),
     };
     /* AUTO never picks a software Vulkan device: on a machine without a GPU the CPU
      * backend is faster than lavapipe or SwiftShader (docs/performance.md). */

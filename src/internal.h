@@ -137,11 +137,17 @@ typedef struct dm_vk_params {
     uint32_t max_workgroup_count;
     uint64_t max_allocation_size;
     int texel;                        /* DMLOPS_VK_TEXEL: -1 by device class, 0 off, 1 on */
+    int cpu_tuning;                   /* DMLOPS_VK_TUNING: -1 by device type, 0 GPU, 1 CPU */
 } dm_vk_params;
 dmlops_status dm_vk_context_init(dmlops_context *ctx, const dm_vk_params *params);
 /* DMLOPS_VK_TEXEL: "0" or "1" force the kernels' texel path off or on; anything else,
  * or unset, leaves it to the device class (-1). */
 int dm_env_texel(void);
+/* DMLOPS_VK_TUNING: "gpu" or "cpu" tune the Vulkan backend (kernel grid, run length,
+ * copy-region threshold, texel default) for that device class whatever the device's
+ * type, so that one device can run both classes' kernels (the tests do); anything
+ * else, or unset, leaves it to the device type (-1). */
+int dm_env_cpu_tuning(void);
 dmlops_status dm_vk_enumerate(dmlops_device_info *infos, uint32_t *count);
 
 /* Monotonic seconds. */

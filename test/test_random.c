@@ -486,36 +486,66 @@ TEST_CTX(random_reverse_subsequences)
 TEST_CTX(random_slice1) { random_suite(ctx, "random_slice1", NULL, 0x5EED0002ull, gen_slice, default_cases(), NULL); }
 TEST_CTX(random_one_hot) { random_suite(ctx, "random_one_hot", NULL, 0x5EED0003ull, gen_one_hot, default_cases(), NULL); }
 
+/* An environment variable set for the next context's creation (NULL: left as it is),
+ * then put back as it was. */
+typedef struct env_override {
+    const char *name;
+    char *kept;
+    bool had;
+} env_override;
+
+static void env_set(env_override *e, const char *name, const char *value)
+{
+    const char *now = getenv(name);
+    e->name = name;
+    e->had = now != NULL;
+    e->kept = now ? strdup(now) : NULL;
+    if (value) setenv(name, value, 1);
+}
+
+static void env_restore(env_override *e)
+{
+    if (e->had && e->kept) setenv(e->name, e->kept, 1);
+    else if (!e->had) unsetenv(e->name);
+    free(e->kept);
+}
+
 /* Vulkan only: the same random cases on contexts forced onto each execution path
- * (KERNELS_ONLY, PREFER_COPY), and onto the kernels' storage-buffer and texel paths
- * (DMLOPS_VK_TEXEL, read when a context is created), so that both kernel paths are
- * checked on whichever device runs the suite; the validation layer counts messages. */
+ * (KERNELS_ONLY, PREFER_COPY), onto the kernels' storage-buffer and texel paths
+ * (DMLOPS_VK_TEXEL), and onto the other device class's tuning (DMLOPS_VK_TUNING: on
+ * lavapipe the GPU's one-chunk runs, 128-wide workgroups and large grids), both read
+ * when a context is created, so that every kernel configuration is checked on whichever
+ * device runs the suite; the validation layer counts messages. */
 TEST_CTX(random_vulkan_forced_paths)
 {
-    (void)ctx;
     if (!dmt_is_vulkan()) return; /* the CPU backend has one path */
+    dmlops_context_info here;
+    if (!CHECK_OK(dmlops_context_get_info(ctx, &here))) return;
+    const bool cpu_device = here.device.type == DMLOPS_DEVICE_TYPE_CPU;
     static const struct {
         uint32_t flags;
-        const char *texel; /* DMLOPS_VK_TEXEL, or NULL for the device's default */
+        const char *texel;  /* DMLOPS_VK_TEXEL, or NULL for the device's default */
+        bool other_tuning;  /* DMLOPS_VK_TUNING: the other device class's */
         const char *name;
-    } runs[4] = {{DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, NULL, "KERNELS_ONLY"},
-                 {DMLOPS_CONTEXT_FLAG_PREFER_COPY, NULL, "PREFER_COPY"},
-                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, "0", "KERNELS_ONLY, storage buffers"},
-                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, "1", "KERNELS_ONLY, texel buffers"}};
-    const char *saved = getenv("DMLOPS_VK_TEXEL");
-    char *keep = saved ? strdup(saved) : NULL;
-    for (int f = 0; f < 4; f++) {
+    } runs[5] = {{DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, NULL, false, "KERNELS_ONLY"},
+                 {DMLOPS_CONTEXT_FLAG_PREFER_COPY, NULL, false, "PREFER_COPY"},
+                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, "0", false, "KERNELS_ONLY, storage buffers"},
+                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, "1", false, "KERNELS_ONLY, texel buffers"},
+                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, NULL, true, "KERNELS_ONLY, the other device class's tuning"}};
+    for (int f = 0; f < 5; f++) {
         dmlops_context *c = NULL;
         dmlops_context_desc d = {.backend = DMLOPS_BACKEND_VULKAN,
                                  .flags = runs[f].flags | DMLOPS_CONTEXT_FLAG_DEBUG | DMLOPS_CONTEXT_FLAG_QUIET};
-        if (runs[f].texel) setenv("DMLOPS_VK_TEXEL", runs[f].texel, 1);
+        env_override texel, tuning;
+        env_set(&texel, "DMLOPS_VK_TEXEL", runs[f].texel);
+        env_set(&tuning, "DMLOPS_VK_TUNING", runs[f].other_tuning ? (cpu_device ? "gpu" : "cpu") : NULL);
         dmlops_status st = dmlops_context_create(&d, &c);
         if (st != DMLOPS_SUCCESS) {
             d.flags = runs[f].flags; /* no validation layer here */
             st = dmlops_context_create(&d, &c);
         }
-        if (keep) setenv("DMLOPS_VK_TEXEL", keep, 1);
-        else unsetenv("DMLOPS_VK_TEXEL");
+        env_restore(&tuning);
+        env_restore(&texel);
         if (!CHECK_OK(st)) continue;
         const uint64_t seed = (uint64_t)f;
         random_suite(c, "random_reverse_subsequences", runs[f].name, 0x5EED0101ull + seed, gen_reverse, 300, "random_vulkan_forced_paths");
@@ -527,7 +557,6 @@ TEST_CTX(random_vulkan_forced_paths)
                   info.debug_message_count);
         dmlops_context_destroy(c);
     }
-    free(keep);
 }
 
 /* CPU only: the same random cases on contexts whose engine runs on one thread, and on

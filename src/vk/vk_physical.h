@@ -22,6 +22,7 @@ typedef struct dm_vk_limits {
     uint64_t copy_min_bytes; /* shortest run worth a copy region */
     uint32_t flags;          /* the context's DMLOPS_CONTEXT_FLAG_*: KERNELS_ONLY, PREFER_COPY */
     bool texel;              /* kernels move 16-byte vectors through texel buffers (TEXEL) */
+    bool cpu_tuning;         /* tuned for a CPU device (lavapipe), else for a GPU */
 } dm_vk_limits;
 
 /* vk_properties.c */

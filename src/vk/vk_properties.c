@@ -153,7 +153,8 @@ void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *param
      * runs of 32 chunks, keep the 4096 invocations the earlier 32 x 128 grid had. GPUs
      * want enough groups to fill every compute unit several times over (not measured
      * here: no GPU was available). */
-    const bool cpu = info->type == DMLOPS_DEVICE_TYPE_CPU;
+    const bool cpu = params->cpu_tuning < 0 ? info->type == DMLOPS_DEVICE_TYPE_CPU : params->cpu_tuning > 0;
+    lim->cpu_tuning = cpu;
     lim->grid_cap = cpu ? 128 : 8192;
     lim->run = cpu ? 32 : 1;
     lim->workgroup = cpu ? 32 : DM_VK_WORKGROUP;
@@ -165,7 +166,7 @@ void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *param
     lim->seg_size = dm_max_u64(lim->seg_size & ~255ull, 256);
     /* Below this run length a kernel beats vkCmdCopyBuffer regions (docs/performance.md):
      * on lavapipe regions of 8 bytes already win; GPUs run kernels near copy speed. */
-    lim->copy_min_bytes = info->type == DMLOPS_DEVICE_TYPE_CPU ? 64 : 4096;
+    lim->copy_min_bytes = cpu ? 64 : 4096;
 }
 
 void dm_vk_texel_init(const dm_vk_itable *vki, VkPhysicalDevice phys, int want, dm_vk_limits *lim)
@@ -181,7 +182,7 @@ void dm_vk_texel_init(const dm_vk_itable *vki, VkPhysicalDevice phys, int want, 
     /* By device class: lavapipe runs a copy 3.5x faster with texel loads than with
      * storage-buffer loads (it loads storage buffers lane by lane; docs/design.md). GPUs
      * keep storage buffers until a measurement on one says otherwise. */
-    lim->texel = able && (want < 0 ? p.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU : want > 0);
+    lim->texel = able && (want < 0 ? lim->cpu_tuning : want > 0);
     if (!lim->texel) return;
     lim->align = dm_max_u64(lim->align, p.limits.minTexelBufferOffsetAlignment);
     /* A window's aligned start plus its bytes, as texels, must fit one view. */
