@@ -26,6 +26,9 @@ layout(constant_id = 2) const uint RUN = 1u;
 // code sat unused beside the stream): each pipeline holds only the one its gather needs
 // (src/vk/kernels.c, dm_kernel_variant).
 layout(constant_id = 3) const uint VARIANT = 0u;
+// How AUX elements (lengths, indices) are decoded: AUX_U32 .. AUX_I64 below. A constant,
+// so that 32-bit ones load no high word and unsigned ones test no sign.
+layout(constant_id = 4) const uint AUX_TYPE = 0u;
 // ROW_DIMS, FAST and TEXEL are build-time constants, not specialisation constants: the
 // Makefile compiles each kernel once per combination (-DDM_ROW_DIMS=1|3|7 -DDM_FAST=0|1
 // -DDM_TEXEL=0|1) and removes the other paths' branches and functions with spirv-opt
@@ -80,7 +83,7 @@ layout(push_constant) uniform Push {
 
 // Indices into the record (src/vk/vk_abi.h).
 const uint P_RANK = 0u, P_UNITS = 1u, P_MODE = 2u, P_PER_ROW = 3u, P_AXIS = 4u, P_AXIS_ORIGIN = 5u,
-           P_N = 6u, P_WIN_LO = 7u, P_WIN_HI = 8u, P_AUX_TYPE = 9u, P_DST_BASE = 10u, P_SRC_BASE = 11u,
+           P_N = 6u, P_WIN_LO = 7u, P_WIN_HI = 8u, P_DST_BASE = 10u, P_SRC_BASE = 11u,
            P_AUX_BASE = 12u, P_M = 13u, P_AXIS_SRC_STRIDE = 14u, P_SIZE = 16u, P_DST_STRIDE = 24u,
            P_SRC_STRIDE = 32u, P_AUX_STRIDE = 40u;
 const uint MODE_ELEMENT = 0u, MODE_VEC = 1u;
@@ -119,7 +122,7 @@ uint aux_word(uint a)
 }
 
 // Parameters the per-element functions use, loaded once per invocation.
-uint g_last, g_src_step, g_aux_step, g_n, g_axis, g_axis_origin, g_win_lo, g_win_hi, g_aux_type, g_axis_src_stride;
+uint g_last, g_src_step, g_aux_step, g_n, g_axis, g_axis_origin, g_win_lo, g_win_hi, g_axis_src_stride;
 
 void load_globals()
 {
@@ -131,7 +134,6 @@ void load_globals()
     g_axis_origin = p(P_AXIS_ORIGIN);
     g_win_lo = p(P_WIN_LO);
     g_win_hi = p(P_WIN_HI);
-    g_aux_type = p(P_AUX_TYPE);
     g_axis_src_stride = p(P_AXIS_SRC_STRIDE);
 }
 
@@ -208,11 +210,11 @@ uvec4 with_element(uvec4 v, uint e, uvec2 x)
     return v;
 }
 
-// Aux element types (P_AUX_TYPE).
+// Aux element types (AUX_TYPE).
 const uint AUX_U32 = 0u, AUX_I32 = 1u, AUX_U64 = 2u, AUX_I64 = 3u;
 
 // Words of an 8-byte aux element: low at a, high at a + 4 (little-endian, like the host).
-uint aux_high(uint a, uint type) { return type >= AUX_U64 ? aux_word(a + 4u) : 0u; }
+uint aux_high(uint a) { return AUX_TYPE >= AUX_U64 ? aux_word(a + 4u) : 0u; }
 
 // ---- rows read as streams (the fast path of SLICE1 and REVERSE) ------------------------
 //

@@ -10,8 +10,8 @@
 // 32 bits are out of range, never truncated.
 uint read_index(uint a, uint n)
 {
-    uint type = g_aux_type;
-    uint lo = aux_word(a), hi = aux_high(a, type);
+    const uint type = AUX_TYPE;
+    uint lo = aux_word(a), hi = aux_high(a);
     bool negative = (type == AUX_I32 && int(lo) < 0) || (type == AUX_I64 && int(hi) < 0);
     if (negative) {
         // Magnitude of a negative value: |v| = 2^32 - lo when hi is all ones (64-bit) or

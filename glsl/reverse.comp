@@ -10,8 +10,8 @@
 
 uint read_length(uint a, uint n)
 {
-    uint type = g_aux_type;
-    uint lo = aux_word(a), hi = aux_high(a, type);
+    const uint type = AUX_TYPE;
+    uint lo = aux_word(a), hi = aux_high(a);
     bool negative = (type == AUX_I32 && int(lo) < 0) || (type == AUX_I64 && int(hi) < 0);
     if (negative) return 0u;           // a negative length counts as 0
     if (hi != 0u) return n;            // >= 2^32: clamps to the axis

@@ -23,6 +23,17 @@ const dm_spirv dm_kernels[DM_KERNEL_COUNT][DM_ROW_BUCKETS][2][2] = {
 
 const dm_spirv dm_copy_kernel = {dm_spv_copy, sizeof dm_spv_copy};
 
+uint32_t dm_kernel_aux_type(const dm_gather *g)
+{
+    if (g->binding[DM_SLOT_AUX] < 0) return DM_AUX_U32;
+    switch (g->aux_dtype) {
+    case DML_TENSOR_DATA_TYPE_INT32: return DM_AUX_I32;
+    case DML_TENSOR_DATA_TYPE_UINT64: return DM_AUX_U64;
+    case DML_TENSOR_DATA_TYPE_INT64: return DM_AUX_I64;
+    default: return DM_AUX_U32;
+    }
+}
+
 uint32_t dm_kernel_variant(const dm_gather *g, bool texel)
 {
     const uint32_t last = g->rank - 1;

@@ -25,6 +25,9 @@ extern const dm_spirv dm_kernels[DM_KERNEL_COUNT][DM_ROW_BUCKETS][2][2];
  * vectors from a texel buffer (TEXEL); it picks between variants, never decides whether
  * one covers the gather. */
 uint32_t dm_kernel_variant(const dm_gather *g, bool texel);
+/* AUX_TYPE (DM_AUX_* in vk_abi.h): how the kernel decodes g's AUX elements; U32 when
+ * it binds none. */
+uint32_t dm_kernel_aux_type(const dm_gather *g);
 extern const dm_spirv dm_copy_kernel;
 
 #endif

@@ -13,7 +13,7 @@
  * DM_MAX_RANK words start at SIZE and at each *_STRIDE. */
 #define DM_VK_PARAMS(X)                                                                   \
     X(RANK, 0) X(UNITS, 1) X(MODE, 2) X(PER_ROW, 3) X(AXIS, 4) X(AXIS_ORIGIN, 5) X(N, 6)  \
-    X(WIN_LO, 7) X(WIN_HI, 8) X(AUX_TYPE, 9) X(DST_BASE, 10) X(SRC_BASE, 11)              \
+    X(WIN_LO, 7) X(WIN_HI, 8) X(DST_BASE, 10) X(SRC_BASE, 11)                            \
     X(AUX_BASE, 12) X(M, 13) X(AXIS_SRC_STRIDE, 14) X(SIZE, 16) X(DST_STRIDE, 24)         \
     X(SRC_STRIDE, 32) X(AUX_STRIDE, 40)
 #define DM_VK_PARAM_ENUM(name, value) DM_P_##name = (value),
@@ -28,7 +28,7 @@ DM_VK_PARAMS(DM_VK_PARAM_FITS)
 
 /* Values of the record's words (GLSL: MODE_*, AUX_*, NO_AXIS). */
 enum { DM_MODE_ELEMENT = 0, DM_MODE_VEC = 1 };              /* P_MODE */
-enum { DM_AUX_U32 = 0, DM_AUX_I32 = 1, DM_AUX_U64 = 2, DM_AUX_I64 = 3 }; /* P_AUX_TYPE */
+enum { DM_AUX_U32 = 0, DM_AUX_I32 = 1, DM_AUX_U64 = 2, DM_AUX_I64 = 3 }; /* AUX_TYPE (a specialisation constant) */
 #define DM_NO_AXIS 0xffffffffu                                /* P_AXIS of a gather without one */
 
 /* Push constants (GLSL: uniform Push): per data slot, in the slot order of gather.h
@@ -48,7 +48,14 @@ _Static_assert(sizeof(dm_vk_push) == sizeof(((dm_vk_push *)0)->rem), "rem[] must
 
 /* Specialisation constant ids (GLSL: local_size_x_id, constant_id). ROW_DIMS, FAST and
  * TEXEL are build-time constants instead: one module per combination (kernels.c). */
-enum { DM_SPEC_WORKGROUP = 0, DM_SPEC_ESIZE = 1, DM_SPEC_RUN = 2, DM_SPEC_VARIANT = 3, DM_SPEC_COUNT = 4 };
+enum {
+    DM_SPEC_WORKGROUP = 0,
+    DM_SPEC_ESIZE = 1,
+    DM_SPEC_RUN = 2,
+    DM_SPEC_VARIANT = 3,
+    DM_SPEC_AUX_TYPE = 4, /* DM_AUX_*: how the kernel decodes AUX elements (lengths, indices) */
+    DM_SPEC_COUNT = 5
+};
 
 /* Values of the VARIANT constant (GLSL: V_*): the fast path's way of making a chunk,
  * chosen per gather by dm_kernel_variant (kernels.c); GENERAL without the fast path. */

@@ -144,10 +144,11 @@ void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p)
         for (int e = 0; e < 4; e++)
             for (int r = 0; r < DM_ROW_BUCKETS; r++)
                 for (int v = 0; v < DM_VARIANT_COUNT; v++)
-                    for (int t = 0; t < 2; t++) {
-                        VkPipeline pl = p->pipelines[k][e][r][v][t];
-                        if (pl) d->vkd.DestroyPipeline(d->device, pl, NULL);
-                    }
+                    for (int a = 0; a < 4; a++)
+                        for (int t = 0; t < 2; t++) {
+                            VkPipeline pl = p->pipelines[k][e][r][v][a][t];
+                            if (pl) d->vkd.DestroyPipeline(d->device, pl, NULL);
+                        }
     for (int t = 0; t < 2; t++)
         if (p->copy_pipeline[t]) d->vkd.DestroyPipeline(d->device, p->copy_pipeline[t], NULL);
     if (p->copy_layout) d->vkd.DestroyPipelineLayout(d->device, p->copy_layout, NULL);
@@ -192,13 +193,15 @@ static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, co
     const uint32_t e = g->esize == 1 ? 0 : g->esize == 2 ? 1 : g->esize == 4 ? 2 : 3;
     const uint32_t r = g->rank <= 2 ? 0 : g->rank <= 4 ? 1 : 2;
     const uint32_t variant = fast ? dm_kernel_variant(g, texel) : DM_VARIANT_GENERAL;
-    VkPipeline *slot = &p->pipelines[g->kernel][e][r][variant][texel];
+    const uint32_t aux_type = dm_kernel_aux_type(g);
+    VkPipeline *slot = &p->pipelines[g->kernel][e][r][variant][aux_type][texel];
     if (!*slot) {
         uint32_t spec[DM_SPEC_COUNT];
         spec[DM_SPEC_WORKGROUP] = d->lim.workgroup;
         spec[DM_SPEC_ESIZE] = g->esize;
         spec[DM_SPEC_RUN] = d->lim.run;
         spec[DM_SPEC_VARIANT] = variant;
+        spec[DM_SPEC_AUX_TYPE] = aux_type;
         VkSpecializationMapEntry entries[DM_SPEC_COUNT];
         for (uint32_t i = 0; i < DM_SPEC_COUNT; i++) entries[i] = (VkSpecializationMapEntry){i, i * 4, 4};
         const VkSpecializationInfo si = {DM_SPEC_COUNT, entries, sizeof spec, spec};

@@ -33,8 +33,9 @@ typedef struct dm_vk_pipelines {
     VkPipelineLayout layout;          /* that set, and the push constants (vk_abi.h) */
     VkPipelineCache cache;
     char *cache_path;
-    /* by kernel, log2(esize), row-dimension bucket, VARIANT (DM_VARIANT_*), TEXEL */
-    VkPipeline pipelines[DM_KERNEL_COUNT][4][DM_ROW_BUCKETS][DM_VARIANT_COUNT][2];
+    /* by kernel, log2(esize), row-dimension bucket, VARIANT (DM_VARIANT_*), AUX_TYPE
+     * (DM_AUX_*), TEXEL */
+    VkPipeline pipelines[DM_KERNEL_COUNT][4][DM_ROW_BUCKETS][DM_VARIANT_COUNT][4][2];
     uint32_t count;
     /* The compute copy (glsl/copy.comp): bindings Dst, Src and Src's texel view; push
      * constants dm_vk_copy_push; a pipeline per TEXEL. */

@@ -29,17 +29,6 @@ static uint32_t dm_slot_esize(const dm_gather *g, int slot)
     return slot == DM_SLOT_AUX ? g->aux_esize : g->esize;
 }
 
-/* P_AUX_TYPE: how the kernel decodes the AUX elements. */
-static uint32_t dm_aux_type(DML_TENSOR_DATA_TYPE type)
-{
-    switch (type) {
-    case DML_TENSOR_DATA_TYPE_INT32: return DM_AUX_I32;
-    case DML_TENSOR_DATA_TYPE_UINT64: return DM_AUX_U64;
-    case DML_TENSOR_DATA_TYPE_INT64: return DM_AUX_I64;
-    default: return DM_AUX_U32;
-    }
-}
-
 /* Element span [lo, hi] (inclusive) of a slot over a box. */
 static void dm_span_elems(const dm_gather *g, const dm_box *b, int slot, int64_t *lo, int64_t *hi)
 {
@@ -147,7 +136,6 @@ static void dm_fill_params(const dm_gather *g, const dm_box *b, const dm_vk_piec
     w[DM_P_N] = g->n;
     w[DM_P_WIN_LO] = g->window ? b->wlo : 0;
     w[DM_P_WIN_HI] = g->window ? b->whi : UINT32_MAX;
-    w[DM_P_AUX_TYPE] = dm_aux_type(g->aux_dtype);
     w[DM_P_M] = b->hi[last] - b->lo[last];
     w[DM_P_AXIS_SRC_STRIDE] = (uint32_t)((uint64_t)g->window_stride * g->esize);
     /* Offsets of the piece origin inside each window; they may wrap (see the shader). */
