@@ -151,17 +151,23 @@ uint axis_coord(uint c[ROW_DIMS])
 // Kernels whose chunks carry a vector to the next (STREAMS) get every chunk of the run,
 // partial ones too, so that the carry moves on; a partial chunk's element index j0 is
 // then negative (wrapped), which their address arithmetic takes modulo 2^32.
+uint chunk_j0(uint cb, uint db)
+{
+    // Floored, so that chunk by chunk j0 grows by exactly 16 / ESIZE; unsigned above db,
+    // since a window (and so a row) may pass 2 GiB.
+    return cb >= db ? (cb - db) / ESIZE : 0u - (db - cb + ESIZE - 1u) / ESIZE;
+}
+
 uint fast_row(uint k, uint db, uint sb, uint ab, uint row_axis, uint m)
 {
     row_begin(sb, ab, row_axis);
     const uint row_end = db + m * ESIZE;
     const uint c0 = (db >> 4u) + k * RUN, c1 = min(c0 + RUN, (row_end + 15u) >> 4u);
     const uint len4 = uint(dst4.length());
-    const int shift = findLSB(ESIZE);
-    if (STREAMS) chunk_prime(uint(int(c0 * 16u - db) >> shift));
+    if (STREAMS) chunk_prime(chunk_j0(c0 * 16u, db));
     uint slow = 0u;
     for (uint ch = c0; ch < c1; ch++) {
-        const uint cb = ch * 16u, j0 = uint(int(cb - db) >> shift);
+        const uint cb = ch * 16u, j0 = chunk_j0(cb, db);
         const bool whole = cb >= db && cb + 16u <= row_end && ch < len4;
         uvec4 v;
         bool done;
