@@ -70,6 +70,10 @@ layout(std430, set = 0, binding = 2) readonly buffer Src4 { uvec4 src4[]; };
 // 8-byte elements as one access each (their addresses are multiples of 8 in the window).
 layout(std430, set = 0, binding = 2) readonly buffer Src2 { uvec2 src2[]; };
 layout(set = 0, binding = 5) uniform usamplerBuffer Src4T;
+// The AUX window as 4-byte texels (R32_UINT), for the same reason: a row's length or
+// index is one texel fetch instead of a lane-by-lane load (ONE_HOT with depth 16 reads
+// one per 16 output bytes). Exactly as many texels as Aux has words.
+layout(set = 0, binding = 6) uniform usamplerBuffer AuxT;
 layout(std430, set = 0, binding = 3) readonly buffer Aux { uint aux[]; };
 layout(std430, set = 0, binding = 4) readonly buffer Aux2 { uint aux2[]; };
 
@@ -117,8 +121,10 @@ DEFINE_LOAD(load_aux2, aux2)
 
 uint aux_word(uint a)
 {
-    uint w = a >> 2u;
-    return w < uint(aux.length()) ? aux[w] : 0u;
+    const uint w = a >> 2u;
+    if (w >= uint(aux.length())) return 0u;
+    if (TEXEL) return texelFetch(AuxT, int(w)).x;
+    return aux[w];
 }
 
 // Parameters the per-element functions use, loaded once per invocation.

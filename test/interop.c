@@ -214,7 +214,11 @@ TEST(interop_records_into_the_application_command_buffer)
     app_buffer in, len, out;
     const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                                      VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    REQUIRE(app_buffer_create(&a, 256, usage, &in) && app_buffer_create(&a, 64, usage, &len) &&
+    /* The input can be seen as texels, the lengths cannot: the binding must then take the
+     * storage-buffer pipeline (a texel view of the lengths would break the validation
+     * layer's rules). */
+    const VkBufferUsageFlags texel_usage = usage | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
+    REQUIRE(app_buffer_create(&a, 256, texel_usage, &in) && app_buffer_create(&a, 64, usage, &len) &&
             app_buffer_create(&a, 512, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, &out));
     float x[32], want[32], got[32];
     for (int i = 0; i < 32; i++) x[i] = (float)(i * 3 + 1);
@@ -231,7 +235,7 @@ TEST(interop_records_into_the_application_command_buffer)
     dmt_reverse_init(&rev, DML_TENSOR_DATA_TYPE_FLOAT32, 2, sizes, 1, DML_TENSOR_DATA_TYPE_UINT32, NULL);
     REQUIRE_OK(dmlops_operator_create(ctx, &rev.desc, &op));
     dmlops_buffer *bin = NULL, *blen = NULL, *bout = NULL;
-    REQUIRE_OK(dmlops_buffer_wrap_vulkan(ctx, in.buffer, 64, 192, usage, &bin));
+    REQUIRE_OK(dmlops_buffer_wrap_vulkan(ctx, in.buffer, 64, 192, texel_usage, &bin));
     REQUIRE_OK(dmlops_buffer_wrap_vulkan(ctx, len.buffer, 0, 64, usage, &blen));
     REQUIRE_OK(dmlops_buffer_wrap_vulkan(ctx, out.buffer, 256, 256, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, &bout));
     VkBuffer vb;

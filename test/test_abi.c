@@ -249,7 +249,8 @@ TEST(specialisation_constants_and_bindings_agree)
                     {"buffer Src4 ", DM_BINDING_SLOT0 + DM_SLOT_SRC}, {"buffer Src2 ", DM_BINDING_SLOT0 + DM_SLOT_SRC},
                     {"buffer Aux ", DM_BINDING_SLOT0 + DM_SLOT_AUX},
                     {"buffer Aux2 ", DM_BINDING_SLOT0 + DM_SLOT_AUX2},
-                    {"usamplerBuffer Src4T;", DM_BINDING_SRC_TEXEL}};
+                    {"usamplerBuffer Src4T;", DM_BINDING_SRC_TEXEL},
+                    {"usamplerBuffer AuxT;", DM_BINDING_AUX_TEXEL}};
     for (size_t i = 0; i < sizeof bindings / sizeof bindings[0]; i++) {
         long b = layout_number(text, bindings[i].block, "binding");
         CHECK(b == bindings[i].binding, "%s: binding %ld in GLSL, %ld in C", bindings[i].block, b, bindings[i].binding);

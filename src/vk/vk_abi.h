@@ -70,9 +70,15 @@ enum {
 };
 
 /* Descriptor bindings: the parameter record (a uniform buffer), then one storage buffer
- * per data slot (1 + slot), then the SRC window as an R32G32B32A32_UINT uniform texel
- * buffer (the texel path, TEXEL). */
-enum { DM_BINDING_PARAMS = 0, DM_BINDING_SLOT0 = 1, DM_BINDING_SRC_TEXEL = 5, DM_BINDING_COUNT = 6 };
+ * per data slot (1 + slot), then, for the texel path (TEXEL), the SRC window as an
+ * R32G32B32A32_UINT uniform texel buffer and the AUX window as an R32_UINT one. */
+enum {
+    DM_BINDING_PARAMS = 0,
+    DM_BINDING_SLOT0 = 1,
+    DM_BINDING_SRC_TEXEL = 5,
+    DM_BINDING_AUX_TEXEL = 6,
+    DM_BINDING_COUNT = 7
+};
 
 /* Invocations per workgroup of the gather kernels on GPUs (dm_vk_limits.workgroup). */
 #define DM_VK_WORKGROUP 128u

@@ -41,7 +41,10 @@ dmlops_status dm_vk_context_setup(dmlops_context *ctx, dm_vk_ctx *vk, const dm_v
     dm_vk_texel_init(&vk->dev.inst.vki, vk->dev.phys, params->texel, &vk->dev.lim);
     DM_TRY(dm_vk_submitter_init(&vk->dev, &ctx->lock, &vk->sub));
     DM_TRY(dm_vk_alloc(&vk->dev, 256, false, "creating the context", &vk->dummy));
-    DM_TRY(dm_vk_texel_view(&vk->dev, vk->dummy.buffer, 0, 256, "creating the context", &vk->dummy_view));
+    DM_TRY(dm_vk_texel_view(&vk->dev, vk->dummy.buffer, 0, 256, VK_FORMAT_R32G32B32A32_UINT, "creating the context",
+                            &vk->dummy_view));
+    DM_TRY(dm_vk_texel_view(&vk->dev, vk->dummy.buffer, 0, 256, VK_FORMAT_R32_UINT, "creating the context",
+                            &vk->dummy_word_view));
     DM_TRY(dm_vk_pipelines_init(&vk->dev, params->pipeline_cache_path, &vk->pipes));
     ctx->vt = &dm_vk_vtbl;
     return DMLOPS_SUCCESS;
@@ -53,6 +56,7 @@ void dm_vk_context_teardown(dm_vk_ctx *vk)
     dm_vk_device_wait_idle(&vk->dev);
     dm_vk_pipelines_destroy(&vk->dev, &vk->pipes);
     if (vk->dummy_view) vk->dev.vkd.DestroyBufferView(vk->dev.device, vk->dummy_view, NULL);
+    if (vk->dummy_word_view) vk->dev.vkd.DestroyBufferView(vk->dev.device, vk->dummy_word_view, NULL);
     dm_vk_free(&vk->dev, &vk->dummy);
     dm_vk_submitter_destroy(&vk->dev, &vk->sub);
     dm_vk_device_close(&vk->dev);

@@ -11,7 +11,7 @@
 static void dm_vk_table_drop_views(dmlops_binding_table *t)
 {
     const dm_vk_device *d = &t->vk->dev;
-    for (uint32_t i = 0; t->views && i < t->capacity; i++) {
+    for (uint32_t i = 0; t->views && i < t->capacity * DM_VK_SET_VIEWS; i++) {
         if (t->views[i]) d->vkd.DestroyBufferView(d->device, t->views[i], NULL);
         t->views[i] = VK_NULL_HANDLE;
     }
@@ -30,12 +30,12 @@ static dmlops_status dm_vk_table_sets(dmlops_binding_table *t, uint32_t capacity
     t->capacity = 0;
     t->sets = dm_calloc(capacity, sizeof *t->sets);
     t->push = dm_calloc(capacity, sizeof *t->push);
-    t->views = dm_calloc(capacity, sizeof *t->views);
+    t->views = dm_calloc((size_t)capacity * DM_VK_SET_VIEWS, sizeof *t->views);
     if (!t->sets || !t->push || !t->views)
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a binding table");
     VkDescriptorPoolSize size[3] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, capacity},
                                     {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, capacity * DM_SLOT_COUNT},
-                                    {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, capacity}};
+                                    {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, capacity * DM_VK_SET_VIEWS}};
     VkDescriptorPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
                                       .maxSets = capacity,
                                       .poolSizeCount = 3,
@@ -177,14 +177,15 @@ static dmlops_status dm_vk_table_split(dmlops_binding_table *t, const dm_gather 
 
 /* Writes descriptor set p: the piece's parameter record, and each slot's window bound
  * at its aligned-down start, the remainder going to the push constants; on the texel
- * path, the SRC window again as a texel view of the same bytes. */
+ * path, the SRC and AUX windows again as texel views of the same bytes (16-byte and
+ * 4-byte texels). */
 static dmlops_status dm_vk_bind_piece(dmlops_binding_table *t, const dm_gather *g, const dmlops_binding *bind,
                                       const dm_vk_piece *piece, VkBuffer params, uint32_t p)
 {
     dm_vk_ctx *vk = t->vk;
     VkDescriptorBufferInfo info[1 + DM_SLOT_COUNT];
     VkWriteDescriptorSet w[DM_BINDING_COUNT];
-    VkBufferView *view = &t->views[p];
+    VkBufferView *view = &t->views[(size_t)p * DM_VK_SET_VIEWS]; /* SRC, then AUX */
     info[DM_BINDING_PARAMS] = (VkDescriptorBufferInfo){params, (uint64_t)p * DM_P_WORDS * 4, DM_P_WORDS * 4};
     for (int s = 0; s < DM_SLOT_COUNT; s++) {
         const dm_vk_span *span = &piece->span[s];
@@ -201,10 +202,15 @@ static dmlops_status dm_vk_bind_piece(dmlops_binding_table *t, const dm_gather *
         t->push[p].rem[s] = (uint32_t)(lo - aligned);
         info[DM_BINDING_SLOT0 + s] = (VkDescriptorBufferInfo){m->buffer, aligned, hi - aligned};
         if (t->texel && s == DM_SLOT_SRC)
-            DM_TRY(dm_vk_texel_view(&vk->dev, m->buffer, aligned, hi - aligned, "binding a texel view", view));
+            DM_TRY(dm_vk_texel_view(&vk->dev, m->buffer, aligned, hi - aligned, VK_FORMAT_R32G32B32A32_UINT,
+                                    "binding a texel view", &view[0]));
+        if (t->texel && s == DM_SLOT_AUX)
+            DM_TRY(dm_vk_texel_view(&vk->dev, m->buffer, aligned, hi - aligned, VK_FORMAT_R32_UINT,
+                                    "binding a texel view", &view[1]));
     }
-    /* Same texel count as the storage window's uvec4 count, or the dummy when that is 0. */
-    const VkBufferView tv = *view ? *view : vk->dummy_view;
+    /* Same texel count as the storage window's uvec4 (SRC) or word (AUX) count, or a
+     * dummy when that is 0. */
+    const VkBufferView tv = view[0] ? view[0] : vk->dummy_view, av = view[1] ? view[1] : vk->dummy_word_view;
     for (uint32_t i = 0; i < DM_BINDING_COUNT; i++)
         w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                       .dstSet = t->sets[p],
@@ -212,7 +218,9 @@ static dmlops_status dm_vk_bind_piece(dmlops_binding_table *t, const dm_gather *
                                       .descriptorCount = 1,
                                       .descriptorType = dm_vk_binding_type(i),
                                       .pBufferInfo = i < 1 + DM_SLOT_COUNT ? &info[i] : NULL,
-                                      .pTexelBufferView = i == DM_BINDING_SRC_TEXEL ? &tv : NULL};
+                                      .pTexelBufferView = i == DM_BINDING_SRC_TEXEL   ? &tv
+                                                          : i == DM_BINDING_AUX_TEXEL ? &av
+                                                                                      : NULL};
     vk->dev.vkd.UpdateDescriptorSets(vk->dev.device, DM_BINDING_COUNT, w, 0, NULL);
     return DMLOPS_SUCCESS;
 }
@@ -225,7 +233,9 @@ static dmlops_status dm_vk_table_pipeline(dmlops_binding_table *t, dmlops_operat
     dm_vk_op *o = op->impl;
     const dm_gather *g = &o->plan.g;
     const bool device = t->vk->dev.lim.texel; /* o->pipeline is on the texel path */
-    const bool texel = device && (g->binding[DM_SLOT_SRC] < 0 || dm_vkbuf(bind[g->binding[DM_SLOT_SRC]].buffer)->texel);
+    const int src = g->binding[DM_SLOT_SRC], aux = g->binding[DM_SLOT_AUX];
+    const bool texel = device && (src < 0 || dm_vkbuf(bind[src].buffer)->texel) &&
+                       (aux < 0 || dm_vkbuf(bind[aux].buffer)->texel);
     t->texel = texel;
     t->pipeline = o->pipeline;
     if (texel || !device) return DMLOPS_SUCCESS;

@@ -57,8 +57,8 @@ static dmlops_status dm_cc_bind(dm_vk_compute_copy *c, uint32_t i, const dm_cc_p
     info[DM_COPY_BINDING_DST] = (VkDescriptorBufferInfo){p->dst, da, p->d_off - da + p->bytes};
     info[DM_COPY_BINDING_SRC] = (VkDescriptorBufferInfo){p->src, sa, p->s_off - sa + p->bytes};
     if (c->texel)
-        DM_TRY(dm_vk_texel_view(d, p->src, sa, info[DM_COPY_BINDING_SRC].range, "dmlops_command_list_record_compute_copy",
-                                &c->views[i]));
+        DM_TRY(dm_vk_texel_view(d, p->src, sa, info[DM_COPY_BINDING_SRC].range, VK_FORMAT_R32G32B32A32_UINT,
+                                "dmlops_command_list_record_compute_copy", &c->views[i]));
     const VkBufferView tv = c->views[i] ? c->views[i] : c->vk->dummy_view;
     VkWriteDescriptorSet w[DM_COPY_BINDINGS];
     for (uint32_t b = 0; b < DM_COPY_BINDINGS; b++)

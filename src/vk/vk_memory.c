@@ -125,16 +125,17 @@ void dm_vk_buffer_wrap(VkBuffer buffer, uint64_t offset, bool transfer, bool tex
     b->texel = texel;
 }
 
-dmlops_status dm_vk_texel_view(dm_vk_device *d, VkBuffer buffer, uint64_t offset, uint64_t range, const char *what,
-                               VkBufferView *view)
+dmlops_status dm_vk_texel_view(dm_vk_device *d, VkBuffer buffer, uint64_t offset, uint64_t range, VkFormat format,
+                               const char *what, VkBufferView *view)
 {
+    const uint64_t texel = format == VK_FORMAT_R32_UINT ? 4 : 16;
     *view = VK_NULL_HANDLE;
-    if (range < 16) return DMLOPS_SUCCESS;
+    if (range < texel) return DMLOPS_SUCCESS;
     VkBufferViewCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO,
                                  .buffer = buffer,
-                                 .format = VK_FORMAT_R32G32B32A32_UINT,
+                                 .format = format,
                                  .offset = offset,
-                                 .range = range & ~15ull};
+                                 .range = range - range % texel};
     DM_VK_CALL(d, what, CreateBufferView, (d->device, &ci, NULL, view));
     return DMLOPS_SUCCESS;
 }

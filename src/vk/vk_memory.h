@@ -61,12 +61,12 @@ void dm_vk_buffer_free(const dm_vk_device *d, dm_vk_buffer *b);
  * TRANSFER_SRC and TRANSFER_DST usage, `texel` when it has DM_VK_TEXEL_USAGE. */
 void dm_vk_buffer_wrap(VkBuffer buffer, uint64_t offset, bool transfer, bool texel, dm_vk_buffer *b);
 
-/* An R32G32B32A32_UINT view of bytes [offset, offset + range) of buffer, as many whole
- * texels as fit; VK_NULL_HANDLE (and success) when none does, for the caller to bind
- * the context's dummy view. offset must be a multiple of the texel alignment
- * (dm_vk_limits.align on the texel path). */
-dmlops_status dm_vk_texel_view(dm_vk_device *d, VkBuffer buffer, uint64_t offset, uint64_t range, const char *what,
-                               VkBufferView *view);
+/* A view of bytes [offset, offset + range) of buffer in format R32G32B32A32_UINT or
+ * R32_UINT, as many whole texels as fit; VK_NULL_HANDLE (and success) when none does,
+ * for the caller to bind one of the context's dummy views. offset must be a multiple of
+ * the texel alignment (dm_vk_limits.align on the texel path). */
+dmlops_status dm_vk_texel_view(dm_vk_device *d, VkBuffer buffer, uint64_t offset, uint64_t range, VkFormat format,
+                               const char *what, VkBufferView *view);
 
 /* One vkCmdCopyBuffer's worth: a region between two VkBuffers. */
 typedef struct dm_vk_copy {

@@ -16,9 +16,9 @@
  * uniform buffer, the data slots storage buffers, then the texel view of SRC. */
 static inline VkDescriptorType dm_vk_binding_type(uint32_t binding)
 {
-    return binding == DM_BINDING_PARAMS      ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-           : binding == DM_BINDING_SRC_TEXEL ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
-                                             : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    return binding == DM_BINDING_PARAMS                                             ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+           : binding == DM_BINDING_SRC_TEXEL || binding == DM_BINDING_AUX_TEXEL ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+                                                                                    : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
 
 /* The compute copy's bindings (vk_abi.h): Dst and Src storage buffers, then Src's view. */

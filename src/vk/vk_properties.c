@@ -185,6 +185,7 @@ void dm_vk_texel_init(const dm_vk_itable *vki, VkPhysicalDevice phys, int want, 
     lim->texel = able && (want < 0 ? lim->cpu_tuning : want > 0);
     if (!lim->texel) return;
     lim->align = dm_max_u64(lim->align, p.limits.minTexelBufferOffsetAlignment);
-    /* A window's aligned start plus its bytes, as texels, must fit one view. */
-    lim->max_range = dm_min_u64(lim->max_range, texels * 16);
+    /* A window's aligned start plus its bytes, as texels, must fit one view; AUX windows
+     * are seen as 4-byte texels. */
+    lim->max_range = dm_min_u64(lim->max_range, texels * 4);
 }
