@@ -170,14 +170,8 @@ uint fast_row(uint k, uint db, uint sb, uint ab, uint row_axis, uint m)
         const uint cb = ch * 16u, j0 = chunk_j0(cb, db);
         const bool whole = cb >= db && cb + 16u <= row_end && ch < len4;
         uvec4 v;
-        bool done;
-        if (STREAMS) {
-            const bool got = chunk_vec(j0, v);
-            done = whole && got;
-        } else {
-            done = whole && chunk_vec(j0, v);
-        }
-        if (done) dst4[ch] = v;
+        const bool got = (STREAMS || whole) && chunk_vec(j0, v);
+        if (whole && got) dst4[ch] = v;
         else slow |= 1u << (ch - c0);
     }
     return slow;

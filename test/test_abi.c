@@ -113,19 +113,18 @@ TEST(parameter_record_words_agree)
 #define EXPECT_PARAM(name, value) expect_const(c, n, "P_" #name, DM_P_##name);
     DM_VK_PARAMS(EXPECT_PARAM)
 #undef EXPECT_PARAM
-    expect_const(c, n, "MODE_ELEMENT", DM_MODE_ELEMENT);
-    expect_const(c, n, "MODE_VEC", DM_MODE_VEC);
-    expect_const(c, n, "NO_AXIS", DM_NO_AXIS);
-    expect_const(c, n, "AUX_U32", DM_AUX_U32);
-    expect_const(c, n, "AUX_I32", DM_AUX_I32);
-    expect_const(c, n, "AUX_U64", DM_AUX_U64);
-    expect_const(c, n, "AUX_I64", DM_AUX_I64);
-    expect_const(c, n, "V_GENERAL", DM_VARIANT_GENERAL);
-    expect_const(c, n, "V_STREAM", DM_VARIANT_STREAM);
-    expect_const(c, n, "V_PAIRS", DM_VARIANT_PAIRS);
-    expect_const(c, n, "V_WORDS", DM_VARIANT_WORDS);
-    expect_const(c, n, "V_ALONG", DM_VARIANT_ALONG);
-    expect_const(c, n, "V_ACROSS", DM_VARIANT_ACROSS);
+    /* The values the record's words and the specialisation constants take. */
+    static const struct {
+        const char *glsl;
+        uint32_t value;
+    } values[] = {{"MODE_ELEMENT", DM_MODE_ELEMENT}, {"MODE_VEC", DM_MODE_VEC},
+                  {"NO_AXIS", DM_NO_AXIS},           {"AUX_U32", DM_AUX_U32},
+                  {"AUX_I32", DM_AUX_I32},           {"AUX_U64", DM_AUX_U64},
+                  {"AUX_I64", DM_AUX_I64},           {"V_GENERAL", DM_VARIANT_GENERAL},
+                  {"V_STREAM", DM_VARIANT_STREAM},   {"V_PAIRS", DM_VARIANT_PAIRS},
+                  {"V_WORDS", DM_VARIANT_WORDS},     {"V_ALONG", DM_VARIANT_ALONG},
+                  {"V_ACROSS", DM_VARIANT_ACROSS}};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) expect_const(c, n, values[i].glsl, values[i].value);
     for (int i = 0; i < n; i++)
         CHECK(c[i].seen, "gather_common.glsl defines %s = %u, which vk_abi.h does not", c[i].name, c[i].value);
     free(text);
