@@ -87,7 +87,7 @@ layout(push_constant) uniform Push {
 
 // Indices into the record (src/vk/vk_abi.h).
 const uint P_RANK = 0u, P_UNITS = 1u, P_MODE = 2u, P_PER_ROW = 3u, P_AXIS = 4u, P_AXIS_ORIGIN = 5u,
-           P_N = 6u, P_WIN_LO = 7u, P_WIN_HI = 8u, P_DST_BASE = 10u, P_SRC_BASE = 11u,
+           P_N = 6u, P_WIN_LO = 7u, P_WIN_HI = 8u, P_PHASED = 9u, P_DST_BASE = 10u, P_SRC_BASE = 11u,
            P_AUX_BASE = 12u, P_M = 13u, P_AXIS_SRC_STRIDE = 14u, P_SIZE = 16u, P_DST_STRIDE = 24u,
            P_SRC_STRIDE = 32u, P_AUX_STRIDE = 40u;
 const uint MODE_ELEMENT = 0u, MODE_VEC = 1u;

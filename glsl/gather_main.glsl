@@ -209,8 +209,13 @@ void main()
     load_op();
     // The loop walks units: runs of RUN consecutive units of a row (per_row units per
     // row), or on the fast path with rows of at most RUN / 2 chunks, G whole rows.
-    const uint per_row = p(P_PER_ROW), runs_per_row = (per_row + RUN - 1u) / RUN;
-    const uint rows = p(P_UNITS) / per_row;
+    // per_row is the most chunks a row starting anywhere spans. When all rows start at one
+    // phase (P_PHASED), the first row's phase gives the exact count, which keeps an aligned
+    // row of 64 chunks from taking a third run (of RUN 32) with nothing to do.
+    const uint per_row = p(P_PER_ROW), rows = p(P_UNITS) / per_row, m = p(P_M);
+    const uint first = pc.rem_dst + p(P_DST_BASE);
+    const uint spans = p(P_PHASED) != 0u ? max(((first & 15u) + m * ESIZE + 15u) >> 4u, 1u) : per_row;
+    const uint runs_per_row = (spans + RUN - 1u) / RUN;
     const uint G = FAST && per_row * 2u <= RUN ? RUN / per_row : 1u;
     const uint units = (rows + G - 1u) / G * runs_per_row;
     const uint threads = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x;
@@ -233,7 +238,7 @@ void main()
     // inside its window, so the wrapped sums are exact.
     uint k = u % runs_per_row, row = u / runs_per_row * G;
     uint kstep = threads % runs_per_row, rstep = threads / runs_per_row * G;
-    uint db = pc.rem_dst + p(P_DST_BASE), sb = pc.rem_src + p(P_SRC_BASE), ab = pc.rem_aux + p(P_AUX_BASE);
+    uint db = first, sb = pc.rem_src + p(P_SRC_BASE), ab = pc.rem_aux + p(P_AUX_BASE);
     [[unroll]] for (int d = ROW_DIMS - 1; d >= 0; d--) {
         c[d] = row % g_size[d];
         row /= g_size[d];
@@ -243,7 +248,7 @@ void main()
         sb += c[d] * g_sstr[d];
         ab += c[d] * g_astr[d];
     }
-    const uint dst_step = p(P_DST_STRIDE + last), m = p(P_M);
+    const uint dst_step = p(P_DST_STRIDE + last);
     const uint emask = ESIZE >= 4u ? 0xffffffffu : (1u << (ESIZE * 8u)) - 1u;
 
     for (;;) {

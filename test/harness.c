@@ -20,6 +20,22 @@ void dmt_register(const char *name, dmt_plain_fn plain, dmt_ctx_fn with_ctx)
         dmt_tests[dmt_count++] = (dmt_test){name, plain, with_ctx};
 }
 
+void dmt_env_set(dmt_env *e, const char *name, const char *value)
+{
+    const char *now = getenv(name);
+    e->name = name;
+    e->had = now != NULL;
+    e->kept = now ? strdup(now) : NULL;
+    if (value) setenv(name, value, 1);
+}
+
+void dmt_env_restore(dmt_env *e)
+{
+    if (e->had && e->kept) setenv(e->name, e->kept, 1);
+    else if (!e->had) unsetenv(e->name);
+    free(e->kept);
+}
+
 bool dmt_fail(const char *file, int line, const char *fmt, ...)
 {
     va_list ap;

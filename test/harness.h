@@ -17,6 +17,16 @@ typedef void (*dmt_ctx_fn)(dmlops_context *ctx);
 void dmt_register(const char *name, dmt_plain_fn plain, dmt_ctx_fn with_ctx);
 bool dmt_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* An environment variable set for the next context's creation (value NULL: left as it
+ * is), then put back as it was: the library reads DMLOPS_VK_* when a context is created. */
+typedef struct dmt_env {
+    const char *name;
+    char *kept;
+    bool had;
+} dmt_env;
+void dmt_env_set(dmt_env *e, const char *name, const char *value);
+void dmt_env_restore(dmt_env *e);
+
 #define TEST(name)                                                                        \
     static void name(void);                                                               \
     __attribute__((constructor)) static void dmt_reg_##name(void) { dmt_register(#name, name, NULL); } \

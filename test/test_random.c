@@ -486,30 +486,6 @@ TEST_CTX(random_reverse_subsequences)
 TEST_CTX(random_slice1) { random_suite(ctx, "random_slice1", NULL, 0x5EED0002ull, gen_slice, default_cases(), NULL); }
 TEST_CTX(random_one_hot) { random_suite(ctx, "random_one_hot", NULL, 0x5EED0003ull, gen_one_hot, default_cases(), NULL); }
 
-/* An environment variable set for the next context's creation (NULL: left as it is),
- * then put back as it was. */
-typedef struct env_override {
-    const char *name;
-    char *kept;
-    bool had;
-} env_override;
-
-static void env_set(env_override *e, const char *name, const char *value)
-{
-    const char *now = getenv(name);
-    e->name = name;
-    e->had = now != NULL;
-    e->kept = now ? strdup(now) : NULL;
-    if (value) setenv(name, value, 1);
-}
-
-static void env_restore(env_override *e)
-{
-    if (e->had && e->kept) setenv(e->name, e->kept, 1);
-    else if (!e->had) unsetenv(e->name);
-    free(e->kept);
-}
-
 /* Vulkan only: the same random cases on contexts forced onto each execution path
  * (KERNELS_ONLY, PREFER_COPY), onto the kernels' storage-buffer and texel paths
  * (DMLOPS_VK_TEXEL), and onto the other device class's tuning (DMLOPS_VK_TUNING: on
@@ -536,16 +512,16 @@ TEST_CTX(random_vulkan_forced_paths)
         dmlops_context *c = NULL;
         dmlops_context_desc d = {.backend = DMLOPS_BACKEND_VULKAN,
                                  .flags = runs[f].flags | DMLOPS_CONTEXT_FLAG_DEBUG | DMLOPS_CONTEXT_FLAG_QUIET};
-        env_override texel, tuning;
-        env_set(&texel, "DMLOPS_VK_TEXEL", runs[f].texel);
-        env_set(&tuning, "DMLOPS_VK_TUNING", runs[f].other_tuning ? (cpu_device ? "gpu" : "cpu") : NULL);
+        dmt_env texel, tuning;
+        dmt_env_set(&texel, "DMLOPS_VK_TEXEL", runs[f].texel);
+        dmt_env_set(&tuning, "DMLOPS_VK_TUNING", runs[f].other_tuning ? (cpu_device ? "gpu" : "cpu") : NULL);
         dmlops_status st = dmlops_context_create(&d, &c);
         if (st != DMLOPS_SUCCESS) {
             d.flags = runs[f].flags; /* no validation layer here */
             st = dmlops_context_create(&d, &c);
         }
-        env_restore(&tuning);
-        env_restore(&texel);
+        dmt_env_restore(&tuning);
+        dmt_env_restore(&texel);
         if (!CHECK_OK(st)) continue;
         const uint64_t seed = (uint64_t)f;
         random_suite(c, "random_reverse_subsequences", runs[f].name, 0x5EED0101ull + seed, gen_reverse, 300, "random_vulkan_forced_paths");

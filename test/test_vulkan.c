@@ -936,18 +936,33 @@ static void fast_cases(dmlops_context *vk, DML_TENSOR_DATA_TYPE dt, uint32_t col
 TEST(fast_paths_match_cpu_across_pieces)
 {
     /* Whole rows; windows of 200 bytes (rows cut along the axis, sequences across pieces,
-     * source windows cut); one workgroup; 256-byte allocations. */
+     * source windows cut); one workgroup; 256-byte allocations; 200-byte windows again
+     * with the other device class's tuning (DMLOPS_VK_TUNING), whose runs are one chunk
+     * long on CPU devices: a piece that starts inside a row starts its rows at another
+     * phase of 16 bytes than 0, and a run count that missed that would drop a chunk. */
     static const struct {
         uint64_t max_range;
         uint32_t max_groups;
         uint64_t max_alloc;
-    } setups[] = {{0, 0, 0}, {200, 0, 0}, {0, 1, 0}, {0, 0, 256}};
+        bool other_tuning;
+    } setups[] = {{0, 0, 0, false}, {200, 0, 0, false}, {0, 1, 0, false}, {0, 0, 256, false}, {200, 0, 0, true}};
+    dmlops_context *probe = vkt_context(0, 0, 0);
+    dmlops_context_info here;
+    if (!probe || !CHECK_OK(dmlops_context_get_info(probe, &here))) {
+        vkt_done(probe);
+        return;
+    }
+    const char *other = here.device.type == DMLOPS_DEVICE_TYPE_CPU ? "gpu" : "cpu";
+    vkt_done(probe);
     static const DML_TENSOR_DATA_TYPE types[] = {DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_FLOAT16,
                                                  DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT64};
     static const uint32_t cols[] = {1, 7, 37, 100, 301};
     for (size_t s = 0; s < sizeof setups / sizeof setups[0]; s++) {
+        dmt_env tuning;
+        dmt_env_set(&tuning, "DMLOPS_VK_TUNING", setups[s].other_tuning ? other : NULL);
         dmlops_context *vk = vkt_context_alloc(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, setups[s].max_range,
                                                setups[s].max_groups, setups[s].max_alloc);
+        dmt_env_restore(&tuning);
         if (!vk) return;
         for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
             for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)

@@ -13,7 +13,7 @@
  * DM_MAX_RANK words start at SIZE and at each *_STRIDE. */
 #define DM_VK_PARAMS(X)                                                                   \
     X(RANK, 0) X(UNITS, 1) X(MODE, 2) X(PER_ROW, 3) X(AXIS, 4) X(AXIS_ORIGIN, 5) X(N, 6)  \
-    X(WIN_LO, 7) X(WIN_HI, 8) X(DST_BASE, 10) X(SRC_BASE, 11)                            \
+    X(WIN_LO, 7) X(WIN_HI, 8) X(PHASED, 9) X(DST_BASE, 10) X(SRC_BASE, 11)                \
     X(AUX_BASE, 12) X(M, 13) X(AXIS_SRC_STRIDE, 14) X(SIZE, 16) X(DST_STRIDE, 24)         \
     X(SRC_STRIDE, 32) X(AUX_STRIDE, 40)
 #define DM_VK_PARAM_ENUM(name, value) DM_P_##name = (value),

@@ -137,6 +137,14 @@ static void dm_fill_params(const dm_gather *g, const dm_box *b, const dm_vk_piec
     w[DM_P_WIN_LO] = g->window ? b->wlo : 0;
     w[DM_P_WIN_HI] = g->window ? b->whi : UINT32_MAX;
     w[DM_P_M] = b->hi[last] - b->lo[last];
+    /* Whether every row starts at the same byte offset modulo 16 (each row dimension that
+     * moves steps the output by a multiple of 16; bindings start at multiples of 16), so
+     * that a row spans exactly as many chunks as its first does, not per_row, the most a
+     * row starting anywhere can: kernels then waste no unit on a row's empty last run. */
+    bool phased = mode == DM_MODE_VEC;
+    for (uint32_t d = 0; d < last; d++)
+        if (b->hi[d] - b->lo[d] > 1 && (g->stride[DM_SLOT_DST][d] * (int64_t)g->esize) % 16 != 0) phased = false;
+    w[DM_P_PHASED] = phased;
     w[DM_P_AXIS_SRC_STRIDE] = (uint32_t)((uint64_t)g->window_stride * g->esize);
     /* Offsets of the piece origin inside each window; they may wrap (see the shader). */
     int64_t origin[DM_SLOT_COUNT];
