@@ -245,6 +245,61 @@ void dm_copy_run(uint8_t *dst, int64_t dst_stride, const uint8_t *src, int64_t s
     dm_copy_strided(dst, dst_stride, src, src_stride, count, esize);
 }
 
+#define DM_ROWS_LOOP(T)                                                                   \
+    for (uint64_t r = 0; r < rows; r++, dst += dst_row, src += src_row) {                 \
+        uint8_t *d = dst;                                                                 \
+        const uint8_t *s = src;                                                           \
+        for (uint64_t i = 0; i < count; i++, d += dst_stride * (int64_t)sizeof(T), s += src_stride * (int64_t)sizeof(T)) { \
+            T v;                                                                          \
+            memcpy(&v, s, sizeof v);                                                      \
+            memcpy(d, &v, sizeof v);                                                      \
+        }                                                                                 \
+    }
+
+/* Contiguous short rows of n bytes: whole words, the last one overlapping the one before
+ * (rewriting bytes of the same row with the same values), so that no call and no loop per
+ * byte is made. */
+#define DM_MOVE(T, d, s)                                                                  \
+    do {                                                                                  \
+        T v_;                                                                             \
+        memcpy(&v_, s, sizeof v_);                                                        \
+        memcpy(d, &v_, sizeof v_);                                                        \
+    } while (0)
+static void dm_copy_row_bytes(uint8_t *dst, int64_t dst_row, const uint8_t *src, int64_t src_row, uint64_t rows,
+                              uint64_t n)
+{
+    for (uint64_t r = 0; r < rows; r++, dst += dst_row, src += src_row) {
+        if (n >= 8) {
+            uint64_t i = 0;
+            for (; i + 8 <= n; i += 8) DM_MOVE(uint64_t, dst + i, src + i);
+            if (i < n) DM_MOVE(uint64_t, dst + n - 8, src + n - 8);
+        } else if (n >= 4) {
+            DM_MOVE(uint32_t, dst, src);
+            DM_MOVE(uint32_t, dst + n - 4, src + n - 4);
+        } else if (n >= 2) {
+            DM_MOVE(uint16_t, dst, src);
+            DM_MOVE(uint16_t, dst + n - 2, src + n - 2);
+        } else {
+            *dst = *src;
+        }
+    }
+}
+
+void dm_copy_rows(uint8_t *dst, int64_t dst_row, int64_t dst_stride, const uint8_t *src, int64_t src_row,
+                  int64_t src_stride, uint64_t rows, uint64_t count, uint32_t esize)
+{
+    if (dst_stride == 1 && src_stride == 1) {
+        dm_copy_row_bytes(dst, dst_row, src, src_row, rows, count * esize);
+        return;
+    }
+    switch (esize) {
+    case 1: DM_ROWS_LOOP(uint8_t); break;
+    case 2: DM_ROWS_LOOP(uint16_t); break;
+    case 4: DM_ROWS_LOOP(uint32_t); break;
+    default: DM_ROWS_LOOP(uint64_t); break;
+    }
+}
+
 void dm_fill_run(uint8_t *dst, int64_t dst_stride, const uint8_t *value, uint64_t count, uint32_t esize)
 {
     if (count == 0) return;

@@ -101,3 +101,22 @@ bool dm_rows_next(dm_rows *r)
     r->left -= r->c1;
     return true;
 }
+
+uint64_t dm_rows_batch(const dm_rows *r)
+{
+    const dm_gather *g = r->g;
+    const uint64_t m = g->size[r->last];
+    if (r->last == 0 || r->c0 != 0 || r->c1 != m) return 1;
+    const uint64_t along = g->size[r->last - 1] - r->coord[r->last - 1], whole = 1 + r->left / m;
+    return along < whole ? along : whole;
+}
+
+void dm_rows_skip(dm_rows *r, uint64_t k)
+{
+    const dm_gather *g = r->g;
+    const uint32_t d = r->last - 1;
+    if (k <= 1) return;
+    r->coord[d] += (uint32_t)(k - 1);
+    for (uint32_t s = 0; s < DM_SLOT_COUNT; s++) r->off[s] += (int64_t)(k - 1) * g->stride[s][d];
+    r->left -= (k - 1) * g->size[r->last];
+}

@@ -97,6 +97,35 @@ static bool dm_reverse_slabs(const dm_gather *g, const uint8_t *aux, dm_slab_sin
     return true;
 }
 
+/* Short sequences (gather.h, DM_SHORT_ROW_ELEMENTS), `rows` whole rows a batch apart along
+ * dimension rank - 2: each row's length, then its elements one by one. */
+#define DM_REVERSE_SHORT_LOOP(T)                                                          \
+    for (uint64_t r = 0; r < rows; r++, dst += dst_row, src += src_row, lp += len_row) {  \
+        const uint64_t L = dm_read_length(g->aux_dtype, lp, g->n);                        \
+        for (uint64_t c = 0; c < m; c++) {                                                \
+            const uint64_t j = c < L ? L - 1 - c : c;                                     \
+            T v;                                                                          \
+            memcpy(&v, src + (int64_t)j * sa * (int64_t)sizeof(T), sizeof v);             \
+            memcpy(dst + (int64_t)c * ds * (int64_t)sizeof(T), &v, sizeof v);             \
+        }                                                                                 \
+    }
+
+static void dm_reverse_short_rows(const dm_gather *g, uint8_t *dst, const uint8_t *src, const uint8_t *lp,
+                                  uint64_t rows)
+{
+    const uint32_t last = g->rank - 1, d = last - 1;
+    const uint64_t m = g->size[last];
+    const int64_t es = g->esize, sa = g->window_stride, ds = g->stride[DM_SLOT_DST][last];
+    const int64_t dst_row = g->stride[DM_SLOT_DST][d] * es, src_row = g->stride[DM_SLOT_SRC][d] * es;
+    const int64_t len_row = g->stride[DM_SLOT_AUX][d] * (int64_t)g->aux_esize;
+    switch (es) {
+    case 1: DM_REVERSE_SHORT_LOOP(uint8_t); break;
+    case 2: DM_REVERSE_SHORT_LOOP(uint16_t); break;
+    case 4: DM_REVERSE_SHORT_LOOP(uint32_t); break;
+    default: DM_REVERSE_SHORT_LOOP(uint64_t); break;
+    }
+}
+
 /* Axis innermost: each row is one sequence with one length. Columns [c0, c1) split into
  * the reversed prefix (a run read backwards) and the copied rest. */
 static void dm_reverse_rows_along_axis(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
@@ -104,8 +133,16 @@ static void dm_reverse_rows_along_axis(const dm_gather *g, uint8_t *const *slot,
     const int64_t es = g->esize, sa = g->window_stride;
     const int64_t ds = g->stride[DM_SLOT_DST][g->rank - 1];
     const bool stream = g->stream;
+    const bool short_rows = g->rank >= 2 && g->size[g->rank - 1] <= DM_SHORT_ROW_ELEMENTS;
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
+        const uint64_t batch = short_rows ? dm_rows_batch(&r) : 1;
+        if (batch > 1) {
+            dm_reverse_short_rows(g, slot[DM_SLOT_DST] + r.off[DM_SLOT_DST] * es, slot[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] * es,
+                                  slot[DM_SLOT_AUX] + r.off[DM_SLOT_AUX] * g->aux_esize, batch);
+            dm_rows_skip(&r, batch);
+            continue;
+        }
         const int64_t L = (int64_t)dm_read_length(g->aux_dtype, slot[DM_SLOT_AUX] + r.off[DM_SLOT_AUX] * g->aux_esize, g->n);
         const int64_t c0 = r.c0, c1 = r.c1;
         uint8_t *dst = slot[DM_SLOT_DST] + r.off[DM_SLOT_DST] * es;

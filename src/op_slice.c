@@ -88,9 +88,19 @@ static void dm_slice_rows(const dm_gather *g, uint8_t *const *slot, uint64_t e0,
 {
     const int64_t es = g->esize;
     const bool stream = g->stream;
+    const bool short_rows = g->rank >= 2 && g->size[g->rank - 1] <= DM_SHORT_ROW_ELEMENTS;
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
         const int64_t ds = g->stride[DM_SLOT_DST][r.last], ss = g->stride[DM_SLOT_SRC][r.last], c0 = r.c0;
+        const uint64_t batch = short_rows ? dm_rows_batch(&r) : 1;
+        if (batch > 1) {
+            const uint32_t d = r.last - 1;
+            dm_copy_rows(slot[DM_SLOT_DST] + r.off[DM_SLOT_DST] * es, g->stride[DM_SLOT_DST][d] * es, ds,
+                         slot[DM_SLOT_SRC] + (g->base[DM_SLOT_SRC] + r.off[DM_SLOT_SRC]) * es,
+                         g->stride[DM_SLOT_SRC][d] * es, ss, batch, r.c1, g->esize);
+            dm_rows_skip(&r, batch);
+            continue;
+        }
         dm_copy_run(slot[DM_SLOT_DST] + (r.off[DM_SLOT_DST] + c0 * ds) * es, ds,
                     slot[DM_SLOT_SRC] + (g->base[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] + c0 * ss) * es, ss, r.c1 - r.c0, g->esize,
                     stream);
@@ -104,10 +114,19 @@ static void dm_slice_rows_memcpy(const dm_gather *g, uint8_t *const *slot, uint6
 {
     const int64_t es = g->esize;
     const bool stream = g->stream;
+    const bool short_rows = g->rank >= 2 && g->size[g->rank - 1] * (uint64_t)es <= DM_SHORT_ROW_BYTES;
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
         uint8_t *dst = slot[DM_SLOT_DST] + (r.off[DM_SLOT_DST] + r.c0) * es;
         const uint8_t *src = slot[DM_SLOT_SRC] + (g->base[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] + r.c0) * es;
+        const uint64_t batch = short_rows ? dm_rows_batch(&r) : 1;
+        if (batch > 1) {
+            const uint32_t d = r.last - 1;
+            dm_copy_rows(dst, g->stride[DM_SLOT_DST][d] * es, 1, src, g->stride[DM_SLOT_SRC][d] * es, 1, batch, r.c1,
+                         g->esize);
+            dm_rows_skip(&r, batch);
+            continue;
+        }
         if (stream) dm_stream_copy(dst, src, (uint64_t)(r.c1 - r.c0) * (uint64_t)es);
         else memcpy(dst, src, (size_t)((r.c1 - r.c0) * es));
     }
