@@ -84,15 +84,20 @@ static inline dm_v4u32 dm_even16(dm_v4u32 a, dm_v4u32 b, uint32_t esize)
 #define DM_VECTORS 0
 #endif
 
-/* A constant-size element copy between strided runs: compilers turn the memcpy pairs
- * into one load and one store of the right width. */
+/* One T from s to d: compilers turn the memcpy pair into one load and one store of the
+ * right width. */
+#define DM_MOVE(T, d, s)                                                                  \
+    do {                                                                                  \
+        T v_;                                                                             \
+        memcpy(&v_, s, sizeof v_);                                                        \
+        memcpy(d, &v_, sizeof v_);                                                        \
+    } while (0)
+
+/* A constant-size element copy between strided runs. */
 #define DM_STRIDED_LOOP(T)                                                                \
     for (uint64_t i = 0; i < count; i++, dst += dst_stride * (int64_t)sizeof(T),          \
-                  src += src_stride * (int64_t)sizeof(T)) {                               \
-        T v;                                                                              \
-        memcpy(&v, src, sizeof v);                                                        \
-        memcpy(dst, &v, sizeof v);                                                        \
-    }
+                  src += src_stride * (int64_t)sizeof(T))                                 \
+        DM_MOVE(T, dst, src)
 
 static void dm_copy_strided(uint8_t *dst, int64_t dst_stride, const uint8_t *src, int64_t src_stride, uint64_t count,
                             uint32_t esize)
@@ -245,26 +250,9 @@ void dm_copy_run(uint8_t *dst, int64_t dst_stride, const uint8_t *src, int64_t s
     dm_copy_strided(dst, dst_stride, src, src_stride, count, esize);
 }
 
-#define DM_ROWS_LOOP(T)                                                                   \
-    for (uint64_t r = 0; r < rows; r++, dst += dst_row, src += src_row) {                 \
-        uint8_t *d = dst;                                                                 \
-        const uint8_t *s = src;                                                           \
-        for (uint64_t i = 0; i < count; i++, d += dst_stride * (int64_t)sizeof(T), s += src_stride * (int64_t)sizeof(T)) { \
-            T v;                                                                          \
-            memcpy(&v, s, sizeof v);                                                      \
-            memcpy(d, &v, sizeof v);                                                      \
-        }                                                                                 \
-    }
-
 /* Contiguous short rows of n bytes: whole words, the last one overlapping the one before
  * (rewriting bytes of the same row with the same values), so that no call and no loop per
  * byte is made. */
-#define DM_MOVE(T, d, s)                                                                  \
-    do {                                                                                  \
-        T v_;                                                                             \
-        memcpy(&v_, s, sizeof v_);                                                        \
-        memcpy(d, &v_, sizeof v_);                                                        \
-    } while (0)
 static void dm_copy_row_bytes(uint8_t *dst, int64_t dst_row, const uint8_t *src, int64_t src_row, uint64_t rows,
                               uint64_t n)
 {
@@ -285,11 +273,19 @@ static void dm_copy_row_bytes(uint8_t *dst, int64_t dst_row, const uint8_t *src,
     }
 }
 
-void dm_copy_rows(uint8_t *dst, int64_t dst_row, int64_t dst_stride, const uint8_t *src, int64_t src_row,
+/* Each row of a batch as one strided run (DM_STRIDED_LOOP on the row's own pointers). */
+#define DM_ROWS_LOOP(T)                                                                   \
+    for (uint64_t r = 0; r < rows; r++) {                                                 \
+        uint8_t *dst = first_dst + (int64_t)r * dst_row;                                  \
+        const uint8_t *src = first_src + (int64_t)r * src_row;                            \
+        DM_STRIDED_LOOP(T);                                                               \
+    }
+
+void dm_copy_rows(uint8_t *first_dst, int64_t dst_row, int64_t dst_stride, const uint8_t *first_src, int64_t src_row,
                   int64_t src_stride, uint64_t rows, uint64_t count, uint32_t esize)
 {
     if (dst_stride == 1 && src_stride == 1) {
-        dm_copy_row_bytes(dst, dst_row, src, src_row, rows, count * esize);
+        dm_copy_row_bytes(first_dst, dst_row, first_src, src_row, rows, count * esize);
         return;
     }
     switch (esize) {

@@ -26,14 +26,15 @@ uint64_t dm_stream_min_bytes(void);
 void dm_copy_run(uint8_t *dst, int64_t dst_stride, const uint8_t *src, int64_t src_stride, uint64_t count,
                  uint32_t esize, bool stream);
 
-/* Writes the esize-byte value at `value` to count elements of a strided run: 16-byte
- * pattern stores (or memset) when the run is contiguous. */
 /* `rows` short runs of count elements each: run i starts at dst + i * dst_row and
  * src + i * src_row (bytes); elements are dst_stride and src_stride elements apart. One
  * plain loop per element size, for rows so short that choosing dm_copy_run's method
  * per row would cost more than the copy (gather.h, DM_SHORT_ROW_ELEMENTS). */
 void dm_copy_rows(uint8_t *dst, int64_t dst_row, int64_t dst_stride, const uint8_t *src, int64_t src_row,
                   int64_t src_stride, uint64_t rows, uint64_t count, uint32_t esize);
+
+/* Writes the esize-byte value at `value` to count elements of a strided run: 16-byte
+ * pattern stores (or memset) when the run is contiguous. */
 void dm_fill_run(uint8_t *dst, int64_t dst_stride, const uint8_t *value, uint64_t count, uint32_t esize);
 
 /* memcpy of bytes with streaming stores (plain memcpy where the CPU has none). */

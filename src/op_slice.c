@@ -82,6 +82,21 @@ static void dm_slice_lower(const dm_op *op, dm_gather *g)
     }
 }
 
+/* Copies the batch of short rows that starts at r's segment (gather.h, dm_rows_batch) and
+ * moves r onto its last row; false when the segment starts none. */
+static bool dm_slice_batch(const dm_gather *g, uint8_t *const *slot, dm_rows *r)
+{
+    const uint64_t batch = dm_rows_batch(r);
+    if (batch < 2) return false;
+    const int64_t es = g->esize;
+    const uint32_t last = r->last, d = last - 1;
+    dm_copy_rows(slot[DM_SLOT_DST] + r->off[DM_SLOT_DST] * es, g->stride[DM_SLOT_DST][d] * es,
+                 g->stride[DM_SLOT_DST][last], slot[DM_SLOT_SRC] + (g->base[DM_SLOT_SRC] + r->off[DM_SLOT_SRC]) * es,
+                 g->stride[DM_SLOT_SRC][d] * es, g->stride[DM_SLOT_SRC][last], batch, r->c1, g->esize);
+    dm_rows_skip(r, batch);
+    return true;
+}
+
 /* Each row segment is one strided run; dm_copy_run picks memcpy, the reversed or the
  * every-other-element vector loop, or a constant-stride loop from the two strides. */
 static void dm_slice_rows(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
@@ -91,16 +106,8 @@ static void dm_slice_rows(const dm_gather *g, uint8_t *const *slot, uint64_t e0,
     const bool short_rows = g->rank >= 2 && g->size[g->rank - 1] <= DM_SHORT_ROW_ELEMENTS;
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
+        if (short_rows && dm_slice_batch(g, slot, &r)) continue;
         const int64_t ds = g->stride[DM_SLOT_DST][r.last], ss = g->stride[DM_SLOT_SRC][r.last], c0 = r.c0;
-        const uint64_t batch = short_rows ? dm_rows_batch(&r) : 1;
-        if (batch > 1) {
-            const uint32_t d = r.last - 1;
-            dm_copy_rows(slot[DM_SLOT_DST] + r.off[DM_SLOT_DST] * es, g->stride[DM_SLOT_DST][d] * es, ds,
-                         slot[DM_SLOT_SRC] + (g->base[DM_SLOT_SRC] + r.off[DM_SLOT_SRC]) * es,
-                         g->stride[DM_SLOT_SRC][d] * es, ss, batch, r.c1, g->esize);
-            dm_rows_skip(&r, batch);
-            continue;
-        }
         dm_copy_run(slot[DM_SLOT_DST] + (r.off[DM_SLOT_DST] + c0 * ds) * es, ds,
                     slot[DM_SLOT_SRC] + (g->base[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] + c0 * ss) * es, ss, r.c1 - r.c0, g->esize,
                     stream);
@@ -117,16 +124,9 @@ static void dm_slice_rows_memcpy(const dm_gather *g, uint8_t *const *slot, uint6
     const bool short_rows = g->rank >= 2 && g->size[g->rank - 1] * (uint64_t)es <= DM_SHORT_ROW_BYTES;
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
+        if (short_rows && dm_slice_batch(g, slot, &r)) continue; /* strides 1: rows move as words */
         uint8_t *dst = slot[DM_SLOT_DST] + (r.off[DM_SLOT_DST] + r.c0) * es;
         const uint8_t *src = slot[DM_SLOT_SRC] + (g->base[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] + r.c0) * es;
-        const uint64_t batch = short_rows ? dm_rows_batch(&r) : 1;
-        if (batch > 1) {
-            const uint32_t d = r.last - 1;
-            dm_copy_rows(dst, g->stride[DM_SLOT_DST][d] * es, 1, src, g->stride[DM_SLOT_SRC][d] * es, 1, batch, r.c1,
-                         g->esize);
-            dm_rows_skip(&r, batch);
-            continue;
-        }
         if (stream) dm_stream_copy(dst, src, (uint64_t)(r.c1 - r.c0) * (uint64_t)es);
         else memcpy(dst, src, (size_t)((r.c1 - r.c0) * es));
     }
