@@ -94,8 +94,10 @@ const uint MODE_ELEMENT = 0u, MODE_VEC = 1u;
 // Fast-path variants (VARIANT). SLICE1: rows that run one element forwards or backwards
 // (STREAM), step 2 from the two vectors that hold a chunk's elements (PAIRS), any other
 // step of 4- and 8-byte elements one load each (WORDS). REVERSE and ONE_HOT: the axis is
-// the row's own dimension (ALONG) or one of the row dimensions (ACROSS).
-const uint V_GENERAL = 0u, V_STREAM = 1u, V_PAIRS = 2u, V_WORDS = 3u, V_ALONG = 4u, V_ACROSS = 5u;
+// the row's own dimension (ALONG) or one of the row dimensions (ACROSS). ONE_HOT along a
+// row whose output rows lie end to end: the piece's output walked as one stream of
+// chunks (FLAT; the kernel's own main, DM_FLAT_MAIN).
+const uint V_GENERAL = 0u, V_STREAM = 1u, V_PAIRS = 2u, V_WORDS = 3u, V_ALONG = 4u, V_ACROSS = 5u, V_FLAT = 6u;
 const uint NO_AXIS = 0xffffffffu;
 
 // Source vector q, through whichever path TEXEL chose (the caller has checked q against

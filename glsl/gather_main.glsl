@@ -207,6 +207,12 @@ void main()
 {
     load_globals();
     load_op();
+#ifdef DM_FLAT_MAIN
+    if (FAST && VARIANT == V_FLAT) {
+        DM_FLAT_MAIN();
+        return;
+    }
+#endif
     // The loop walks units: runs of RUN consecutive units of a row (per_row units per
     // row), or on the fast path with rows of at most RUN / 2 chunks, G whole rows.
     // per_row is the most chunks a row starting anywhere spans. When all rows start at one

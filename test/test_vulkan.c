@@ -890,8 +890,8 @@ static void fast_aux(uint8_t *const *data, const uint64_t *sizes, dmt_rng *r, co
 }
 
 /* One case of each fast path (rows read forwards, backwards, as a sequence turning at its
- * length, gathered with a step; ONE_HOT along and across the last axis) with rows of
- * `cols` elements. */
+ * length, gathered with a step; ONE_HOT along the last axis, as one stream of chunks when
+ * a row fills one, and across it) with rows of `cols` elements. */
 static void fast_cases(dmlops_context *vk, DML_TENSOR_DATA_TYPE dt, uint32_t cols, uint64_t seed)
 {
     dmlops_operator_info info;

@@ -52,7 +52,13 @@ uint32_t dm_kernel_variant(const dm_gather *g, bool texel)
         return src == 1 ? DM_VARIANT_ACROSS : DM_VARIANT_GENERAL;
     case DM_KERNEL_ONE_HOT: /* one index per row */
         if (aux != 0 || g->axis < 0) return DM_VARIANT_GENERAL;
-        return (uint32_t)g->axis == last ? DM_VARIANT_ALONG : DM_VARIANT_ACROSS;
+        if ((uint32_t)g->axis != last) return DM_VARIANT_ACROSS;
+        /* At most one row dimension, stepping the output by exactly a row, and rows of at
+         * least a chunk: the output is one stream in which a chunk meets at most two rows. */
+        return (g->rank == 1 || (g->rank == 2 && g->stride[DM_SLOT_DST][0] == (int64_t)g->size[1])) &&
+                       (uint64_t)g->size[last] * g->esize >= 16
+                   ? DM_VARIANT_FLAT
+                   : DM_VARIANT_ALONG;
     default:
         return DM_VARIANT_GENERAL;
     }

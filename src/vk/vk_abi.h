@@ -66,7 +66,8 @@ enum {
     DM_VARIANT_WORDS = 3,  /* SLICE1: other steps of 4- and 8-byte elements, a load each */
     DM_VARIANT_ALONG = 4,  /* REVERSE, ONE_HOT: the axis is the innermost dimension */
     DM_VARIANT_ACROSS = 5, /* REVERSE, ONE_HOT: the axis is a row dimension */
-    DM_VARIANT_COUNT = 6
+    DM_VARIANT_FLAT = 6,   /* ONE_HOT along the innermost axis, output rows packed end to end */
+    DM_VARIANT_COUNT = 7
 };
 
 /* Descriptor bindings: the parameter record (a uniform buffer), then one storage buffer
