@@ -323,7 +323,22 @@ void dm_fill_run(uint8_t *dst, int64_t dst_stride, const uint8_t *value, uint64_
     }
 #endif
     dst += (int64_t)i * dst_stride * esize;
-    for (; i < count; i++, dst += dst_stride * (int64_t)esize) memcpy(dst, value, esize);
+    const int64_t step = dst_stride * (int64_t)esize;
+    /* A strided fill (a transposed output) is a store per element: of a known size, not
+     * a memcpy call each (a ONE_HOT into a [depth, N]-strided output ran at 0.1x numpy). */
+#define DM_FILL_AS(T)                                                                     \
+    do {                                                                                  \
+        T v;                                                                              \
+        memcpy(&v, value, sizeof v);                                                      \
+        for (; i < count; i++, dst += step) memcpy(dst, &v, sizeof v);                    \
+    } while (0)
+    switch (esize) {
+    case 1: DM_FILL_AS(uint8_t); break;
+    case 2: DM_FILL_AS(uint16_t); break;
+    case 4: DM_FILL_AS(uint32_t); break;
+    default: DM_FILL_AS(uint64_t); break;
+    }
+#undef DM_FILL_AS
 }
 
 static uint64_t dm_load_u64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }

@@ -88,8 +88,23 @@ static void dm_one_hot_row(const dm_gather *g, uint8_t *const *slot, const dm_ro
         return;
     }
     if (!prefilled) dm_fill_run(DM_AT(c0), ds, off_v, (uint64_t)(c1 - c0), g->esize);
-    for (int64_t j = c0; j < c1; j++)
-        if (dm_read_index(g->aux_dtype, ip + j * is * ies, g->n) == a) memcpy(DM_AT(j), on_v, (size_t)es);
+    /* An index per element (the axis is a row dimension): OnValue where it names this
+     * row's axis position a, that is equals a or, signed, a - n. One typed load and
+     * compare per element, not a decode call each (0.02-0.1x numpy before). */
+    const int64_t istep = is * ies, below = a - (int64_t)g->n;
+#define DM_HITS(T, HIT)                                                                   \
+    for (int64_t j = c0; j < c1; j++) {                                                   \
+        T v;                                                                              \
+        memcpy(&v, ip + j * istep, sizeof v);                                             \
+        if (HIT) memcpy(DM_AT(j), on_v, (size_t)es);                                      \
+    }
+    switch (g->aux_dtype) {
+    case DML_TENSOR_DATA_TYPE_UINT32: DM_HITS(uint32_t, v == (uint64_t)a) break;
+    case DML_TENSOR_DATA_TYPE_INT32: DM_HITS(int32_t, v == a || v == below) break;
+    case DML_TENSOR_DATA_TYPE_INT64: DM_HITS(int64_t, v == a || v == below) break;
+    default: DM_HITS(uint64_t, v == (uint64_t)a) break;
+    }
+#undef DM_HITS
 #undef DM_AT
 }
 
@@ -187,6 +202,59 @@ static void dm_one_hot_rows_packed(const dm_gather *g, uint8_t *const *slot, uin
     if (stream) dm_stream_fence();
 }
 
+/* A packed [O, n, I] output whose axis (n) is not innermost, elements [e0, e1): filled
+ * with OffValue, then each index (o, i) names the one element (o, k, i) it turns on, so
+ * the indices are read once per slab [o] the range meets, not once per output element
+ * as row by row (ONE_HOT into [1000, B] ran at 0.02-0.1x numpy's fill and scatter). A
+ * range shorter than a row of I elements inside a slab compares element by element
+ * instead, which then reads fewer indices. */
+#define DM_ACROSS(T, READ)                                                                \
+    for (uint64_t o = e0 / slab; o * slab < e1; o++) {                                    \
+        const uint64_t lo = (e0 > o * slab ? e0 : o * slab) - o * slab;                  \
+        const uint64_t hi = (e1 < (o + 1) * slab ? e1 : (o + 1) * slab) - o * slab;      \
+        const uint8_t *row = ip + (int64_t)o * so;                                        \
+        uint8_t *slab_out = out + o * slab * es;                                          \
+        if (hi - lo >= I) {                                                               \
+            for (uint64_t i = 0; i < I; i++) {                                            \
+                T v;                                                                      \
+                memcpy(&v, row + (int64_t)i * si, sizeof v);                              \
+                const int64_t k = READ;                                                   \
+                const uint64_t p = (uint64_t)k * I + i;                                   \
+                if (k >= 0 && (uint64_t)k < n && p >= lo && p < hi) memcpy(slab_out + p * es, on_v, es); \
+            }                                                                             \
+            continue;                                                                     \
+        }                                                                                 \
+        uint64_t a = lo / I, i = lo % I;                                                  \
+        for (uint64_t p = lo; p < hi; p++) {                                              \
+            T v;                                                                          \
+            memcpy(&v, row + (int64_t)i * si, sizeof v);                                  \
+            const int64_t k = READ;                                                       \
+            if (k >= 0 && (uint64_t)k == a) memcpy(slab_out + p * es, on_v, es);          \
+            if (++i == I) {                                                               \
+                i = 0;                                                                    \
+                a++;                                                                      \
+            }                                                                             \
+        }                                                                                 \
+    }
+
+static void dm_one_hot_across_packed(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
+{
+    const uint32_t ax = (uint32_t)g->axis;
+    const uint64_t n = g->n, I = g->size[ax + 1], slab = n * I, es = g->esize;
+    const int64_t ies = g->aux_esize, so = ax ? g->stride[DM_SLOT_AUX][0] * ies : 0;
+    const int64_t si = g->stride[DM_SLOT_AUX][ax + 1] * ies;
+    const uint8_t *ip = slot[DM_SLOT_AUX], *on_v = slot[DM_SLOT_AUX2] + (uint64_t)g->base[DM_SLOT_AUX2] * es;
+    uint8_t *out = slot[DM_SLOT_DST];
+    dm_fill_run(out + e0 * es, 1, slot[DM_SLOT_SRC], e1 - e0, g->esize);
+    switch (g->aux_dtype) {
+    case DML_TENSOR_DATA_TYPE_UINT32: DM_ACROSS(uint32_t, (int64_t)v) break;
+    case DML_TENSOR_DATA_TYPE_INT32: DM_ACROSS(int32_t, v < 0 ? (int64_t)v + (int64_t)n : (int64_t)v) break;
+    case DML_TENSOR_DATA_TYPE_INT64: DM_ACROSS(int64_t, v < 0 && v >= -(int64_t)n ? v + (int64_t)n : v) break;
+    default: DM_ACROSS(uint64_t, v < n ? (int64_t)v : -1) break;
+    }
+}
+#undef DM_ACROSS
+
 static dm_cpu_loop dm_one_hot_cpu_loop(const dm_gather *g)
 {
     int64_t packed = 1;
@@ -194,6 +262,10 @@ static dm_cpu_loop dm_one_hot_cpu_loop(const dm_gather *g)
         if (g->size[d] > 1 && g->stride[DM_SLOT_DST][d] != packed) return (dm_cpu_loop){dm_one_hot_rows, 0};
         packed *= g->size[d];
     }
+    /* [n, I] along axis 0 or [O, n, I] along axis 1 (what collapsing leaves of a packed
+     * output whose axis is not innermost) */
+    if (g->axis >= 0 && (uint32_t)g->axis + 2 == g->rank && g->rank <= 3)
+        return (dm_cpu_loop){dm_one_hot_across_packed, 0};
     return (dm_cpu_loop){dm_one_hot_rows_packed, 0};
 }
 
