@@ -202,12 +202,42 @@ static void dm_copy_runs(const dm_gather *g, const dm_length_runs *runs, uint64_
     }
 }
 
+/* Short rows along an axis that is the dimension dm_rows_batch steps (gather.h), one
+ * length per row: the batch at r is rows a0 .. a1 - 1 of one sequence, copied from source
+ * rows going backwards below its length and forwards from it, two dm_copy_rows calls
+ * instead of a length scan and a copy per row ([B, T, 3] FLOAT32 along T ran at 0.4-0.7x
+ * numpy). Moves r onto the batch's last row; false when the segment starts none. */
+static bool dm_reverse_batch(const dm_gather *g, uint8_t *const *slot, dm_rows *r)
+{
+    const uint64_t batch = dm_rows_batch(r);
+    if (batch < 2) return false;
+    const uint32_t last = r->last, d = last - 1;
+    const int64_t es = g->esize, sa = g->window_stride * es, drow = g->stride[DM_SLOT_DST][d] * es;
+    const int64_t dcol = g->stride[DM_SLOT_DST][last], scol = g->stride[DM_SLOT_SRC][last];
+    const uint64_t L = dm_read_length(g->aux_dtype, slot[DM_SLOT_AUX] + r->off[DM_SLOT_AUX] * g->aux_esize, g->n);
+    const uint64_t a0 = r->coord[d], a1 = a0 + batch, mid = L < a0 ? a0 : L > a1 ? a1 : L;
+    uint8_t *dst = slot[DM_SLOT_DST] + r->off[DM_SLOT_DST] * es;
+    const uint8_t *src = slot[DM_SLOT_SRC] + r->off[DM_SLOT_SRC] * es;
+    if (mid > a0) /* rows a0 .. mid - 1 read source rows L - 1 - a0 down to L - mid */
+        dm_copy_rows(dst, drow, dcol, src + (int64_t)(L - 1 - a0) * sa, -sa, scol, mid - a0, r->c1, g->esize);
+    if (a1 > mid) /* rows mid .. a1 - 1, past the length, read themselves */
+        dm_copy_rows(dst + (int64_t)(mid - a0) * drow, drow, dcol, src + (int64_t)mid * sa, sa, scol, a1 - mid, r->c1,
+                     g->esize);
+    dm_rows_skip(r, batch);
+    return true;
+}
+
 /* Axis outside the innermost dimension: a row is a run across sequences, at axis
  * coordinate a, and copies from the source rows its lengths pick. */
 static void dm_reverse_rows_across_axis(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
 {
-    const int64_t es = g->esize, les = g->aux_esize, ls = g->stride[DM_SLOT_AUX][g->rank - 1] * les;
+    const uint32_t last = g->rank - 1;
+    const int64_t es = g->esize, les = g->aux_esize, ls = g->stride[DM_SLOT_AUX][last] * les;
     const bool stream = g->stream;
+    const bool contiguous = g->stride[DM_SLOT_DST][last] == 1 && g->stride[DM_SLOT_SRC][last] == 1;
+    const bool batches = ls == 0 && g->rank >= 2 && (uint32_t)g->axis == last - 1 &&
+                         (contiguous ? g->size[last] * (uint64_t)es <= DM_SHORT_ROW_BYTES
+                                     : g->size[last] <= DM_SHORT_ROW_ELEMENTS);
     dm_length_runs runs;
     /* Rows at other axis coordinates read the same lengths: when one table held a whole
      * row's columns, the next row over the same lengths and columns reuses it instead of
@@ -217,6 +247,7 @@ static void dm_reverse_rows_across_axis(const dm_gather *g, uint8_t *const *slot
     uint32_t held_c0 = 0, held_c1 = 0;
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
+        if (batches && dm_reverse_batch(g, slot, &r)) continue;
         const uint8_t *lp = slot[DM_SLOT_AUX] + r.off[DM_SLOT_AUX] * les;
         uint8_t *dst = slot[DM_SLOT_DST] + r.off[DM_SLOT_DST] * es;
         const uint8_t *src = slot[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] * es;
