@@ -247,6 +247,10 @@ void dm_copy_run(uint8_t *dst, int64_t dst_stride, const uint8_t *src, int64_t s
         dm_copy_even(dst, src, count, esize, stream);
         return;
     }
+    if (src_stride == 0) { /* one source element repeated (a broadcast input): a fill */
+        dm_fill_run(dst, dst_stride, src, count, esize);
+        return;
+    }
     dm_copy_strided(dst, dst_stride, src, src_stride, count, esize);
 }
 
