@@ -62,6 +62,18 @@ static void dm_one_hot_lower(const dm_op *op, dm_gather *g)
     }
 }
 
+/* LOOP(T, READ) once per index type, so that the loops inside decide nothing per index:
+ * T is the index's C type and READ the position that a loaded index v names, in [0, n)
+ * when it is valid and outside it otherwise (negative values count from the end, 64-bit
+ * ones are never truncated). Expects g and n (g->n) in scope. */
+#define DM_BY_INDEX_TYPE(LOOP)                                                            \
+    switch (g->aux_dtype) {                                                               \
+    case DML_TENSOR_DATA_TYPE_UINT32: LOOP(uint32_t, (int64_t)v); break;                  \
+    case DML_TENSOR_DATA_TYPE_INT32: LOOP(int32_t, v < 0 ? (int64_t)v + (int64_t)n : (int64_t)v); break; \
+    case DML_TENSOR_DATA_TYPE_INT64: LOOP(int64_t, v < 0 && v >= -(int64_t)n ? v + (int64_t)n : v); break; \
+    default: LOOP(uint64_t, v < n ? (int64_t)v : -1); break;                              \
+    }
+
 /* Writes a row segment's columns [c0, c1): OffValue (unless the caller already filled
  * them), then OnValue where the index names the position. Output element offset e is
  * written at base + (e - shift) * esize: the output itself (shift 0), or a staging
@@ -89,21 +101,17 @@ static void dm_one_hot_row(const dm_gather *g, uint8_t *const *slot, const dm_ro
     }
     if (!prefilled) dm_fill_run(DM_AT(c0), ds, off_v, (uint64_t)(c1 - c0), g->esize);
     /* An index per element (the axis is a row dimension): OnValue where it names this
-     * row's axis position a, that is equals a or, signed, a - n. One typed load and
-     * compare per element, not a decode call each (0.02-0.1x numpy before). */
-    const int64_t istep = is * ies, below = a - (int64_t)g->n;
-#define DM_HITS(T, HIT)                                                                   \
+     * row's axis position a. One typed load and compare per element, not a decode call
+     * each (0.02-0.1x numpy before). */
+    const int64_t istep = is * ies;
+    const uint64_t n = g->n;
+#define DM_HITS(T, READ)                                                                  \
     for (int64_t j = c0; j < c1; j++) {                                                   \
         T v;                                                                              \
         memcpy(&v, ip + j * istep, sizeof v);                                             \
-        if (HIT) memcpy(DM_AT(j), on_v, (size_t)es);                                      \
+        if ((READ) == a) memcpy(DM_AT(j), on_v, (size_t)es);                              \
     }
-    switch (g->aux_dtype) {
-    case DML_TENSOR_DATA_TYPE_UINT32: DM_HITS(uint32_t, v == (uint64_t)a) break;
-    case DML_TENSOR_DATA_TYPE_INT32: DM_HITS(int32_t, v == a || v == below) break;
-    case DML_TENSOR_DATA_TYPE_INT64: DM_HITS(int64_t, v == a || v == below) break;
-    default: DM_HITS(uint64_t, v == (uint64_t)a) break;
-    }
+    DM_BY_INDEX_TYPE(DM_HITS)
 #undef DM_HITS
 #undef DM_AT
 }
@@ -152,12 +160,7 @@ static inline __attribute__((always_inline)) void dm_on_pass(const dm_gather *g,
     const uint64_t n = g->n;
     const int64_t is = g->stride[DM_SLOT_AUX][0] * (int64_t)g->aux_esize;
     const uint8_t *ip = slot[DM_SLOT_AUX], *on_v = slot[DM_SLOT_AUX2] + (uint64_t)g->base[DM_SLOT_AUX2] * es;
-    switch (g->aux_dtype) {
-    case DML_TENSOR_DATA_TYPE_UINT32: DM_ON_PASS(uint32_t, (int64_t)v); break;
-    case DML_TENSOR_DATA_TYPE_INT32: DM_ON_PASS(int32_t, v < 0 ? (int64_t)v + (int64_t)n : (int64_t)v); break;
-    case DML_TENSOR_DATA_TYPE_INT64: DM_ON_PASS(int64_t, v < 0 && v >= -(int64_t)n ? v + (int64_t)n : v); break;
-    default: DM_ON_PASS(uint64_t, v < n ? (int64_t)v : -1); break;
-    }
+    DM_BY_INDEX_TYPE(DM_ON_PASS)
 }
 
 static void dm_one_hot_on_pass(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1, uint8_t *base)
@@ -246,12 +249,7 @@ static void dm_one_hot_across_packed(const dm_gather *g, uint8_t *const *slot, u
     const uint8_t *ip = slot[DM_SLOT_AUX], *on_v = slot[DM_SLOT_AUX2] + (uint64_t)g->base[DM_SLOT_AUX2] * es;
     uint8_t *out = slot[DM_SLOT_DST];
     dm_fill_run(out + e0 * es, 1, slot[DM_SLOT_SRC], e1 - e0, g->esize);
-    switch (g->aux_dtype) {
-    case DML_TENSOR_DATA_TYPE_UINT32: DM_ACROSS(uint32_t, (int64_t)v) break;
-    case DML_TENSOR_DATA_TYPE_INT32: DM_ACROSS(int32_t, v < 0 ? (int64_t)v + (int64_t)n : (int64_t)v) break;
-    case DML_TENSOR_DATA_TYPE_INT64: DM_ACROSS(int64_t, v < 0 && v >= -(int64_t)n ? v + (int64_t)n : v) break;
-    default: DM_ACROSS(uint64_t, v < n ? (int64_t)v : -1) break;
-    }
+    DM_BY_INDEX_TYPE(DM_ACROSS)
 }
 #undef DM_ACROSS
 
