@@ -94,6 +94,25 @@ void unit(uint k, uint db, uint sb, uint ab, uint row_axis, bool vec_mode, uint 
 // Chunk ch of a row [db, row_end), element by element (row_elem false: an element this
 // piece does not write): each word written whole with a plain store, or merged with
 // atomics where it is shared with bytes this invocation does not write.
+// Element e of a chunk (at byte b) set to x in the chunk's words and the mask of bytes
+// written, for store_masked.
+void merge_element(uint e, uint b, uvec2 x, uint emask, inout uvec4 bits, inout uvec4 mask)
+{
+    const uint w = (e * ESIZE) >> 2u;
+    if (ESIZE == 8u) {
+        bits[w] = x.x;
+        bits[w + 1u] = x.y;
+        mask[w] = mask[w + 1u] = 0xffffffffu;
+    } else if (ESIZE == 4u) {
+        bits[w] = x.x;
+        mask[w] = 0xffffffffu;
+    } else {
+        const uint shift = (b & 3u) * 8u;
+        bits[w] |= (x.x & emask) << shift;
+        mask[w] |= emask << shift;
+    }
+}
+
 void element_chunk(uint ch, uint db, uint row_end, uint emask)
 {
     uvec4 bits = uvec4(0u), mask = uvec4(0u);
@@ -101,19 +120,7 @@ void element_chunk(uint ch, uint db, uint row_end, uint emask)
         const uint b = ch * 16u + e * ESIZE;
         uvec2 x;
         if (b < db || b >= row_end || !row_elem((b - db) / ESIZE, x)) continue;
-        const uint w = (e * ESIZE) >> 2u;
-        if (ESIZE == 8u) {
-            bits[w] = x.x;
-            bits[w + 1u] = x.y;
-            mask[w] = mask[w + 1u] = 0xffffffffu;
-        } else if (ESIZE == 4u) {
-            bits[w] = x.x;
-            mask[w] = 0xffffffffu;
-        } else {
-            const uint shift = (b & 3u) * 8u;
-            bits[w] |= (x.x & emask) << shift;
-            mask[w] |= emask << shift;
-        }
+        merge_element(e, b, x, emask, bits, mask);
     }
     for (uint q = 0u; q < 4u; q++) store_masked(ch * 4u + q, bits[q], mask[q]);
 }

@@ -140,17 +140,7 @@ void flat_edge(uint ch, uint end, uint emask)
         const uint b = ch * 16u + e * ESIZE;
         if (b < g_fdb || b >= end) continue;
         const uint f = (b - g_fdb) / ESIZE, r = f / g_fm;
-        const uvec2 x = flat_hot(r) == f - r * g_fm ? g_on : g_off;
-        const uint w = (e * ESIZE) >> 2u;
-        if (ESIZE == 8u) {
-            bits[w] = x.x;
-            bits[w + 1u] = x.y;
-            mask[w] = mask[w + 1u] = 0xffffffffu;
-        } else {
-            const uint shift = (b & 3u) * 8u;
-            bits[w] |= (x.x & emask) << shift;
-            mask[w] |= emask << shift;
-        }
+        merge_element(e, b, flat_hot(r) == f - r * g_fm ? g_on : g_off, emask, bits, mask);
     }
     for (uint q = 0u; q < 4u; q++) store_masked(ch * 4u + q, bits[q], mask[q]);
 }

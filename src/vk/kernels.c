@@ -53,13 +53,14 @@ uint32_t dm_kernel_variant(const dm_gather *g, bool texel)
     case DM_KERNEL_ONE_HOT: /* one index per row */
         if (aux != 0 || g->axis < 0) return DM_VARIANT_GENERAL;
         if ((uint32_t)g->axis != last) return DM_VARIANT_ACROSS;
+        const uint64_t row_bytes = (uint64_t)g->size[last] * g->esize;
         /* Short rows (16 to 63 bytes) with at most one row dimension, stepping the output
          * by exactly a row: the output is one stream in which a chunk meets at most two
          * rows. Longer rows amortise their bookkeeping, and there the flat variant's
          * index read per chunk made lavapipe slower (depth 1024: 0.77-0.86x the compute
          * copy against 0.88-0.95x a row at a time). */
         return (g->rank == 1 || (g->rank == 2 && g->stride[DM_SLOT_DST][0] == (int64_t)g->size[1])) &&
-                       (uint64_t)g->size[last] * g->esize >= 16 && (uint64_t)g->size[last] * g->esize < 64
+                       row_bytes >= 16 && row_bytes < 64
                    ? DM_VARIANT_FLAT
                    : DM_VARIANT_ALONG;
     default:
