@@ -31,6 +31,26 @@ void dm_gather_collapse(dm_gather *g)
     }
 }
 
+void dm_gather_order_by_output(dm_gather *g)
+{
+    bool moved = false;
+    for (uint32_t i = 1; i < g->rank; i++) /* insertion sort: stable, rank <= 8 */
+        for (uint32_t d = i; d > 0 && g->stride[DM_SLOT_DST][d - 1] < g->stride[DM_SLOT_DST][d]; d--) {
+            const uint32_t size = g->size[d];
+            g->size[d] = g->size[d - 1];
+            g->size[d - 1] = size;
+            for (uint32_t s = 0; s < DM_SLOT_COUNT; s++) {
+                const int64_t t = g->stride[s][d];
+                g->stride[s][d] = g->stride[s][d - 1];
+                g->stride[s][d - 1] = t;
+            }
+            if (g->axis == (int32_t)d) g->axis = (int32_t)d - 1;
+            else if (g->axis == (int32_t)d - 1) g->axis = (int32_t)d;
+            moved = true;
+        }
+    if (moved) dm_gather_collapse(g);
+}
+
 uint64_t dm_gather_elements(const dm_gather *g)
 {
     uint64_t n = 1;

@@ -111,6 +111,7 @@ static dmlops_status dm_cpu_operator_create(dmlops_operator *op)
     dm_cpu_op *o = dm_calloc(1, sizeof *o);
     if (!o) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", op->op.name);
     dm_op_lower(&op->op, &o->g);
+    dm_gather_order_by_output(&o->g);
     o->g.stream = op->info.bytes_written >= dm_cpu(op->ctx)->stream_bytes;
     dm_cpu_loop loop = op->op.cls->cpu_loop(&o->g);
     o->loop = loop.fn;
