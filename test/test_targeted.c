@@ -568,3 +568,59 @@ TEST_CTX(targeted_slice_extreme_strides)
     free(rc);
     finish_targeted(&st);
 }
+
+/* ---- CPU blocked layouts: shapes past the CPU loops' block and chunk sizes ---------- */
+
+/* Layouts that the CPU engine copies a block at a time, sized to cross several blocks and
+ * (above 128 KiB of traffic) several chunks, with random lengths and indices (valid,
+ * zero, past the end, negative): REVERSE with a length per column (runs of 2-D blocks of
+ * 16 KiB of rows), per (b, f) on a rank-3 slab loop, time-major [T, B, F] with lengths
+ * broadcast along F (rows of one time step batched, each with its own length); ONE_HOT across a shallow axis (blocks of
+ * columns), a deep one (range fill and scatter) and into a transposed output (walked in
+ * output order). */
+TEST_CTX(targeted_cpu_blocked_layouts)
+{
+    static const struct {
+        DML_OPERATOR_TYPE op;
+        uint32_t rank, axis;
+        DML_TENSOR_DATA_TYPE data, aux;
+        uint32_t in[3], aux_sizes[3], aux_strides[3], out[3], out_strides[3];
+        const char *what;
+    } shapes[] = {
+        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 2, 0, T_F32, T_U32, {40000, 4}, {1, 4}, {0}, {0}, {0}, "length per column"},
+        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 2, 0, T_U8, T_I64, {6000, 3}, {1, 3}, {0}, {0}, {0}, "length per column"},
+        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 3, 1, T_F16, T_I32, {3, 5000, 8}, {3, 1, 8}, {0}, {0}, {0}, "per (b, f)"},
+        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 3, 0, T_U8, T_U64, {700, 64, 2}, {1, 64, 2}, {64, 1, 0}, {0}, {0}, "time-major"},
+        {DML_OPERATOR_ONE_HOT, 2, 0, T_F32, T_I32, {1, 20000}, {0}, {0}, {10, 20000}, {0}, "shallow axis 0"},
+        {DML_OPERATOR_ONE_HOT, 3, 1, T_U8, T_U32, {40, 1, 700}, {0}, {0}, {40, 12, 700}, {0}, "shallow axis 1"},
+        {DML_OPERATOR_ONE_HOT, 2, 0, T_F16, T_I64, {1, 3000}, {0}, {0}, {600, 3000}, {0}, "deep axis 0"},
+        {DML_OPERATOR_ONE_HOT, 2, 1, T_F32, T_U32, {5000, 1}, {0}, {0}, {5000, 64}, {1, 5000}, "transposed output"},
+    };
+    suite_state st = {.test = "targeted_cpu_blocked_layouts"};
+    rcase *rc = malloc(sizeof *rc);
+    REQUIRE(rc != NULL);
+    for (uint32_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        const bool rev = shapes[i].op == DML_OPERATOR_REVERSE_SUBSEQUENCES;
+        const uint32_t rank = shapes[i].rank;
+        case_init(rc, shapes[i].op);
+        rc->axis = shapes[i].axis;
+        if (rev) {
+            dmt_tensor_init(&rc->t[0], shapes[i].data, rank, shapes[i].in, NULL, 0);
+            dmt_tensor_init(&rc->t[1], shapes[i].aux, rank, shapes[i].aux_sizes,
+                            shapes[i].aux_strides[0] ? shapes[i].aux_strides : NULL, 0);
+            dmt_tensor_init(&rc->t[2], shapes[i].data, rank, shapes[i].in, NULL, 0);
+        } else {
+            const uint32_t values[3] = {1, 1, 2};
+            dmt_tensor_init(&rc->t[0], shapes[i].aux, rank, shapes[i].in, NULL, 0);
+            dmt_tensor_init(&rc->t[1], shapes[i].data, rank, values + 3 - rank, NULL, 0);
+            dmt_tensor_init(&rc->t[2], shapes[i].data, rank, shapes[i].out,
+                            shapes[i].out_strides[0] ? shapes[i].out_strides : NULL, 0);
+        }
+        rc->layout[0] = rc->layout[1] = "packed-NULL";
+        rc->layout[2] = shapes[i].what;
+        run_fixed(ctx, &st, rc, (int)i, 0xB10C + (uint64_t)i, NULL, NULL);
+        case_free_images(rc);
+    }
+    free(rc);
+    finish_targeted(&st);
+}
