@@ -202,27 +202,44 @@ static void dm_copy_runs(const dm_gather *g, const dm_length_runs *runs, uint64_
     }
 }
 
+/* Rows a0 .. a1 - 1 of one sequence of length L, w elements each: the rows below L read
+ * source rows backwards from L - 1 - a0, the rest read themselves; two 2-D copies. dst is
+ * output row a0, src source row 0 (the axis coordinate that the window adds); strides in
+ * elements, sa between source rows. With by_columns, a part with fewer columns than rows is
+ * walked a column at a time (each a long strided run), for blocks that stay in the cache. */
+static void dm_reverse_rows(uint8_t *dst, int64_t drow, int64_t dcol, const uint8_t *src, int64_t sa, int64_t scol,
+                            uint64_t L, uint64_t a0, uint64_t a1, uint64_t w, uint32_t esize, bool by_columns)
+{
+    const int64_t es = esize;
+    const uint64_t mid = L < a0 ? a0 : L > a1 ? a1 : L;
+    for (int part = 0; part < 2; part++) {
+        const uint64_t from = part ? mid : a0, rows = (part ? a1 : mid) - from;
+        if (rows == 0) continue;
+        const int64_t s0 = part ? (int64_t)mid : (int64_t)L - 1 - (int64_t)a0, step = part ? sa : -sa;
+        uint8_t *d = dst + (int64_t)(from - a0) * drow * es;
+        const uint8_t *s = src + s0 * sa * es;
+        if (by_columns && w < rows)
+            dm_copy_rows(d, dcol * es, drow, s, scol * es, step, w, rows, esize);
+        else
+            dm_copy_rows(d, drow * es, dcol, s, step * es, scol, rows, w, esize);
+    }
+}
+
 /* Short rows along an axis that is the dimension dm_rows_batch steps (gather.h), one
- * length per row: the batch at r is rows a0 .. a1 - 1 of one sequence, copied from source
- * rows going backwards below its length and forwards from it, two dm_copy_rows calls
- * instead of a length scan and a copy per row ([B, T, 3] FLOAT32 along T ran at 0.4-0.7x
- * numpy). Moves r onto the batch's last row; false when the segment starts none. */
+ * length per row: the batch at r is rows a0 .. a1 - 1 of one sequence, two dm_copy_rows
+ * calls (dm_reverse_rows, row by row: a batch may be a whole sequence, too big to walk by
+ * columns) instead of a length scan and a copy per row ([B, T, 3] FLOAT32 along T ran at
+ * 0.4-0.7x numpy). Moves r onto the batch's last row; false when the segment starts none. */
 static bool dm_reverse_batch(const dm_gather *g, uint8_t *const *slot, dm_rows *r)
 {
     const uint64_t batch = dm_rows_batch(r);
     if (batch < 2) return false;
     const uint32_t last = r->last, d = last - 1;
-    const int64_t es = g->esize, sa = g->window_stride * es, drow = g->stride[DM_SLOT_DST][d] * es;
-    const int64_t dcol = g->stride[DM_SLOT_DST][last], scol = g->stride[DM_SLOT_SRC][last];
+    const int64_t es = g->esize;
     const uint64_t L = dm_read_length(g->aux_dtype, slot[DM_SLOT_AUX] + r->off[DM_SLOT_AUX] * g->aux_esize, g->n);
-    const uint64_t a0 = r->coord[d], a1 = a0 + batch, mid = L < a0 ? a0 : L > a1 ? a1 : L;
-    uint8_t *dst = slot[DM_SLOT_DST] + r->off[DM_SLOT_DST] * es;
-    const uint8_t *src = slot[DM_SLOT_SRC] + r->off[DM_SLOT_SRC] * es;
-    if (mid > a0) /* rows a0 .. mid - 1 read source rows L - 1 - a0 down to L - mid */
-        dm_copy_rows(dst, drow, dcol, src + (int64_t)(L - 1 - a0) * sa, -sa, scol, mid - a0, r->c1, g->esize);
-    if (a1 > mid) /* rows mid .. a1 - 1, past the length, read themselves */
-        dm_copy_rows(dst + (int64_t)(mid - a0) * drow, drow, dcol, src + (int64_t)mid * sa, sa, scol, a1 - mid, r->c1,
-                     g->esize);
+    dm_reverse_rows(slot[DM_SLOT_DST] + r->off[DM_SLOT_DST] * es, g->stride[DM_SLOT_DST][d], g->stride[DM_SLOT_DST][last],
+                    slot[DM_SLOT_SRC] + r->off[DM_SLOT_SRC] * es, g->window_stride, g->stride[DM_SLOT_SRC][last], L,
+                    r->coord[d], r->coord[d] + batch, r->c1, g->esize, false);
     dm_rows_skip(r, batch);
     return true;
 }
@@ -298,30 +315,18 @@ static void dm_reverse_rows_across_axis(const dm_gather *g, uint8_t *const *slot
  * dm_copy_run calls of one byte (0.07x numpy). */
 enum { DM_NARROW_RUN_BYTES = 64, DM_ROW_BLOCK_BYTES = 16384 };
 
-/* Rows [a0, a1) of each run's columns: per run, the rows below its length read source
- * rows backwards from L - 1 - a0 and the rest read themselves, each part one 2-D copy
- * walked along its longer side (a column of the block is a long strided run). */
+/* Rows [a0, a1) of each run's columns, each run one dm_reverse_rows walked along its
+ * longer side (the block fits DM_ROW_BLOCK_BYTES). */
 static void dm_copy_runs_block(const dm_gather *g, const dm_length_runs *runs, uint64_t a0, uint64_t a1, uint8_t *dst,
                                const uint8_t *src)
 {
-    const uint32_t last = g->rank - 1, ax = (uint32_t)g->axis;
-    const int64_t es = g->esize, sa = g->window_stride, drow = g->stride[DM_SLOT_DST][ax];
+    const uint32_t last = g->rank - 1;
+    const int64_t es = g->esize, drow = g->stride[DM_SLOT_DST][g->axis];
     const int64_t dcol = g->stride[DM_SLOT_DST][last], scol = g->stride[DM_SLOT_SRC][last];
     for (uint32_t r = 0; r < runs->n; r++) {
         const int64_t j = runs->start[r];
-        const uint64_t w = (uint64_t)(runs->start[r + 1] - j), L = runs->len[r];
-        const uint64_t mid = L < a0 ? a0 : L > a1 ? a1 : L;
-        for (int part = 0; part < 2; part++) {
-            const uint64_t from = part ? mid : a0, rows = (part ? a1 : mid) - from;
-            if (rows == 0) continue;
-            const int64_t s0 = part ? (int64_t)mid : (int64_t)L - 1 - (int64_t)a0, step = part ? sa : -sa;
-            uint8_t *d = dst + ((int64_t)from * drow + j * dcol) * es;
-            const uint8_t *s = src + (s0 * sa + j * scol) * es;
-            if (w < rows) /* columns outside, rows inside */
-                dm_copy_rows(d, dcol * es, drow, s, scol * es, step, w, rows, g->esize);
-            else
-                dm_copy_rows(d, drow * es, dcol, s, step * es, scol, rows, w, g->esize);
-        }
+        dm_reverse_rows(dst + ((int64_t)a0 * drow + j * dcol) * es, drow, dcol, src + j * scol * es, g->window_stride,
+                        scol, runs->len[r], a0, a1, (uint64_t)(runs->start[r + 1] - j), g->esize, true);
     }
 }
 
