@@ -96,8 +96,10 @@ const uint MODE_ELEMENT = 0u, MODE_VEC = 1u;
 // step of 4- and 8-byte elements one load each (WORDS). REVERSE and ONE_HOT: the axis is
 // the row's own dimension (ALONG) or one of the row dimensions (ACROSS). ONE_HOT along a
 // row whose output rows lie end to end: the piece's output walked as one stream of
-// chunks (FLAT; the kernel's own main, DM_FLAT_MAIN).
-const uint V_GENERAL = 0u, V_STREAM = 1u, V_PAIRS = 2u, V_WORDS = 3u, V_ALONG = 4u, V_ACROSS = 5u, V_FLAT = 6u;
+// chunks (FLAT; the kernel's own main, DM_FLAT_MAIN), or as whole rows when each row is
+// a whole number of chunks long (FLAT_ROWS).
+const uint V_GENERAL = 0u, V_STREAM = 1u, V_PAIRS = 2u, V_WORDS = 3u, V_ALONG = 4u, V_ACROSS = 5u, V_FLAT = 6u,
+           V_FLAT_ROWS = 7u;
 const uint NO_AXIS = 0xffffffffu;
 
 // Source vector q, through whichever path TEXEL chose (the caller has checked q against

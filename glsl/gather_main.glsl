@@ -215,7 +215,7 @@ void main()
     load_globals();
     load_op();
 #ifdef DM_FLAT_MAIN
-    if (FAST && VARIANT == V_FLAT) {
+    if (FAST && (VARIANT == V_FLAT || VARIANT == V_FLAT_ROWS)) {
         DM_FLAT_MAIN();
         return;
     }

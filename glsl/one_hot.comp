@@ -102,12 +102,11 @@ void flat_main();
 #define DM_FLAT_MAIN flat_main
 #include "gather_main.glsl"
 
-// The piece's output (R rows of m elements from byte g_fdb, end to end) as one stream of
-// 16-byte chunks: a run of RUN whole chunks per unit, each one index read (the row of its
-// last element; the row of its first is carried from the chunk before) and one store.
-// On lavapipe this runs ONE_HOT with depth 16 at 0.9-1.0x the compute copy, against
-// 0.6-0.8x a row at a time (docs/performance.md). The chunks the piece fills only in
-// part, at most its first and last, go element by element afterwards (flat_edge).
+// The piece's output (R rows of m elements from byte g_fdb, end to end) as 16-byte chunks,
+// by flat_chunks (FLAT) or flat_rows (FLAT_ROWS) below. On lavapipe FLAT runs ONE_HOT with
+// depth 16 UINT8 / FLOAT16 at 0.8-0.9x the compute copy, against 0.6-0.7x a row at a
+// time (docs/performance.md). The chunks the piece fills only in part, at most its first
+// and last, go element by element afterwards (flat_edge).
 uint g_fdb, g_fab, g_fastr, g_fm;
 
 // Element j of the piece's rows where row r has its OnValue, or NO_AXIS.
@@ -117,18 +116,19 @@ uint flat_hot(uint r)
     return k != NO_AXIS && k >= g_axis_origin ? k - g_axis_origin : NO_AXIS;
 }
 
-// v with element d set to OnValue when d < lim (and d < 16 / ESIZE). Words of 4- and
-// 8-byte elements are picked by a vector compare, which lavapipe runs faster than an
-// indexed write; smaller elements are inserted into their word.
-uvec4 flat_put(uvec4 v, uint d, uint lim, uvec4 on)
+// A chunk of OffValue with elements d1 and d2 OnValue, each only when it is below
+// 16 / ESIZE (callers pass out-of-range values, NO_AXIS - j included, for none). Words
+// of 4- and 8-byte elements are picked by a vector compare, which lavapipe runs in a few
+// vector operations where an indexed write into the vector is a select chain; smaller
+// elements are inserted into their word (a byte mask per word built the same way made
+// ONE_HOT depth 16 UINT8 20% slower there).
+uvec4 two_hot(uvec4 off, uvec4 on, uint d1, uint d2)
 {
-    if (ESIZE >= 4u) {
-        const uint w = d < lim ? (d * ESIZE) >> 2u : 4u;
-        const uvec4 hit = uvec4(equal(uvec4(ESIZE == 8u ? w >> 1u : w), ESIZE == 8u ? uvec4(0u, 0u, 1u, 1u) : uvec4(0u, 1u, 2u, 3u)));
-        const uvec4 mask = hit * 0xffffffffu;
-        return (v & ~mask) | (on & mask);
-    }
-    return d < lim ? with_element(v, d, g_on) : v;
+    const uvec4 iota = ESIZE == 8u ? uvec4(0u, 0u, 1u, 1u) : uvec4(0u, 1u, 2u, 3u);
+    if (ESIZE >= 4u) return mix(off, on, bvec4(uvec4(equal(uvec4(d1), iota)) | uvec4(equal(uvec4(d2), iota))));
+    const uint n = 16u / ESIZE;
+    const uvec4 v = d1 < n ? with_element(off, d1, g_on) : off;
+    return d2 < n ? with_element(v, d2, g_on) : v;
 }
 
 // Chunk ch, which the piece's bytes [g_fdb, end) cover only in part: each element's row
@@ -145,6 +145,82 @@ void flat_edge(uint ch, uint end, uint emask)
     for (uint q = 0u; q < 4u; q++) store_masked(ch * 4u + q, bits[q], mask[q]);
 }
 
+// FLAT: the stream cut into runs of RUN whole chunks, each chunk one index read (the row
+// of its last element; the row of its first is carried from the chunk before) and one
+// store.
+void flat_chunks(uint w0, uint w1, uint u, uint threads, uvec4 off, uvec4 on)
+{
+    const uint n = 16u / ESIZE;
+    const uint runs = (w1 - w0 + RUN - 1u) / RUN;
+    for (uint run = u; run < runs; run += threads) {
+        const uint c0 = w0 + run * RUN, f0 = (c0 * 16u - g_fdb) / ESIZE;
+        uint r = f0 / g_fm, j = f0 - r * g_fm, hot = flat_hot(r);
+        for (uint c = c0; c < min(c0 + RUN, w1); c++) {
+            // The chunk holds elements j .. j + n - 1 of row r, the last p of them reaching
+            // into row r + 1 when p < n (m >= n: never further).
+            const uint p = g_fm - j;
+            const bool cross = p < n;
+            const uint last_hot = flat_hot(cross ? r + 1u : r);
+            const uint first_hot = j == 0u ? last_hot : hot;
+            // Each row's OnValue only inside its own part of the chunk: an index past
+            // this piece's columns (g_axis_origin) or NO_AXIS must not land in the other.
+            const uint d1 = first_hot - j, d2 = cross && last_hot < n - p ? p + last_hot : NO_AXIS;
+            dst4[c] = two_hot(off, on, d1 < p ? d1 : NO_AXIS, d2);
+            j += n;
+            const bool wrap = j >= g_fm;
+            j -= wrap ? g_fm : 0u;
+            r += wrap ? 1u : 0u;
+            hot = last_hot;
+        }
+        if (runs - run <= threads) break; // run + threads would reach runs (or wrap)
+    }
+}
+
+// FLAT_ROWS (rows a whole number of chunks long: m * ESIZE a multiple of 16): every row
+// spans the same chunk slots, cpr chunks starting at element j0 of the row, the last of
+// them reaching into the next row when the piece does not start on a chunk boundary
+// (j0 > 0). A unit is RUN chunks of whole rows (rr rows of cpr <= RUN chunks) or of one
+// row (a segment of a longer row), each row's index read once per unit however many
+// chunks it has, and a chunk's row and column need no division or wrap: FLOAT32 with
+// depth 16 reads a quarter of the indices FLAT reads, depth 1024 none per chunk. The host
+// sends a piece of several rows only with its rows whole (vk_plan.c), so cpr is exact; a
+// lone row cut short has at most cpr whole chunks, all before w1.
+void flat_rows(uint w0, uint w1, uint u, uint threads, uvec4 off, uvec4 on)
+{
+    const uint n = 16u / ESIZE, cpr = max(g_fm / n, 1u), rows = p(P_UNITS) / p(P_PER_ROW);
+    const uint j0 = (w0 * 16u - g_fdb) / ESIZE;
+    // Rows longer than RUN chunks are cut into 2^sh segments, only as far as it takes to
+    // give every invocation a unit (lavapipe hands each of its threads a contiguous block
+    // of workgroups, so units for only the first half of the grid left half the CPU idle,
+    // while shorter units cost 5-10% where there were rows enough), and no shorter than
+    // RUN chunks. A power of two, so that a unit's rows and segment are a shift and a
+    // mask: a division per unit made depth 16 10-20% slower on lavapipe.
+    const uint rr = max(RUN / cpr, 1u), groups = (rows + rr - 1u) / rr, need = (cpr + RUN - 1u) / RUN;
+    uint sh = 0u;
+    while ((1u << sh) < need && (groups << sh) < threads) sh++;
+    const uint seg = (cpr + (1u << sh) - 1u) >> sh;
+    const uint runs = groups << sh; // < 2 * rows * cpr (or threads): fits 32 bits
+    for (uint run = u; run < runs; run += threads) {
+        const uint q0 = (run & ((1u << sh) - 1u)) * seg, q1 = min(q0 + seg, cpr), r0 = (run >> sh) * rr;
+        const uint r1 = min(r0 + rr, rows);
+        uint hot = flat_hot(r0);
+        for (uint r = r0; r < r1; r++) {
+            // The next row's index, for the chunk that reaches into it (read for the
+            // last row too: inside the bound Aux window or 0, and then unused); its
+            // OnValue as a column of this row (m and beyond).
+            const uint next = flat_hot(r + 1u), nb = next < g_fm ? next + g_fm : NO_AXIS, cb = w0 + r * cpr;
+            const uint hb = hot < g_fm ? hot : NO_AXIS; // past this piece's columns: none
+            const uint qn = cb < w1 ? min(q1, w1 - cb) : 0u;
+            for (uint q = q0; q < qn; q++) {
+                const uint j = j0 + q * n;
+                dst4[cb + q] = two_hot(off, on, hb - j, nb - j);
+            }
+            hot = next;
+        }
+        if (runs - run <= threads) break; // run + threads would reach runs (or wrap)
+    }
+}
+
 void flat_main()
 {
     const uint n = 16u / ESIZE, rows = p(P_UNITS) / p(P_PER_ROW);
@@ -158,28 +234,8 @@ void flat_main()
     const uint threads = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x;
     const uint u = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
     const uvec4 off = splat(g_off), on = splat(g_on);
-    const uint runs = (w1 - w0 + RUN - 1u) / RUN;
-    for (uint run = u; run < runs; run += threads) {
-        const uint c0 = w0 + run * RUN, f0 = (c0 * 16u - g_fdb) / ESIZE;
-        uint r = f0 / g_fm, j = f0 - r * g_fm, hot = flat_hot(r);
-        for (uint c = c0; c < min(c0 + RUN, w1); c++) {
-            // The chunk holds elements j .. j + n - 1 of row r, the last p of them reaching
-            // into row r + 1 when p < n (m >= n: never further).
-            const uint p = g_fm - j;
-            const bool cross = p < n;
-            const uint last_hot = flat_hot(cross ? r + 1u : r);
-            const uint first_hot = j == 0u ? last_hot : hot;
-            uvec4 v = flat_put(off, first_hot - j, min(p, n), on);
-            v = flat_put(v, cross && last_hot < n - p ? p + last_hot : n, n, on);
-            dst4[c] = v;
-            j += n;
-            const bool wrap = j >= g_fm;
-            j -= wrap ? g_fm : 0u;
-            r += wrap ? 1u : 0u;
-            hot = last_hot;
-        }
-        if (runs - run <= threads) break; // run + threads would reach runs (or wrap)
-    }
+    if (VARIANT == V_FLAT_ROWS) flat_rows(w0, w1, u, threads, off, on);
+    else flat_chunks(w0, w1, u, threads, off, on);
     // The partial chunks: one at each end where the piece does not start or end on a
     // chunk boundary (one chunk when both ends fall in it), done by the first invocation.
     if (u != 0u || end == g_fdb) return;

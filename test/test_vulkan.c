@@ -956,7 +956,7 @@ TEST(fast_paths_match_cpu_across_pieces)
     vkt_done(probe);
     static const DML_TENSOR_DATA_TYPE types[] = {DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_FLOAT16,
                                                  DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT64};
-    static const uint32_t cols[] = {1, 7, 37, 100, 301};
+    static const uint32_t cols[] = {1, 7, 37, 48, 100, 301};
     for (size_t s = 0; s < sizeof setups / sizeof setups[0]; s++) {
         dmt_env tuning;
         dmt_env_set(&tuning, "DMLOPS_VK_TUNING", setups[s].other_tuning ? other : NULL);

@@ -25,6 +25,9 @@ extern const dm_spirv dm_kernels[DM_KERNEL_COUNT][DM_ROW_BUCKETS][2][2];
  * vectors from a texel buffer (TEXEL); it picks between variants, never decides whether
  * one covers the gather. */
 uint32_t dm_kernel_variant(const dm_gather *g, bool texel);
+/* Whether g is a ONE_HOT whose output rows (at least 16 bytes each) lie end to end, the
+ * layout of the FLAT variants: its pieces must then hold their rows whole (vk_plan.c). */
+bool dm_kernel_rows_packed(const dm_gather *g);
 /* AUX_TYPE (DM_AUX_* in vk_abi.h): how the kernel decodes g's AUX elements; U32 when
  * it binds none. */
 uint32_t dm_kernel_aux_type(const dm_gather *g);

@@ -67,7 +67,8 @@ enum {
     DM_VARIANT_ALONG = 4,  /* REVERSE, ONE_HOT: the axis is the innermost dimension */
     DM_VARIANT_ACROSS = 5, /* REVERSE, ONE_HOT: the axis is a row dimension */
     DM_VARIANT_FLAT = 6,   /* ONE_HOT along the innermost axis, output rows packed end to end */
-    DM_VARIANT_COUNT = 7
+    DM_VARIANT_FLAT_ROWS = 7, /* the same, rows a whole number of 16-byte chunks long */
+    DM_VARIANT_COUNT = 8
 };
 
 /* Descriptor bindings: the parameter record (a uniform buffer), then one storage buffer

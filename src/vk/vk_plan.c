@@ -74,9 +74,9 @@ static uint64_t dm_abs_u64(int64_t v) { return v < 0 ? (uint64_t)-v : (uint64_t)
  * span most; -1 when nothing can be split. */
 static int dm_pick_split(const dm_gather *g, const dm_box *b, int slot)
 {
-    /* ONE_HOT's flat variant walks a piece's rows as one stream: a piece of several rows
+    /* ONE_HOT's flat variants walk a piece's rows as one stream: a piece of several rows
      * must hold them whole, so rows are split apart before any row is cut. */
-    if (g->rank == 2 && b->hi[0] - b->lo[0] > 1 && dm_kernel_variant(g, false) == DM_VARIANT_FLAT) return 0;
+    if (g->rank == 2 && b->hi[0] - b->lo[0] > 1 && dm_kernel_rows_packed(g)) return 0;
     int best = -1;
     uint64_t best_w = 0;
     for (uint32_t d = 0; d < g->rank; d++) {
