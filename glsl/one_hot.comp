@@ -124,8 +124,10 @@ uint flat_hot(uint r)
 // ONE_HOT depth 16 UINT8 20% slower there).
 uvec4 two_hot(uvec4 off, uvec4 on, uint d1, uint d2)
 {
-    const uvec4 iota = ESIZE == 8u ? uvec4(0u, 0u, 1u, 1u) : uvec4(0u, 1u, 2u, 3u);
-    if (ESIZE >= 4u) return mix(off, on, bvec4(uvec4(equal(uvec4(d1), iota)) | uvec4(equal(uvec4(d2), iota))));
+    if (ESIZE >= 4u) {
+        const uvec4 iota = ESIZE == 8u ? uvec4(0u, 0u, 1u, 1u) : uvec4(0u, 1u, 2u, 3u);
+        return mix(off, on, bvec4(uvec4(equal(uvec4(d1), iota)) | uvec4(equal(uvec4(d2), iota))));
+    }
     const uint n = 16u / ESIZE;
     const uvec4 v = d1 < n ? with_element(off, d1, g_on) : off;
     return d2 < n ? with_element(v, d2, g_on) : v;
@@ -185,9 +187,9 @@ void flat_chunks(uint w0, uint w1, uint u, uint threads, uvec4 off, uvec4 on)
 // depth 16 reads a quarter of the indices FLAT reads, depth 1024 none per chunk. The host
 // sends a piece of several rows only with its rows whole (vk_plan.c), so cpr is exact; a
 // lone row cut short has at most cpr whole chunks, all before w1.
-void flat_rows(uint w0, uint w1, uint u, uint threads, uvec4 off, uvec4 on)
+void flat_rows(uint rows, uint w0, uint w1, uint u, uint threads, uvec4 off, uvec4 on)
 {
-    const uint n = 16u / ESIZE, cpr = max(g_fm / n, 1u), rows = p(P_UNITS) / p(P_PER_ROW);
+    const uint n = 16u / ESIZE, cpr = max(g_fm / n, 1u);
     const uint j0 = (w0 * 16u - g_fdb) / ESIZE;
     // Rows longer than RUN chunks are cut into 2^sh segments, only as far as it takes to
     // give every invocation a unit (lavapipe hands each of its threads a contiguous block
@@ -223,7 +225,7 @@ void flat_rows(uint w0, uint w1, uint u, uint threads, uvec4 off, uvec4 on)
 
 void flat_main()
 {
-    const uint n = 16u / ESIZE, rows = p(P_UNITS) / p(P_PER_ROW);
+    const uint rows = p(P_UNITS) / p(P_PER_ROW);
     g_fm = p(P_M);
     g_fdb = pc.rem_dst + p(P_DST_BASE);
     g_fab = pc.rem_aux + p(P_AUX_BASE);
@@ -234,7 +236,7 @@ void flat_main()
     const uint threads = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x;
     const uint u = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
     const uvec4 off = splat(g_off), on = splat(g_on);
-    if (VARIANT == V_FLAT_ROWS) flat_rows(w0, w1, u, threads, off, on);
+    if (VARIANT == V_FLAT_ROWS) flat_rows(rows, w0, w1, u, threads, off, on);
     else flat_chunks(w0, w1, u, threads, off, on);
     // The partial chunks: one at each end where the piece does not start or end on a
     // chunk boundary (one chunk when both ends fall in it), done by the first invocation.

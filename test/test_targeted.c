@@ -575,9 +575,9 @@ TEST_CTX(targeted_slice_extreme_strides)
  * (above 128 KiB of traffic) several chunks, with random lengths and indices (valid,
  * zero, past the end, negative): REVERSE with a length per column (runs of 2-D blocks of
  * 16 KiB of rows), per (b, f) on a rank-3 slab loop, time-major [T, B, F] with lengths
- * broadcast along F (rows of one time step batched, each with its own length); ONE_HOT across a shallow axis (blocks of
- * columns), a deep one (range fill and scatter) and into a transposed output (walked in
- * output order). */
+ * broadcast along F (rows of one time step batched, each with its own length); ONE_HOT
+ * across a shallow axis (blocks of columns), a deep one (range fill and scatter) and into
+ * a transposed output (walked in output order). */
 TEST_CTX(targeted_cpu_blocked_layouts)
 {
     static const struct {

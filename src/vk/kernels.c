@@ -65,8 +65,8 @@ uint32_t dm_kernel_variant(const dm_gather *g, bool texel)
         const uint64_t row_bytes = (uint64_t)g->size[last] * g->esize;
         /* On CPU devices (texel), rows of 64 bytes and more that are whole chunks: a row's
          * index read once, not per chunk (lavapipe, compute-copy ratios in alternating
-         * runs: depth 16 FLOAT32 0.78 -> 0.91, FLOAT64 0.77 -> 0.93; depth 1024 0.82-0.91
-         * -> 0.95-1.16 a row at a time). Rows of one or two chunks (UINT8 / FLOAT16 depth
+         * runs: depth 16 FLOAT32 0.77 -> 0.93, FLOAT64 0.76 -> 0.91-0.93; depth 1024
+         * 0.83-0.95 a row at a time -> 0.92-1.19; docs/design.md). Rows of one or two chunks (UINT8 / FLOAT16 depth
          * 16) measured 15-20% slower that way than as FLAT. Other short rows (16 to 63
          * bytes): the output as one stream in which a chunk meets at most two rows. Longer
          * rows otherwise go a row at a time: there FLAT's index read per chunk made
