@@ -29,6 +29,12 @@ layout(constant_id = 3) const uint VARIANT = 0u;
 // How AUX elements (lengths, indices) are decoded: AUX_U32 .. AUX_I64 below. A constant,
 // so that 32-bit ones load no high word and unsigned ones test no sign.
 layout(constant_id = 4) const uint AUX_TYPE = 0u;
+// Consecutive invocations that share a run of a row on the fast path (a power of two):
+// lane l of LANES takes chunks l, l + LANES, ... of a run of RUN * LANES chunks, so the
+// lanes a CPU device runs in lock-step load and store neighbouring vectors (lavapipe: 128
+// contiguous bytes per access instead of eight places a run apart). 1 on GPUs, where a
+// run is one chunk and neighbouring invocations already take neighbouring chunks.
+layout(constant_id = 5) const uint LANES = 1u;
 // ROW_DIMS, FAST and TEXEL are build-time constants, not specialisation constants: the
 // Makefile compiles each kernel once per combination (-DDM_ROW_DIMS=1|3|7 -DDM_FAST=0|1
 // -DDM_TEXEL=0|1) and removes the other paths' branches and functions with spirv-opt

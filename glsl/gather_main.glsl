@@ -165,35 +165,42 @@ uint chunk_j0(uint cb, uint db)
     return cb >= db ? (cb - db) / ESIZE : 0u - (db - cb + ESIZE - 1u) / ESIZE;
 }
 
-uint fast_row(uint k, uint db, uint sb, uint ab, uint row_axis, uint m)
+// The chunks are c0, c0 + lanes, ... (RUN of them, up to the row's end): lanes is 1, or
+// LANES for a run shared by that many invocations, whose chunks then share no source
+// vector, so a stream primes its carry at each one.
+uint fast_row(uint c0, uint lanes, uint db, uint sb, uint ab, uint row_axis, uint m)
 {
     row_begin(sb, ab, row_axis);
-    const uint row_end = db + m * ESIZE;
-    const uint c0 = (db >> 4u) + k * RUN, c1 = min(c0 + RUN, (row_end + 15u) >> 4u);
+    const uint row_end = db + m * ESIZE, c_end = (row_end + 15u) >> 4u;
     const uint len4 = uint(dst4.length());
-    if (STREAMS) chunk_prime(chunk_j0(c0 * 16u, db));
+    if (STREAMS && lanes == 1u) chunk_prime(chunk_j0(c0 * 16u, db));
     uint slow = 0u;
-    for (uint ch = c0; ch < c1; ch++) {
+    for (uint t = 0u; t < RUN; t++) {
+        const uint ch = c0 + t * lanes;
+        if (ch >= c_end) break;
         const uint cb = ch * 16u, j0 = chunk_j0(cb, db);
         const bool whole = cb >= db && cb + 16u <= row_end && ch < len4;
+        if (STREAMS && lanes > 1u) chunk_prime(j0);
         uvec4 v;
         const bool got = (STREAMS || whole) && chunk_vec(j0, v);
         if (whole && got) dst4[ch] = v;
-        else slow |= 1u << (ch - c0);
+        else slow |= 1u << t;
     }
     return slow;
 }
 
 // A unit of the fast path: `rows` whole rows from coordinates c (short rows, per_row
-// chunks each, rows * per_row <= RUN), or run k of one row. The chunks fast_row leaves
-// are done afterwards, once per unit, element by element: bit g * per_row + t stands for
-// chunk t of the run on row g.
-void fast_unit(uint k, uint c[ROW_DIMS], uint db, uint sb, uint ab, uint rows, uint per_row, uint m, uint emask)
+// chunks each, rows * per_row <= RUN), or run k of one row, shared by `lanes` invocations
+// of which this is lane `lane`. The chunks fast_row leaves are done afterwards, once per
+// unit, element by element: bit g * per_row + t stands for the run's chunk t on row g
+// (chunk lane + t * lanes of the run when lanes > 1; rows is then 1).
+void fast_unit(uint k, uint lane, uint lanes, uint c[ROW_DIMS], uint db, uint sb, uint ab, uint rows, uint per_row,
+               uint m, uint emask)
 {
     uint slow = 0u, rc[ROW_DIMS], rdb = db, rsb = sb, rab = ab;
     [[unroll]] for (int d = 0; d < ROW_DIMS; d++) rc[d] = c[d];
     for (uint g = 0u; g < rows; g++) {
-        slow |= fast_row(k, rdb, rsb, rab, axis_coord(rc), m) << (g * per_row);
+        slow |= fast_row((rdb >> 4u) + k * RUN * lanes + lane, lanes, rdb, rsb, rab, axis_coord(rc), m) << (g * per_row);
         step_rows(rc, rdb, rsb, rab, 1u);
     }
     while (slow != 0u) {
@@ -206,7 +213,7 @@ void fast_unit(uint k, uint c[ROW_DIMS], uint db, uint sb, uint ab, uint rows, u
         rab = ab;
         for (uint i = 0u; i < g; i++) step_rows(rc, rdb, rsb, rab, 1u);
         row_begin(rsb, rab, axis_coord(rc));
-        element_chunk((rdb >> 4u) + k * RUN + t - g * per_row, rdb, rdb + m * ESIZE, emask);
+        element_chunk((rdb >> 4u) + k * RUN * lanes + lane + (t - g * per_row) * lanes, rdb, rdb + m * ESIZE, emask);
     }
 }
 
@@ -228,11 +235,17 @@ void main()
     const uint per_row = p(P_PER_ROW), rows = p(P_UNITS) / per_row, m = p(P_M);
     const uint first = pc.rem_dst + p(P_DST_BASE);
     const uint spans = p(P_PHASED) != 0u ? max(((first & 15u) + m * ESIZE + 15u) >> 4u, 1u) : per_row;
-    const uint runs_per_row = (spans + RUN - 1u) / RUN;
     const uint G = FAST && per_row * 2u <= RUN ? RUN / per_row : 1u;
+    // Runs of long rows on the fast path are shared by LANES invocations (a unit is then
+    // RUN * LANES chunks); the workgroup size is a multiple of LANES (the host's choice).
+    const uint lanes = FAST && G == 1u ? LANES : 1u;
+    const uint runs_per_row = (spans + RUN * lanes - 1u) / (RUN * lanes);
     const uint units = (rows + G - 1u) / G * runs_per_row;
-    const uint threads = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x;
-    uint u = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+    const uint invocation = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x +
+                            gl_LocalInvocationID.x;
+    const uint threads = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x / lanes;
+    const uint lane = invocation % lanes;
+    uint u = invocation / lanes;
     if (u >= units) return;
 
     const uint last = g_last;
@@ -266,7 +279,7 @@ void main()
 
     for (;;) {
         if (FAST) {
-            fast_unit(k, c, db, sb, ab, G == 1u ? 1u : min(G, rows - u * G), per_row, m, emask);
+            fast_unit(k, lane, lanes, c, db, sb, ab, G == 1u ? 1u : min(G, rows - u * G), per_row, m, emask);
         } else {
             const uint row_axis = axis_coord(c);
             uint k0 = k * RUN, k1 = min(k0 + RUN, per_row);

@@ -31,6 +31,18 @@ int dm_env_cpu_tuning(void)
     return -1;
 }
 
+uint32_t dm_env_lanes(void)
+{
+    const char *env = getenv("DMLOPS_VK_LANES");
+    if (!env) return 0;
+    for (uint32_t n = 1; n <= 64; n *= 2) {
+        char s[4];
+        snprintf(s, sizeof s, "%u", n);
+        if (!strcmp(env, s)) return n;
+    }
+    return 0;
+}
+
 static dmlops_status dm_backend_from_env(dmlops_backend *backend)
 {
     const char *env = getenv("DMLOPS_BACKEND");
@@ -98,6 +110,7 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
         .max_allocation_size = options->max_allocation_size,
         .texel = dm_env_texel(),
         .cpu_tuning = dm_env_cpu_tuning(),
+        .lanes = dm_env_lanes(),
     };
     /* AUTO never picks a software Vulkan device: on a machine without a GPU the CPU
      * backend is faster than lavapipe or SwiftShader (docs/performance.md). */

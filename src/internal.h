@@ -138,6 +138,7 @@ typedef struct dm_vk_params {
     uint64_t max_allocation_size;
     int texel;                        /* DMLOPS_VK_TEXEL: -1 by device class, 0 off, 1 on */
     int cpu_tuning;                   /* DMLOPS_VK_TUNING: -1 by device type, 0 GPU, 1 CPU */
+    uint32_t lanes;                   /* DMLOPS_VK_LANES: 0 by device class, else a power of two */
 } dm_vk_params;
 dmlops_status dm_vk_context_init(dmlops_context *ctx, const dm_vk_params *params);
 /* DMLOPS_VK_TEXEL: "0" or "1" force the kernels' texel path off or on; anything else,
@@ -148,6 +149,10 @@ int dm_env_texel(void);
  * type, so that one device can run both classes' kernels (the tests do); anything
  * else, or unset, leaves it to the device type (-1). */
 int dm_env_cpu_tuning(void);
+/* DMLOPS_VK_LANES: a power of two from 1 to 64 sets how many consecutive invocations of
+ * the kernels share a run of a row (dm_vk_limits.lanes, for tests and measurements); 0
+ * when unset or anything else: by device class. */
+uint32_t dm_env_lanes(void);
 dmlops_status dm_vk_enumerate(dmlops_device_info *infos, uint32_t *count);
 
 /* Monotonic seconds. */

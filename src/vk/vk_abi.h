@@ -54,7 +54,8 @@ enum {
     DM_SPEC_RUN = 2,
     DM_SPEC_VARIANT = 3,
     DM_SPEC_AUX_TYPE = 4, /* DM_AUX_*: how the kernel decodes AUX elements (lengths, indices) */
-    DM_SPEC_COUNT = 5
+    DM_SPEC_LANES = 5,    /* consecutive invocations that share a unit's chunks (dm_vk_limits.lanes) */
+    DM_SPEC_COUNT = 6
 };
 
 /* Values of the VARIANT constant (GLSL: V_*): the fast path's way of making a chunk,

@@ -15,6 +15,7 @@ typedef struct dm_vk_limits {
     uint32_t grid_cap;       /* most workgroups per dispatch; kernels loop past it */
     uint32_t workgroup;      /* invocations per workgroup of the gather kernels */
     uint32_t run;            /* consecutive units per invocation step (RUN) */
+    uint32_t lanes;          /* invocations that share a run of a row, chunk by chunk (LANES) */
     uint64_t align;          /* binding offsets are aligned down to this */
     uint64_t max_alloc;      /* largest single buffer */
     uint64_t seg_size;       /* buffers above this many bytes are split into segments */

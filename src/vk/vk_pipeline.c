@@ -202,6 +202,7 @@ static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, co
         spec[DM_SPEC_RUN] = d->lim.run;
         spec[DM_SPEC_VARIANT] = variant;
         spec[DM_SPEC_AUX_TYPE] = aux_type;
+        spec[DM_SPEC_LANES] = d->lim.lanes;
         VkSpecializationMapEntry entries[DM_SPEC_COUNT];
         for (uint32_t i = 0; i < DM_SPEC_COUNT; i++) entries[i] = (VkSpecializationMapEntry){i, i * 4, 4};
         const VkSpecializationInfo si = {DM_SPEC_COUNT, entries, sizeof spec, spec};
