@@ -223,6 +223,36 @@ void flat_rows(uint rows, uint w0, uint w1, uint u, uint threads, uvec4 off, uve
     }
 }
 
+// FLAT_ROWS when the piece starts on a chunk boundary (j0 = 0, so no chunk reaches into
+// a second row) and LANES invocations share a unit, each taking neighbouring chunks: of
+// LANES * rr short rows, lane l takes rows l, l + LANES, ... whole (the lanes' stores of a
+// chunk then fall in one span of LANES rows); of a segment of a long row, chunks l,
+// l + LANES, ... A row's index is read once per row and lane.
+void flat_rows_lanes(uint rows, uint w0, uint w1, uint u, uint threads, uvec4 off, uvec4 on)
+{
+    const uint n = 16u / ESIZE, cpr = max(g_fm / n, 1u), lane = u % LANES;
+    u /= LANES;
+    threads /= LANES;
+    const bool short_rows = cpr * 2u <= RUN;
+    const uint rr = short_rows ? RUN / cpr * LANES : 1u, groups = (rows + rr - 1u) / rr;
+    const uint need = short_rows ? 1u : (cpr + RUN * LANES - 1u) / (RUN * LANES);
+    uint sh = 0u;
+    while ((1u << sh) < need && (groups << sh) < threads) sh++;
+    const uint seg = (cpr + (1u << sh) - 1u) >> sh;
+    const uint runs = groups << sh;
+    const uint rstep = short_rows ? LANES : 1u, qstep = short_rows ? 1u : LANES;
+    for (uint run = u; run < runs; run += threads) {
+        const uint q0 = (run & ((1u << sh) - 1u)) * seg + (short_rows ? 0u : lane), q1 = min(q0 + seg, cpr);
+        const uint r0 = (run >> sh) * rr + (short_rows ? lane : 0u), r1 = min((run >> sh) * rr + rr, rows);
+        for (uint r = r0; r < r1; r += rstep) {
+            const uint hot = flat_hot(r), hb = hot < g_fm ? hot : NO_AXIS, cb = w0 + r * cpr;
+            const uint qn = cb < w1 ? min(q1, w1 - cb) : 0u;
+            for (uint q = q0; q < qn; q += qstep) dst4[cb + q] = two_hot(off, on, hb - q * n, NO_AXIS);
+        }
+        if (runs - run <= threads) break;
+    }
+}
+
 void flat_main()
 {
     const uint rows = p(P_UNITS) / p(P_PER_ROW);
@@ -236,7 +266,8 @@ void flat_main()
     const uint threads = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x;
     const uint u = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
     const uvec4 off = splat(g_off), on = splat(g_on);
-    if (VARIANT == V_FLAT_ROWS) flat_rows(rows, w0, w1, u, threads, off, on);
+    if (VARIANT == V_FLAT_ROWS && LANES > 1u && w0 * 16u == g_fdb) flat_rows_lanes(rows, w0, w1, u, threads, off, on);
+    else if (VARIANT == V_FLAT_ROWS) flat_rows(rows, w0, w1, u, threads, off, on);
     else flat_chunks(w0, w1, u, threads, off, on);
     // The partial chunks: one at each end where the piece does not start or end on a
     // chunk boundary (one chunk when both ends fall in it), done by the first invocation.

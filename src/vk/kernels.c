@@ -63,15 +63,17 @@ uint32_t dm_kernel_variant(const dm_gather *g, bool texel)
         if ((uint32_t)g->axis != last) return DM_VARIANT_ACROSS;
         if (!dm_kernel_rows_packed(g)) return DM_VARIANT_ALONG;
         const uint64_t row_bytes = (uint64_t)g->size[last] * g->esize;
-        /* On CPU devices (texel), rows of 64 bytes and more that are whole chunks: a row's
-         * index read once, not per chunk (lavapipe, compute-copy ratios in alternating
-         * runs: depth 16 FLOAT32 0.77 -> 0.93, FLOAT64 0.76 -> 0.91-0.93; depth 1024
-         * 0.83-0.95 a row at a time -> 0.92-1.19; docs/design.md). Rows of one or two chunks (UINT8 / FLOAT16 depth
-         * 16) measured 15-20% slower that way than as FLAT. Other short rows (16 to 63
-         * bytes): the output as one stream in which a chunk meets at most two rows. Longer
-         * rows otherwise go a row at a time: there FLAT's index read per chunk made
-         * lavapipe slower (depth 1024: 0.77-0.86x the compute copy against 0.88-0.95x). */
-        if (texel && row_bytes % 16 == 0 && row_bytes >= 64) return DM_VARIANT_FLAT_ROWS;
+        /* On CPU devices (texel), rows that are whole chunks: a row's index read once, not
+         * per chunk (lavapipe, compute-copy ratios in alternating runs: depth 16 FLOAT32
+         * 0.77 -> 0.93, FLOAT64 0.76 -> 0.91-0.93; depth 1024 0.83-0.95 a row at a time
+         * -> 0.92-1.19; docs/design.md). Rows of one or two chunks (UINT8 / FLOAT16 depth
+         * 16) ran 15-20% slower that way than as FLAT while each invocation took its own
+         * rows; with LANES invocations taking neighbouring rows (flat_rows_lanes) they run
+         * at 0.75-0.93x against FLAT's 0.45-0.66x. Other short rows (16 to 63 bytes): the
+         * output as one stream in which a chunk meets at most two rows. Longer rows
+         * otherwise go a row at a time: there FLAT's index read per chunk made lavapipe
+         * slower (depth 1024: 0.77-0.86x the compute copy against 0.88-0.95x). */
+        if (texel && row_bytes % 16 == 0) return DM_VARIANT_FLAT_ROWS;
         return row_bytes < 64 ? DM_VARIANT_FLAT : DM_VARIANT_ALONG;
     default:
         return DM_VARIANT_GENERAL;
