@@ -174,10 +174,13 @@ static dmlops_status baselines_setup(dmlops_context *ctx, uint64_t copy_bytes, c
     return DMLOPS_SUCCESS;
 }
 
-/* Times the case's list and, on Vulkan, its two baselines: one warm-up run of each, the
- * case's deciding the iteration count, then that many rounds of case, copy, compute copy
- * in turn, so that a machine whose load changes meanwhile slows all three alike and the
- * ratios of the medians stay fair. */
+/* Times the case's list and, on Vulkan, its two baselines: warm-up runs of each, the
+ * case's second deciding the iteration count, then that many rounds of case, copy,
+ * compute copy in turn, so that a machine whose load changes meanwhile slows all three
+ * alike and the ratios of the medians stay fair. The first run of a new pipeline can
+ * include its compilation (lavapipe compiles machine code at the first dispatch, tens of
+ * milliseconds), which must not decide the count: a 16 MiB case got the minimum of 3
+ * iterations that way, and its median swung with one slow round. */
 static dmlops_status time_case(case_objs *o, const bench_policy *pol, uint32_t fixed, uint64_t copy_bytes,
                                bench_result *r, double **t)
 {
@@ -185,8 +188,11 @@ static dmlops_status time_case(case_objs *o, const bench_policy *pol, uint32_t f
     bool gpu = true, bgpu = true;
     dmlops_command_list *lists[3] = {o->list, o->copy, o->ccopy};
     const int nlists = o->copy ? 3 : 1;
-    dmlops_status st = time_once(o->list, &warm, &gpu);
-    for (int k = 1; k < nlists && st == DMLOPS_SUCCESS; k++) st = time_once(lists[k], &(double){0}, &bgpu);
+    dmlops_status st = DMLOPS_SUCCESS;
+    for (int round = 0; round < 2 && st == DMLOPS_SUCCESS; round++) {
+        st = time_once(o->list, &warm, &gpu);
+        for (int k = 1; k < nlists && st == DMLOPS_SUCCESS; k++) st = time_once(lists[k], &(double){0}, &bgpu);
+    }
     if (st != DMLOPS_SUCCESS) return skip(r, "execute", st), st;
     r->iterations = iterations_for(pol, fixed, warm);
     const size_t n = r->iterations > BASELINE_MIN_ITERS ? r->iterations : BASELINE_MIN_ITERS;
