@@ -35,6 +35,11 @@ layout(constant_id = 4) const uint AUX_TYPE = 0u;
 // contiguous bytes per access instead of eight places a run apart). 1 on GPUs, where a
 // run is one chunk and neighbouring invocations already take neighbouring chunks.
 layout(constant_id = 5) const uint LANES = 1u;
+// The fast path's source vectors start on 16-byte boundaries (the host's finding for the
+// whole gather, dm_kernel_src_aligned): a chunk's vectors are loaded as they are, with no
+// funnel shift and no carry; a chunk whose source is not aligned after all (a piece of a
+// row cut elsewhere) goes element by element. SLICE1's STREAM and PAIRS only.
+layout(constant_id = 6) const bool ALIGNED = false;
 // ROW_DIMS, FAST and TEXEL are build-time constants, not specialisation constants: the
 // Makefile compiles each kernel once per combination (-DDM_ROW_DIMS=1|3|7 -DDM_FAST=0|1
 // -DDM_TEXEL=0|1) and removes the other paths' branches and functions with spirv-opt

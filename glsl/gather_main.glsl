@@ -173,14 +173,14 @@ uint fast_row(uint c0, uint lanes, uint db, uint sb, uint ab, uint row_axis, uin
     row_begin(sb, ab, row_axis);
     const uint row_end = db + m * ESIZE, c_end = (row_end + 15u) >> 4u;
     const uint len4 = uint(dst4.length());
-    if (STREAMS && lanes == 1u) chunk_prime(chunk_j0(c0 * 16u, db));
+    if (STREAMS && !ALIGNED && lanes == 1u) chunk_prime(chunk_j0(c0 * 16u, db));
     uint slow = 0u;
     for (uint t = 0u; t < RUN; t++) {
         const uint ch = c0 + t * lanes;
         if (ch >= c_end) break;
         const uint cb = ch * 16u, j0 = chunk_j0(cb, db);
         const bool whole = cb >= db && cb + 16u <= row_end && ch < len4;
-        if (STREAMS && lanes > 1u) chunk_prime(j0);
+        if (STREAMS && !ALIGNED && lanes > 1u) chunk_prime(j0);
         uvec4 v;
         const bool got = (STREAMS || whole) && chunk_vec(j0, v);
         if (whole && got) dst4[ch] = v;

@@ -48,9 +48,26 @@ void chunk_prime(uint j0)
     else if (VARIANT == V_PAIRS) src16_prime(g_Bf + j0 * g_src_step, true);
 }
 
+// The aligned vector at byte address a and the next (false when a is not aligned or
+// they reach past the window).
+bool aligned_pair(uint a, out uvec4 x, out uvec4 y, bool two)
+{
+    const uint q = a >> 4u;
+    x = src4_clamped(q);
+    y = two ? src4_clamped(q + 1u) : x;
+    return (a & 15u) == 0u && q + (two ? 1u : 0u) < uint(src4.length());
+}
+
 bool chunk_vec(uint j0, out uvec4 v)
 {
     v = uvec4(0u);
+    if (ALIGNED && VARIANT == V_STREAM) {
+        bool back;
+        uvec4 y;
+        const bool ok = aligned_pair(stream_addr(j0, back), v, y, false);
+        if (back) v = reverse_elements(v);
+        return ok;
+    }
     if (VARIANT == V_STREAM) return stream_vec(j0, v);
     const uint a = g_Bf + j0 * g_src_step;
     if (VARIANT == V_WORDS) {
@@ -60,8 +77,12 @@ bool chunk_vec(uint j0, out uvec4 v)
         return ESIZE >= 4u;
     }
     uvec4 x, y;
-    const bool got = src16(a, true, x); // both, so that the carry moves on
-    if (!src16(a + 16u, true, y) || !got) return false;
+    if (ALIGNED) {
+        if (!aligned_pair(a, x, y, true)) return false;
+    } else {
+        const bool got = src16(a, true, x); // both, so that the carry moves on
+        if (!src16(a + 16u, true, y) || !got) return false;
+    }
     if (ESIZE == 8u) v = uvec4(x.xy, y.xy);
     else if (ESIZE == 4u) v = uvec4(x.xz, y.xz);
     else if (ESIZE == 2u) v = uvec4(even_halves(x.x, x.y), even_halves(x.z, x.w), even_halves(y.x, y.y), even_halves(y.z, y.w));

@@ -238,6 +238,7 @@ TEST(specialisation_constants_and_bindings_agree)
     CHECK(layout_number(text, "const uint VARIANT", "constant_id") == DM_SPEC_VARIANT, "VARIANT");
     CHECK(layout_number(text, "const uint AUX_TYPE", "constant_id") == DM_SPEC_AUX_TYPE, "AUX_TYPE");
     CHECK(layout_number(text, "const uint LANES", "constant_id") == DM_SPEC_LANES, "LANES");
+    CHECK(layout_number(text, "const bool ALIGNED", "constant_id") == DM_SPEC_ALIGNED, "ALIGNED");
     /* The build-time constants the Makefile sets per module (kernels.c's variants). */
     CHECK(strstr(text, "const int ROW_DIMS = DM_ROW_DIMS;") != NULL, "ROW_DIMS from -DDM_ROW_DIMS");
     CHECK(strstr(text, "const bool FAST = DM_FAST != 0;") != NULL, "FAST from -DDM_FAST");

@@ -42,6 +42,24 @@ bool dm_kernel_rows_packed(const dm_gather *g)
            (g->rank == 1 || g->stride[DM_SLOT_DST][0] == (int64_t)g->size[1]);
 }
 
+bool dm_kernel_src_aligned(const dm_gather *g, uint32_t variant)
+{
+    if (g->kernel != DM_KERNEL_SLICE || (variant != DM_VARIANT_STREAM && variant != DM_VARIANT_PAIRS)) return false;
+    /* Byte addresses modulo 16 (a binding starts on a multiple of 16): a whole chunk at
+     * output byte cb of a row starting at db reads from sb + k * (cb - db) going forwards
+     * (k = 1, STREAM, or 2, PAIRS), or ends at sb + esize - (cb - db) going backwards, so
+     * its source starts at cb + (sb - k * db) or at (sb + db + esize) - cb - 16: aligned
+     * for every row when that sum is, at the origin and per step of each row dimension. */
+    const uint32_t last = g->rank - 1;
+    const int64_t step = g->stride[DM_SLOT_SRC][last], k = step == -1 ? -1 : step;
+    const int64_t c = step == -1 ? (int64_t)g->esize : 0;
+    if (((g->base[DM_SLOT_SRC] - k * g->base[DM_SLOT_DST]) * (int64_t)g->esize + c) % 16 != 0) return false;
+    for (uint32_t d = 0; d < last; d++)
+        if (g->size[d] > 1 && ((g->stride[DM_SLOT_SRC][d] - k * g->stride[DM_SLOT_DST][d]) * (int64_t)g->esize) % 16 != 0)
+            return false;
+    return true;
+}
+
 uint32_t dm_kernel_variant(const dm_gather *g, bool texel)
 {
     const uint32_t last = g->rank - 1;

@@ -25,6 +25,12 @@ extern const dm_spirv dm_kernels[DM_KERNEL_COUNT][DM_ROW_BUCKETS][2][2];
  * vectors from a texel buffer (TEXEL); it picks between variants, never decides whether
  * one covers the gather. */
 uint32_t dm_kernel_variant(const dm_gather *g, bool texel);
+/* ALIGNED (vk_abi.h): whether every whole chunk of g's output rows takes its source
+ * vectors from 16-byte boundaries under the variant, so that each is one load with no
+ * funnel shift and no vector carried from the chunk before (SLICE1's STREAM and PAIRS
+ * only). It is decided from g's strides and origin; a piece of a row cut elsewhere stays
+ * exact, since the kernel sends a chunk whose source is not aligned element by element. */
+bool dm_kernel_src_aligned(const dm_gather *g, uint32_t variant);
 /* Whether g is a ONE_HOT whose output rows (at least 16 bytes each) lie end to end, the
  * layout of the FLAT variants: its pieces must then hold their rows whole (vk_plan.c). */
 bool dm_kernel_rows_packed(const dm_gather *g);

@@ -55,7 +55,8 @@ enum {
     DM_SPEC_VARIANT = 3,
     DM_SPEC_AUX_TYPE = 4, /* DM_AUX_*: how the kernel decodes AUX elements (lengths, indices) */
     DM_SPEC_LANES = 5,    /* consecutive invocations that share a unit's chunks (dm_vk_limits.lanes) */
-    DM_SPEC_COUNT = 6
+    DM_SPEC_ALIGNED = 6,  /* the fast path's source vectors start on 16-byte boundaries (dm_kernel_src_aligned) */
+    DM_SPEC_COUNT = 7
 };
 
 /* Values of the VARIANT constant (GLSL: V_*): the fast path's way of making a chunk,

@@ -140,15 +140,10 @@ dmlops_status dm_vk_pipelines_init(dm_vk_device *d, const char *cache_path, dm_v
 void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p)
 {
     dm_cache_save(d, p);
-    for (int k = 0; k < DM_KERNEL_COUNT; k++)
-        for (int e = 0; e < 4; e++)
-            for (int r = 0; r < DM_ROW_BUCKETS; r++)
-                for (int v = 0; v < DM_VARIANT_COUNT; v++)
-                    for (int a = 0; a < 4; a++)
-                        for (int t = 0; t < 2; t++) {
-                            VkPipeline pl = p->pipelines[k][e][r][v][a][t];
-                            if (pl) d->vkd.DestroyPipeline(d->device, pl, NULL);
-                        }
+    /* Every slot of the many-dimensional table, in memory order. */
+    VkPipeline *all = &p->pipelines[0][0][0][0][0][0][0];
+    for (size_t i = 0; i < sizeof p->pipelines / sizeof *all; i++)
+        if (all[i]) d->vkd.DestroyPipeline(d->device, all[i], NULL);
     for (int t = 0; t < 2; t++)
         if (p->copy_pipeline[t]) d->vkd.DestroyPipeline(d->device, p->copy_pipeline[t], NULL);
     if (p->copy_layout) d->vkd.DestroyPipelineLayout(d->device, p->copy_layout, NULL);
@@ -194,7 +189,8 @@ static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, co
     const uint32_t r = g->rank <= 2 ? 0 : g->rank <= 4 ? 1 : 2;
     const uint32_t variant = fast ? dm_kernel_variant(g, texel) : DM_VARIANT_GENERAL;
     const uint32_t aux_type = dm_kernel_aux_type(g);
-    VkPipeline *slot = &p->pipelines[g->kernel][e][r][variant][aux_type][texel];
+    const bool aligned = dm_kernel_src_aligned(g, variant);
+    VkPipeline *slot = &p->pipelines[g->kernel][e][r][variant][aux_type][texel][aligned];
     if (!*slot) {
         uint32_t spec[DM_SPEC_COUNT];
         spec[DM_SPEC_WORKGROUP] = d->lim.workgroup;
@@ -203,6 +199,7 @@ static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, co
         spec[DM_SPEC_VARIANT] = variant;
         spec[DM_SPEC_AUX_TYPE] = aux_type;
         spec[DM_SPEC_LANES] = d->lim.lanes;
+        spec[DM_SPEC_ALIGNED] = aligned;
         VkSpecializationMapEntry entries[DM_SPEC_COUNT];
         for (uint32_t i = 0; i < DM_SPEC_COUNT; i++) entries[i] = (VkSpecializationMapEntry){i, i * 4, 4};
         const VkSpecializationInfo si = {DM_SPEC_COUNT, entries, sizeof spec, spec};

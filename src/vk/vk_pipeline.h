@@ -34,8 +34,8 @@ typedef struct dm_vk_pipelines {
     VkPipelineCache cache;
     char *cache_path;
     /* by kernel, log2(esize), row-dimension bucket, VARIANT (DM_VARIANT_*), AUX_TYPE
-     * (DM_AUX_*), TEXEL */
-    VkPipeline pipelines[DM_KERNEL_COUNT][4][DM_ROW_BUCKETS][DM_VARIANT_COUNT][4][2];
+     * (DM_AUX_*), TEXEL, ALIGNED */
+    VkPipeline pipelines[DM_KERNEL_COUNT][4][DM_ROW_BUCKETS][DM_VARIANT_COUNT][4][2][2];
     uint32_t count;
     /* The compute copy (glsl/copy.comp): bindings Dst, Src and Src's texel view; push
      * constants dm_vk_copy_push; a pipeline per TEXEL. */
