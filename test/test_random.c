@@ -488,9 +488,10 @@ TEST_CTX(random_one_hot) { random_suite(ctx, "random_one_hot", NULL, 0x5EED0003u
 
 /* Vulkan only: the same random cases on contexts forced onto each execution path
  * (KERNELS_ONLY, PREFER_COPY), onto the kernels' storage-buffer and texel paths
- * (DMLOPS_VK_TEXEL), and onto the other device class's tuning (DMLOPS_VK_TUNING: on
- * lavapipe the GPU's one-chunk runs, 128-wide workgroups and large grids), both read
- * when a context is created, so that every kernel configuration is checked on whichever
+ * (DMLOPS_VK_TEXEL), onto the other device class's tuning (DMLOPS_VK_TUNING: on
+ * lavapipe the GPU's one-chunk runs, 128-wide workgroups and large grids), and onto
+ * other numbers of invocations sharing a run (DMLOPS_VK_LANES), all read when a context
+ * is created, so that every kernel configuration is checked on whichever
  * device runs the suite; the validation layer counts messages. */
 TEST_CTX(random_vulkan_forced_paths)
 {
@@ -502,24 +503,30 @@ TEST_CTX(random_vulkan_forced_paths)
         uint32_t flags;
         const char *texel;  /* DMLOPS_VK_TEXEL, or NULL for the device's default */
         bool other_tuning;  /* DMLOPS_VK_TUNING: the other device class's */
+        const char *lanes;  /* DMLOPS_VK_LANES, or NULL for the device class's */
         const char *name;
-    } runs[5] = {{DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, NULL, false, "KERNELS_ONLY"},
-                 {DMLOPS_CONTEXT_FLAG_PREFER_COPY, NULL, false, "PREFER_COPY"},
-                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, "0", false, "KERNELS_ONLY, storage buffers"},
-                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, "1", false, "KERNELS_ONLY, texel buffers"},
-                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, NULL, true, "KERNELS_ONLY, the other device class's tuning"}};
-    for (int f = 0; f < 5; f++) {
+    } runs[7] = {{DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, NULL, false, NULL, "KERNELS_ONLY"},
+                 {DMLOPS_CONTEXT_FLAG_PREFER_COPY, NULL, false, NULL, "PREFER_COPY"},
+                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, "0", false, NULL, "KERNELS_ONLY, storage buffers"},
+                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, "1", false, NULL, "KERNELS_ONLY, texel buffers"},
+                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, NULL, true, NULL, "KERNELS_ONLY, the other device class's tuning"},
+                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, NULL, false, "2", "KERNELS_ONLY, runs shared by 2 lanes"},
+                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, NULL, true, "4",
+                  "KERNELS_ONLY, the other device class's tuning, runs shared by 4 lanes"}};
+    for (int f = 0; f < 7; f++) {
         dmlops_context *c = NULL;
         dmlops_context_desc d = {.backend = DMLOPS_BACKEND_VULKAN,
                                  .flags = runs[f].flags | DMLOPS_CONTEXT_FLAG_DEBUG | DMLOPS_CONTEXT_FLAG_QUIET};
-        dmt_env texel, tuning;
+        dmt_env texel, tuning, lanes;
         dmt_env_set(&texel, "DMLOPS_VK_TEXEL", runs[f].texel);
+        dmt_env_set(&lanes, "DMLOPS_VK_LANES", runs[f].lanes);
         dmt_env_set(&tuning, "DMLOPS_VK_TUNING", runs[f].other_tuning ? (cpu_device ? "gpu" : "cpu") : NULL);
         dmlops_status st = dmlops_context_create(&d, &c);
         if (st != DMLOPS_SUCCESS) {
             d.flags = runs[f].flags; /* no validation layer here */
             st = dmlops_context_create(&d, &c);
         }
+        dmt_env_restore(&lanes);
         dmt_env_restore(&tuning);
         dmt_env_restore(&texel);
         if (!CHECK_OK(st)) continue;
