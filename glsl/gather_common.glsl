@@ -85,6 +85,12 @@ layout(set = 0, binding = 5) uniform usamplerBuffer Src4T;
 // index is one texel fetch instead of a lane-by-lane load (ONE_HOT with depth 16 reads
 // one per 16 output bytes). Exactly as many texels as Aux has words.
 layout(set = 0, binding = 6) uniform usamplerBuffer AuxT;
+// ONE_HOT's AUX window (its indices) again, as the whole 16-byte texels it holds: a lock-
+// step batch of lanes fetches eight 16-byte texels with plain vector loads, where eight
+// R32 texels are one hardware gather, which stalled ONE_HOT with depth 16 on its index
+// reads (lavapipe, Zen 5: UINT8 0.76-0.82x the compute copy, 0.97-1.05x this way).
+// The rows whose index lies past the last whole texel read AuxT (one_hot.comp).
+layout(set = 0, binding = 7) uniform usamplerBuffer Aux4T;
 layout(std430, set = 0, binding = 3) readonly buffer Aux { uint aux[]; };
 layout(std430, set = 0, binding = 4) readonly buffer Aux2 { uint aux2[]; };
 

@@ -8,10 +8,9 @@
 // The index normalised into [0, n), or NO_AXIS (never a valid index since n < 2^32)
 // when it is out of range: signed values count from the end, 64-bit values outside
 // 32 bits are out of range, never truncated.
-uint read_index(uint a, uint n)
+uint decode_index(uint lo, uint hi, uint n)
 {
     const uint type = AUX_TYPE;
-    uint lo = aux_word(a), hi = aux_high(a);
     bool negative = (type == AUX_I32 && int(lo) < 0) || (type == AUX_I64 && int(hi) < 0);
     if (negative) {
         // Magnitude of a negative value: |v| = 2^32 - lo when hi is all ones (64-bit) or
@@ -24,6 +23,8 @@ uint read_index(uint a, uint n)
     if (hi != 0u) return NO_AXIS;
     return lo < n ? lo : NO_AXIS;
 }
+
+uint read_index(uint a, uint n) { return decode_index(aux_word(a), aux_high(a), n); }
 
 uvec2 g_on, g_off; // the two values, read once per invocation
 
@@ -109,11 +110,32 @@ void flat_main();
 // and last, go element by element afterwards (flat_edge).
 uint g_fdb, g_fab, g_fastr, g_fm;
 
-// Element j of the piece's rows where row r has its OnValue, or NO_AXIS.
-uint flat_hot(uint r)
+// Element j of the piece's rows where row r has its OnValue, or NO_AXIS; vec: from the
+// 16-byte texel that holds the index (Aux4T; the caller has checked that it is whole).
+uint flat_hot_from(uint r, bool vec)
 {
-    const uint k = read_index(g_fab + r * g_fastr, g_n);
+    const uint a = g_fab + r * g_fastr;
+    uint k;
+    if (vec) {
+        const uvec4 t = texelFetch(Aux4T, int(a >> 4u));
+        const uint c = (a >> 2u) & 3u; // 8-byte indices start on even words: c + 1 <= 3
+        k = decode_index(t[c], AUX_TYPE >= AUX_U64 ? t[min(c + 1u, 3u)] : 0u, g_n);
+    } else {
+        k = read_index(a, g_n);
+    }
     return k != NO_AXIS && k >= g_axis_origin ? k - g_axis_origin : NO_AXIS;
+}
+uint flat_hot(uint r) { return flat_hot_from(r, false); }
+
+// The rows [0, rows4) of the piece whose index lies inside Aux4T's whole texels (no more
+// of them than the AUX window holds: a dummy view is bound where it has no whole texel).
+uint flat_rows4(uint rows)
+{
+    if (!TEXEL) return 0u;
+    const uint limit = min(uint(textureSize(Aux4T)) * 16u, (uint(aux.length()) * 4u) & ~15u);
+    const uint bytes = AUX_TYPE >= AUX_U64 ? 8u : 4u;
+    if (limit < bytes || g_fab > limit - bytes) return 0u;
+    return g_fastr == 0u ? rows : min(rows, (limit - bytes - g_fab) / g_fastr + 1u);
 }
 
 // A chunk of OffValue with elements d1 and d2 OnValue, each only when it is below
@@ -227,10 +249,11 @@ void flat_rows(uint rows, uint w0, uint w1, uint u, uint threads, uvec4 off, uve
 // a second row) and LANES invocations share a unit, each taking neighbouring chunks: of
 // LANES * rr short rows, lane l takes rows l, l + LANES, ... whole (the lanes' stores of a
 // chunk then fall in one span of LANES rows); of a segment of a long row, chunks l,
-// l + LANES, ... A row's index is read once per row and lane.
-void flat_rows_lanes(uint rows, uint w0, uint w1, uint u, uint threads, uvec4 off, uvec4 on)
+// l + LANES, ... Rows [ra, rb); a row's index is read once per row and lane, from Aux4T
+// when vec.
+void flat_rows_lanes(uint ra, uint rb, bool vec, uint w0, uint w1, uint u, uint threads, uvec4 off, uvec4 on)
 {
-    const uint n = 16u / ESIZE, cpr = max(g_fm / n, 1u), lane = u % LANES;
+    const uint n = 16u / ESIZE, cpr = max(g_fm / n, 1u), lane = u % LANES, rows = rb - ra;
     u /= LANES;
     threads /= LANES;
     const bool short_rows = cpr * 2u <= RUN;
@@ -243,9 +266,9 @@ void flat_rows_lanes(uint rows, uint w0, uint w1, uint u, uint threads, uvec4 of
     const uint rstep = short_rows ? LANES : 1u, qstep = short_rows ? 1u : LANES;
     for (uint run = u; run < runs; run += threads) {
         const uint q0 = (run & ((1u << sh) - 1u)) * seg + (short_rows ? 0u : lane), q1 = min(q0 + seg, cpr);
-        const uint r0 = (run >> sh) * rr + (short_rows ? lane : 0u), r1 = min((run >> sh) * rr + rr, rows);
+        const uint r0 = ra + (run >> sh) * rr + (short_rows ? lane : 0u), r1 = ra + min((run >> sh) * rr + rr, rows);
         for (uint r = r0; r < r1; r += rstep) {
-            const uint hot = flat_hot(r), hb = hot < g_fm ? hot : NO_AXIS, cb = w0 + r * cpr;
+            const uint hot = flat_hot_from(r, vec), hb = hot < g_fm ? hot : NO_AXIS, cb = w0 + r * cpr;
             const uint qn = cb < w1 ? min(q1, w1 - cb) : 0u;
             for (uint q = q0; q < qn; q += qstep) dst4[cb + q] = two_hot(off, on, hb - q * n, NO_AXIS);
         }
@@ -266,8 +289,12 @@ void flat_main()
     const uint threads = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x;
     const uint u = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
     const uvec4 off = splat(g_off), on = splat(g_on);
-    if (VARIANT == V_FLAT_ROWS && LANES > 1u && w0 * 16u == g_fdb) flat_rows_lanes(rows, w0, w1, u, threads, off, on);
-    else if (VARIANT == V_FLAT_ROWS) flat_rows(rows, w0, w1, u, threads, off, on);
+    if (VARIANT == V_FLAT_ROWS && LANES > 1u && w0 * 16u == g_fdb) {
+        // The rows whose index Aux4T holds, then the few past its last whole texel.
+        const uint rows4 = flat_rows4(rows);
+        flat_rows_lanes(0u, rows4, true, w0, w1, u, threads, off, on);
+        flat_rows_lanes(rows4, rows, false, w0, w1, u, threads, off, on);
+    } else if (VARIANT == V_FLAT_ROWS) flat_rows(rows, w0, w1, u, threads, off, on);
     else flat_chunks(w0, w1, u, threads, off, on);
     // The partial chunks: one at each end where the piece does not start or end on a
     // chunk boundary (one chunk when both ends fall in it), done by the first invocation.

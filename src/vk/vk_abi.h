@@ -75,13 +75,15 @@ enum {
 
 /* Descriptor bindings: the parameter record (a uniform buffer), then one storage buffer
  * per data slot (1 + slot), then, for the texel path (TEXEL), the SRC window as an
- * R32G32B32A32_UINT uniform texel buffer and the AUX window as an R32_UINT one. */
+ * R32G32B32A32_UINT uniform texel buffer, the AUX window as an R32_UINT one and, for
+ * ONE_HOT, the AUX window again as R32G32B32A32_UINT (a dummy for other kernels). */
 enum {
     DM_BINDING_PARAMS = 0,
     DM_BINDING_SLOT0 = 1,
     DM_BINDING_SRC_TEXEL = 5,
     DM_BINDING_AUX_TEXEL = 6,
-    DM_BINDING_COUNT = 7
+    DM_BINDING_AUX_VEC_TEXEL = 7,
+    DM_BINDING_COUNT = 8
 };
 
 /* Invocations per workgroup of the gather kernels on GPUs (dm_vk_limits.workgroup). */

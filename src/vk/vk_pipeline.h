@@ -17,7 +17,7 @@
 static inline VkDescriptorType dm_vk_binding_type(uint32_t binding)
 {
     return binding == DM_BINDING_PARAMS                                             ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-           : binding == DM_BINDING_SRC_TEXEL || binding == DM_BINDING_AUX_TEXEL ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+           : binding >= DM_BINDING_SRC_TEXEL ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
                                                                                     : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
 
