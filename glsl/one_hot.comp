@@ -265,7 +265,7 @@ void flat_rows_lanes(uint ra, uint rb, bool vec, uint w0, uint w1, uint u, uint 
     const uint runs = groups << sh;
     const uint rstep = short_rows ? LANES : 1u, qstep = short_rows ? 1u : LANES;
     for (uint run = u; run < runs; run += threads) {
-        const uint q0 = (run & ((1u << sh) - 1u)) * seg + (short_rows ? 0u : lane), q1 = min(q0 + seg, cpr);
+        const uint s0 = (run & ((1u << sh) - 1u)) * seg, q0 = s0 + (short_rows ? 0u : lane), q1 = min(s0 + seg, cpr);
         const uint r0 = ra + (run >> sh) * rr + (short_rows ? lane : 0u), r1 = ra + min((run >> sh) * rr + rr, rows);
         for (uint r = r0; r < r1; r += rstep) {
             const uint hot = flat_hot_from(r, vec), hb = hot < g_fm ? hot : NO_AXIS, cb = w0 + r * cpr;
