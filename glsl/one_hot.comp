@@ -127,12 +127,13 @@ uint flat_hot_from(uint r, bool vec)
 }
 uint flat_hot(uint r) { return flat_hot_from(r, false); }
 
-// The rows [0, rows4) of the piece whose index lies inside Aux4T's whole texels (no more
-// of them than the AUX window holds: a dummy view is bound where it has no whole texel).
+// The rows [0, rows4) of the piece whose index lies inside Aux4T's whole texels: the host
+// binds it with as many as the AUX window holds whole (a dummy where that is none), so
+// the window's length says how many (a size query would need the ImageQuery capability).
 uint flat_rows4(uint rows)
 {
     if (!TEXEL) return 0u;
-    const uint limit = min(uint(textureSize(Aux4T)) * 16u, (uint(aux.length()) * 4u) & ~15u);
+    const uint limit = (uint(aux.length()) * 4u) & ~15u;
     const uint bytes = AUX_TYPE >= AUX_U64 ? 8u : 4u;
     if (limit < bytes || g_fab > limit - bytes) return 0u;
     return g_fastr == 0u ? rows : min(rows, (limit - bytes - g_fab) / g_fastr + 1u);
