@@ -201,10 +201,10 @@ void flat_chunks(uint w0, uint w1, uint u, uint threads, uvec4 off, uvec4 on)
     }
 }
 
-// FLAT_ROWS (rows a whole number of chunks long: m * ESIZE a multiple of 16): every row
-// spans the same chunk slots, cpr chunks starting at element j0 of the row, the last of
-// them reaching into the next row when the piece does not start on a chunk boundary
-// (j0 > 0). A unit is RUN chunks of whole rows (rr rows of cpr <= RUN chunks) or of one
+// FLAT_ROWS (rows a whole number of chunks long: m * ESIZE a multiple of 16) for a piece
+// that does not start on a chunk boundary (flat_rows_lanes below takes those that do):
+// every row spans the same chunk slots, cpr chunks starting at element j0 > 0 of the row,
+// the last of them reaching into the next row. A unit is RUN chunks of whole rows (rr rows of cpr <= RUN chunks) or of one
 // row (a segment of a longer row), each row's index read once per unit however many
 // chunks it has, and a chunk's row and column need no division or wrap: FLOAT32 with
 // depth 16 reads a quarter of the indices FLAT reads, depth 1024 none per chunk. The host
@@ -247,11 +247,12 @@ void flat_rows(uint rows, uint w0, uint w1, uint u, uint threads, uvec4 off, uve
 }
 
 // FLAT_ROWS when the piece starts on a chunk boundary (j0 = 0, so no chunk reaches into
-// a second row) and LANES invocations share a unit, each taking neighbouring chunks: of
-// LANES * rr short rows, lane l takes rows l, l + LANES, ... whole (the lanes' stores of a
-// chunk then fall in one span of LANES rows); of a segment of a long row, chunks l,
-// l + LANES, ... Rows [ra, rb); a row's index is read once per row and lane, from Aux4T
-// when vec.
+// a second row; flat_rows above takes the others): LANES invocations share a unit, each
+// taking neighbouring chunks: of LANES * rr short rows, lane l takes rows l, l + LANES,
+// ... whole (the lanes' stores of a chunk then fall in one span of LANES rows); of a
+// segment of a long row, chunks l, l + LANES, ... With LANES 1 (GPUs) these are
+// flat_rows' units. Rows [ra, rb); a row's index is read once per row and lane, from
+// Aux4T when vec.
 void flat_rows_lanes(uint ra, uint rb, bool vec, uint w0, uint w1, uint u, uint threads, uvec4 off, uvec4 on)
 {
     const uint n = 16u / ESIZE, cpr = max(g_fm / n, 1u), lane = u % LANES, rows = rb - ra;
@@ -290,7 +291,7 @@ void flat_main()
     const uint threads = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x;
     const uint u = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
     const uvec4 off = splat(g_off), on = splat(g_on);
-    if (VARIANT == V_FLAT_ROWS && LANES > 1u && w0 * 16u == g_fdb) {
+    if (VARIANT == V_FLAT_ROWS && w0 * 16u == g_fdb) {
         // The rows whose index Aux4T holds, then the few past its last whole texel.
         const uint rows4 = flat_rows4(rows);
         flat_rows_lanes(0u, rows4, true, w0, w1, u, threads, off, on);

@@ -48,14 +48,12 @@ void chunk_prime(uint j0)
     else if (VARIANT == V_PAIRS) src16_prime(g_Bf + j0 * g_src_step, true);
 }
 
-// The aligned vector at byte address a and the next (false when a is not aligned or
-// they reach past the window).
-bool aligned_pair(uint a, out uvec4 x, out uvec4 y, bool two)
+// The source vector at byte address a (false when a is not aligned or the vector lies
+// past the window).
+bool aligned_vec(uint a, out uvec4 v)
 {
-    const uint q = a >> 4u;
-    x = src4_clamped(q);
-    y = two ? src4_clamped(q + 1u) : x;
-    return (a & 15u) == 0u && q + (two ? 1u : 0u) < uint(src4.length());
+    v = src4_clamped(a >> 4u);
+    return (a & 15u) == 0u && (a >> 4u) < uint(src4.length());
 }
 
 bool chunk_vec(uint j0, out uvec4 v)
@@ -63,8 +61,7 @@ bool chunk_vec(uint j0, out uvec4 v)
     v = uvec4(0u);
     if (ALIGNED && VARIANT == V_STREAM) {
         bool back;
-        uvec4 y;
-        const bool ok = aligned_pair(stream_addr(j0, back), v, y, false);
+        const bool ok = aligned_vec(stream_addr(j0, back), v);
         if (back) v = reverse_elements(v);
         return ok;
     }
@@ -78,7 +75,8 @@ bool chunk_vec(uint j0, out uvec4 v)
     }
     uvec4 x, y;
     if (ALIGNED) {
-        if (!aligned_pair(a, x, y, true)) return false;
+        const bool got = aligned_vec(a, x);
+        if (!aligned_vec(a + 16u, y) || !got) return false;
     } else {
         const bool got = src16(a, true, x); // both, so that the carry moves on
         if (!src16(a + 16u, true, y) || !got) return false;
