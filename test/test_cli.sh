@@ -480,6 +480,24 @@ expect "a float16 file bound to a FLOAT32 tensor: exit 2 naming both" 2 \
 slice6 "$T/in_f32.json" f32.npy FLOAT32
 expect "a larger file of the same type still runs" 0 "[[0, 0, 0]," "$D" run "$T/in_f32.json" --output-dir "$T/o"
 
+# A UINT8 [3] tensor reads 3 bytes, though its binding (TotalTensorSizeInBytes) is 4: Data of
+# 3 bytes is enough, 2 are not.
+slice_u8() { # FILE N DATA: SLICE1 reversing a UINT8 [3] tensor bound to N bytes of Data
+    cat >"$1" <<EOF
+{"resources": [{"Name": "x", "DataType": "UINT8", "Sizes": [$2], "Data": [$3]}, {"Name": "y"}],
+ "operators": [{"Type": "SLICE1", "InputTensor": {"DataType": "UINT8", "Sizes": [3]},
+   "OutputTensor": {"DataType": "UINT8", "Sizes": [3]}, "InputWindowOffsets": [0],
+   "InputWindowSizes": [3], "InputWindowStrides": [-1],
+   "Bindings": {"InputTensor": {"Resource": "x"}, "OutputTensor": {"Resource": "y"}}}]}
+EOF
+}
+slice_u8 "$T/u8_3.json" 3 "7, 8, 9"
+expect "UINT8 Data of 3 bytes for a [3] tensor (a 4-byte binding) runs" 0 "[9, 8, 7]" "$D" run "$T/u8_3.json"
+slice_u8 "$T/u8_2.json" 2 "7, 8"
+expect "UINT8 Data of 2 bytes for a [3] tensor: exit 2 naming the 3 bytes it reads" 2 \
+    "the Data of resource \"x\" holds UINT8 [2] (2 bytes), but InputTensor is UINT8 [3] (3 bytes)" \
+    "$D" run "$T/u8_2.json"
+
 # A write that fails (the file size limit) leaves the previous file whole, and no temporary.
 mknpy "$T/in1024.npy" '<f4' '(1024,)' 4096
 cat >"$T/w1024.json" <<'EOF'

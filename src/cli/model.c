@@ -231,6 +231,28 @@ static bool parse_resource(const mctx *j, const json_value *v, const char *path,
     return true;
 }
 
+/* The bytes a tensor's elements reach from its start: the last element's end, not
+ * TotalTensorSizeInBytes, which DirectML rounds up to 4 (a UINT8 [2] tensor reads 2 bytes
+ * of a 4-byte binding). UINT64_MAX when that does not fit 64 bits. */
+static uint64_t m_tensor_extent(const model_tensor *t)
+{
+    const uint32_t n = t->buf.DimensionCount;
+    uint64_t last = 0;
+    for (uint32_t d = 0; d < n; d++) {
+        if (t->sizes[d] == 0) return 0;
+        uint64_t stride = 1, step;
+        if (t->buf.Strides) stride = t->strides[d];
+        else
+            for (uint32_t e = d + 1; e < n; e++)
+                if (__builtin_mul_overflow(stride, t->sizes[e], &stride)) return UINT64_MAX;
+        if (__builtin_mul_overflow((uint64_t)(t->sizes[d] - 1), stride, &step) || __builtin_add_overflow(last, step, &last))
+            return UINT64_MAX;
+    }
+    uint64_t bytes;
+    if (__builtin_mul_overflow(last + 1, (uint64_t)npy_element_size(t->buf.DataType), &bytes)) return UINT64_MAX;
+    return bytes;
+}
+
 /* An input bound to a resource that starts with data from a file or Data (and that no
  * earlier operator has written) must read that data: same type, within its bytes. Anything
  * else would run on zero padding or reinterpreted bytes. */
@@ -248,8 +270,8 @@ static bool check_inputs(const mctx *j, const model *m, size_t c)
             const model_op *eo = &m->ops[m->cmds[e].op];
             for (uint32_t k = eo->ninputs; k < eo->ntensors; k++) written = written || m->cmds[e].bind[k].resource == b->resource;
         }
-        uint64_t have = model_init_bytes(r);
-        if (written || (t->buf.DataType == r->init.type && b->offset <= have && b->size <= have - b->offset)) continue;
+        const uint64_t have = model_init_bytes(r), need = m_tensor_extent(t) < b->size ? m_tensor_extent(t) : b->size;
+        if (written || (t->buf.DataType == r->init.type && b->offset <= have && need <= have - b->offset)) continue;
         npy_array ta = {.type = t->buf.DataType, .ndim = t->buf.DimensionCount};
         for (uint32_t d = 0; d < ta.ndim; d++) ta.shape[d] = t->sizes[d];
         char p[PATH_LEN], fa[200], tb[200], at[48] = "", q[80];
@@ -259,10 +281,10 @@ static bool check_inputs(const mctx *j, const model *m, size_t c)
         mpath(p, sizeof p, "%s.Bindings.%s", op->where, op->tensor_names[i]);
         if (r->source)
             return mfail(j, p, "%s holds %s (%llu bytes), but %s is %s (%llu bytes%s)", r->source, fa,
-                         (unsigned long long)have, op->tensor_names[i], tb, (unsigned long long)b->size, at);
+                         (unsigned long long)have, op->tensor_names[i], tb, (unsigned long long)need, at);
         return mfail(j, p, "the Data of resource %s holds %s (%llu bytes), but %s is %s (%llu bytes%s)",
                      json_quote(r->name, q, sizeof q), fa, (unsigned long long)have, op->tensor_names[i], tb,
-                     (unsigned long long)b->size, at);
+                     (unsigned long long)need, at);
     }
     return true;
 }
