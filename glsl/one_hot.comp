@@ -201,6 +201,44 @@ void flat_chunks(uint w0, uint w1, uint u, uint threads, uvec4 off, uvec4 on)
     }
 }
 
+// FLAT with rows shorter than a chunk (m < 16 / ESIZE, so a chunk meets up to
+// 16 / (m * ESIZE) + 1 rows): without it such rows went a row at a time, each a partial
+// chunk written element by element, 20x slower than depth 16 on lavapipe. LANES
+// invocations share a run of RUN * LANES chunks, lane l taking chunks l, l + LANES, ...
+// (neighbouring stores, as flat_rows_lanes); a chunk is OffValue with the OnValue of
+// every row that starts before its end. The first chunk's row and column cost one
+// division per run; the next is LANES * 16 / ESIZE elements on, dq rows and dr columns.
+void flat_short(uint w0, uint w1, uint u, uint threads, uvec4 off)
+{
+    const uint n = 16u / ESIZE, lane = u % LANES, span = LANES * n, dq = span / g_fm, dr = span - dq * g_fm;
+    u /= LANES;
+    threads /= LANES;
+    const uint runs = (w1 - w0 + RUN * LANES - 1u) / (RUN * LANES);
+    for (uint run = u; run < runs; run += threads) {
+        const uint c0 = w0 + run * RUN * LANES + lane, c1 = min(w0 + (run + 1u) * RUN * LANES, w1);
+        const uint f0 = (c0 * 16u - g_fdb) / ESIZE;
+        uint r = f0 / g_fm, j = f0 - r * g_fm;
+        for (uint c = c0; c < c1; c += LANES) {
+            uvec4 v = off;
+            // Row rr starts at element s of the chunk (negative: before it). Every row
+            // met lies inside the piece, since the chunk is whole inside it.
+            int s = -int(j);
+            for (uint rr = r; s < int(n); rr++, s += int(g_fm)) {
+                const uint k = flat_hot(rr);
+                const int e = s + int(min(k, g_fm));
+                if (k < g_fm && e >= 0 && e < int(n)) v = with_element(v, uint(e), g_on);
+            }
+            dst4[c] = v;
+            j += dr;
+            r += dq;
+            const bool wrap = j >= g_fm;
+            j -= wrap ? g_fm : 0u;
+            r += wrap ? 1u : 0u;
+        }
+        if (runs - run <= threads) break; // run + threads would reach runs (or wrap)
+    }
+}
+
 // FLAT_ROWS (rows a whole number of chunks long: m * ESIZE a multiple of 16) for a piece
 // that does not start on a chunk boundary (flat_rows_lanes below takes those that do):
 // every row spans the same chunk slots, cpr chunks starting at element j0 > 0 of the row,
@@ -297,6 +335,7 @@ void flat_main()
         flat_rows_lanes(0u, rows4, true, w0, w1, u, threads, off, on);
         flat_rows_lanes(rows4, rows, false, w0, w1, u, threads, off, on);
     } else if (VARIANT == V_FLAT_ROWS) flat_rows(rows, w0, w1, u, threads, off, on);
+    else if (g_fm < 16u / ESIZE) flat_short(w0, w1, u, threads, off);
     else flat_chunks(w0, w1, u, threads, off, on);
     // The partial chunks: one at each end where the piece does not start or end on a
     // chunk boundary (one chunk when both ends fall in it), done by the first invocation.

@@ -625,32 +625,23 @@ TEST_CTX(targeted_cpu_blocked_layouts)
     finish_targeted(&st);
 }
 
-/* ---- ONE_HOT rows of whole 16-byte chunks ------------------------------------------ */
+/* ---- ONE_HOT packed rows along the last axis ---------------------------------------- */
 
-/* ONE_HOT along the last axis into packed rows a multiple of 16 bytes long: the Vulkan
- * kernel's FLAT_ROWS walk on CPU devices (several rows per unit, or a long row cut into
- * segments of uneven length), random indices (valid, past the end, negative), checked
- * against the reference on both backends. Rows that start off a 16-byte boundary (a row
- * cut across binding windows) are fast_paths_match_cpu_across_pieces' (test_vulkan.c). */
-TEST_CTX(targeted_one_hot_whole_chunk_rows)
+typedef struct one_hot_rows_shape {
+    uint32_t rank;
+    DML_TENSOR_DATA_TYPE data, aux;
+    uint32_t rows, depth;
+} one_hot_rows_shape;
+
+/* ONE_HOT along the last axis into packed [rows, depth] outputs with random indices
+ * (valid, past the end, negative), checked against the reference on both backends. */
+static void run_one_hot_rows(dmlops_context *ctx, const char *test, const one_hot_rows_shape *shapes, uint32_t count,
+                             uint64_t seed, const char *layout)
 {
-    static const struct {
-        uint32_t rank;
-        DML_TENSOR_DATA_TYPE data, aux;
-        uint32_t rows, depth;
-    } shapes[] = {
-        {2, T_F32, T_I32, 5000, 16}, /* 4 chunks a row, 8 rows a unit */
-        {2, T_F64, T_I64, 777, 16},  /* 8 chunks a row */
-        {2, T_F16, T_U32, 3000, 32},
-        {2, T_F32, T_U64, 300, 1040}, /* 260 chunks: segments of 17 and 5 */
-        {2, T_U8, T_I32, 50, 1024},   /* 64 chunks: two segments */
-        {2, T_F16, T_I64, 3, 4096},   /* 512 chunks, few rows: 16 segments */
-        {1, T_F32, T_U32, 1, 256},    /* one row */
-    };
-    suite_state st = {.test = "targeted_one_hot_whole_chunk_rows"};
+    suite_state st = {.test = test};
     rcase *rc = malloc(sizeof *rc);
     REQUIRE(rc != NULL);
-    for (uint32_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+    for (uint32_t i = 0; i < count; i++) {
         const uint32_t rank = shapes[i].rank, values[2] = {1, 2};
         uint32_t in[2] = {shapes[i].rows, 1}, out[2] = {shapes[i].rows, shapes[i].depth};
         case_init(rc, DML_OPERATOR_ONE_HOT);
@@ -659,10 +650,48 @@ TEST_CTX(targeted_one_hot_whole_chunk_rows)
         dmt_tensor_init(&rc->t[1], shapes[i].data, rank, values + 2 - rank, NULL, 0);
         dmt_tensor_init(&rc->t[2], shapes[i].data, rank, out + 2 - rank, NULL, 0);
         rc->layout[0] = rc->layout[1] = "packed-NULL";
-        rc->layout[2] = "rows of whole chunks";
-        run_fixed(ctx, &st, rc, (int)i, 0xC4C0 + (uint64_t)i, NULL, NULL);
+        rc->layout[2] = layout;
+        run_fixed(ctx, &st, rc, (int)i, seed + i, NULL, NULL);
         case_free_images(rc);
     }
     free(rc);
     finish_targeted(&st);
+}
+
+/* Rows a multiple of 16 bytes long: the Vulkan kernel's FLAT_ROWS walk on CPU devices
+ * (several rows per unit, or a long row cut into segments of uneven length). Rows that
+ * start off a 16-byte boundary (a row cut across binding windows) are
+ * fast_paths_match_cpu_across_pieces' (test_vulkan.c). */
+TEST_CTX(targeted_one_hot_whole_chunk_rows)
+{
+    static const one_hot_rows_shape shapes[] = {
+        {2, T_F32, T_I32, 5000, 16}, /* 4 chunks a row, 8 rows a unit */
+        {2, T_F64, T_I64, 777, 16},  /* 8 chunks a row */
+        {2, T_F16, T_U32, 3000, 32},
+        {2, T_F32, T_U64, 300, 1040}, /* 260 chunks: segments of 17 and 5 */
+        {2, T_U8, T_I32, 50, 1024},   /* 64 chunks: two segments */
+        {2, T_F16, T_I64, 3, 4096},   /* 512 chunks, few rows: 16 segments */
+        {1, T_F32, T_U32, 1, 256},    /* one row */
+    };
+    run_one_hot_rows(ctx, "targeted_one_hot_whole_chunk_rows", shapes, sizeof shapes / sizeof shapes[0], 0xC4C0,
+                     "rows of whole chunks");
+}
+
+/* Rows shorter than 16 bytes: the Vulkan kernel's flat_short, where a chunk meets up to
+ * 17 rows (UINT8 depth 1); row counts that leave a partial last chunk. */
+TEST_CTX(targeted_one_hot_short_rows)
+{
+    static const one_hot_rows_shape shapes[] = {
+        {2, T_F32, T_I32, 5001, 3},  /* 4 elements a chunk: 2-3 rows each */
+        {2, T_F32, T_U32, 4099, 1},  /* a row per element */
+        {2, T_U8, T_I32, 10007, 1},  /* 16 or 17 rows a chunk */
+        {2, T_U8, T_I64, 7777, 5},
+        {2, T_U8, T_U32, 3333, 15},  /* one element short of a chunk */
+        {2, T_F16, T_U64, 3001, 7},
+        {2, T_F16, T_I32, 2048, 3},
+        {2, T_F64, T_I64, 999, 1},
+        {1, T_U8, T_U32, 1, 9},      /* one row, inside one chunk */
+    };
+    run_one_hot_rows(ctx, "targeted_one_hot_short_rows", shapes, sizeof shapes / sizeof shapes[0], 0x5407,
+                     "rows shorter than a chunk");
 }

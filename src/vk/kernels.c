@@ -38,7 +38,7 @@ bool dm_kernel_rows_packed(const dm_gather *g)
 {
     if (g->kernel != DM_KERNEL_ONE_HOT || g->rank == 0 || g->rank > 2) return false;
     const uint32_t last = g->rank - 1;
-    return g->stride[DM_SLOT_DST][last] == 1 && (uint64_t)g->size[last] * g->esize >= 16 &&
+    return g->stride[DM_SLOT_DST][last] == 1 && g->size[last] > 0 &&
            (g->rank == 1 || g->stride[DM_SLOT_DST][0] == (int64_t)g->size[1]);
 }
 
@@ -87,8 +87,9 @@ uint32_t dm_kernel_variant(const dm_gather *g, bool texel)
          * -> 0.92-1.19; docs/design.md). Rows of one or two chunks (UINT8 / FLOAT16 depth
          * 16) ran 15-20% slower that way than as FLAT while each invocation took its own
          * rows; with LANES invocations taking neighbouring rows (flat_rows_lanes) they run
-         * at 0.75-0.93x against FLAT's 0.45-0.66x. Other short rows (16 to 63 bytes): the
-         * output as one stream in which a chunk meets at most two rows. Longer rows
+         * at 0.75-0.93x against FLAT's 0.45-0.66x. Other short rows (up to 63 bytes): the
+         * output as one stream of chunks, each meeting two rows, or up to 17 when rows
+         * are shorter than a chunk (those went a row at a time, 5x slower). Longer rows
          * otherwise go a row at a time: there FLAT's index read per chunk made lavapipe
          * slower (depth 1024: 0.77-0.86x the compute copy against 0.88-0.95x). */
         if (texel && row_bytes % 16 == 0) return DM_VARIANT_FLAT_ROWS;
