@@ -335,7 +335,7 @@ void flat_main()
         flat_rows_lanes(0u, rows4, true, w0, w1, u, threads, off, on);
         flat_rows_lanes(rows4, rows, false, w0, w1, u, threads, off, on);
     } else if (VARIANT == V_FLAT_ROWS) flat_rows(rows, w0, w1, u, threads, off, on);
-    else if (g_fm < 16u / ESIZE) flat_short(w0, w1, u, threads, off);
+    else if (g_fm != 0u && g_fm < 16u / ESIZE) flat_short(w0, w1, u, threads, off); // m 0 would never end its row loop
     else flat_chunks(w0, w1, u, threads, off, on);
     // The partial chunks: one at each end where the piece does not start or end on a
     // chunk boundary (one chunk when both ends fall in it), done by the first invocation.
