@@ -217,6 +217,101 @@ void fast_unit(uint k, uint lane, uint lanes, uint c[ROW_DIMS], uint db, uint sb
     }
 }
 
+#ifndef DM_FLAT_MAIN
+// FLAT (SLICE1 and REVERSE along the row; the host picks it for packed output rows
+// shorter than a chunk, pieces holding their rows whole, one row dimension at most):
+// the piece's output as one stream of 16-byte chunks, shared by LANES lanes as
+// flat_short in one_hot.comp, each chunk built element by element from the rows it
+// meets (row_begin, row_elem) and stored whole. A row a unit at a time left every
+// chunk of such rows to element_chunk's per-word stores: SLICE1 [N, 4] -> [N, 2] FLOAT32
+// and REVERSE of rows of 5 ran at 0.5-0.7 GB/s on lavapipe. Elements row_elem leaves
+// (a source in another window) put their chunk on the element path (store_masked).
+uint g_fsb, g_fab, g_fsstr, g_fastr, g_fm, g_frow = 0xffffffffu;
+
+// Element j of row r of the piece, and whether this piece writes it.
+bool flat_elem(uint r, uint j, out uvec2 x)
+{
+    if (r != g_frow) {
+        g_frow = r;
+        row_begin(g_fsb + r * g_fsstr, g_fab + r * g_fastr, g_axis_origin + (g_axis == 0u && g_last > 0u ? r : 0u));
+    }
+    return row_elem(j, x);
+}
+
+// Chunk ch element by element: only bytes in [db, end), words merged where shared.
+void flat_elems_edge(uint ch, uint db, uint end, uint emask)
+{
+    uvec4 bits = uvec4(0u), mask = uvec4(0u);
+    for (uint e = 0u; e < 16u / ESIZE; e++) {
+        const uint b = ch * 16u + e * ESIZE;
+        if (b < db || b >= end) continue;
+        const uint f = (b - db) / ESIZE, r = f / g_fm;
+        uvec2 x;
+        if (flat_elem(r, f - r * g_fm, x)) merge_element(e, b, x, emask, bits, mask);
+    }
+    for (uint q = 0u; q < 4u; q++) store_masked(ch * 4u + q, bits[q], mask[q]);
+}
+
+void flat_elems_main()
+{
+    const uint rows = p(P_UNITS) / p(P_PER_ROW), n = 16u / ESIZE;
+    const uint emask = ESIZE >= 4u ? 0xffffffffu : (1u << (ESIZE * 8u)) - 1u;
+    g_fm = max(p(P_M), 1u);
+    g_fsb = pc.rem_src + p(P_SRC_BASE);
+    g_fab = pc.rem_aux + p(P_AUX_BASE);
+    g_fsstr = g_last == 0u ? 0u : p(P_SRC_STRIDE);
+    g_fastr = g_last == 0u ? 0u : p(P_AUX_STRIDE);
+    const uint db = pc.rem_dst + p(P_DST_BASE), end = db + rows * g_fm * ESIZE;
+    // Whole chunks [w0, w1): none past the bound window, whatever the record says.
+    const uint w0 = (db + 15u) >> 4u, w1 = max(min(end >> 4u, uint(dst4.length())), w0);
+    uint threads = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x;
+    const uint u0 = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+    const uint lane = u0 % LANES, span = LANES * n, dq = span / g_fm, dr = span - dq * g_fm;
+    threads /= LANES;
+    const uint runs = (w1 - w0 + RUN * LANES - 1u) / (RUN * LANES);
+    for (uint run = u0 / LANES; run < runs; run += threads) {
+        const uint c0 = w0 + run * RUN * LANES + lane;
+        const uint f0 = (c0 * 16u - db) / ESIZE;
+        uint r = f0 / g_fm, j = f0 - r * g_fm, slow = 0u;
+        for (uint t = 0u; t < RUN; t++) {
+            const uint c = c0 + t * LANES;
+            if (c >= w1) break;
+            uvec4 v = uvec4(0u);
+            bool all = true;
+            uint rr = r, jj = j;
+            for (uint e = 0u; e < n; e++) {
+                uvec2 x;
+                all = flat_elem(rr, jj, x) && all;
+                v = with_element(v, e, x);
+                jj++;
+                const bool wrap = jj == g_fm;
+                jj = wrap ? 0u : jj;
+                rr += wrap ? 1u : 0u;
+            }
+            if (all) dst4[c] = v;
+            else slow |= 1u << t;
+            j += dr;
+            r += dq;
+            const bool wrap = j >= g_fm;
+            j -= wrap ? g_fm : 0u;
+            r += wrap ? 1u : 0u;
+        }
+        while (slow != 0u) {
+            const uint t = uint(findLSB(slow));
+            slow &= slow - 1u;
+            flat_elems_edge(c0 + t * LANES, db, end, emask);
+        }
+        if (runs - run <= threads) break; // run + threads would reach runs (or wrap)
+    }
+    // The partial chunks at the piece's ends, by the first invocation.
+    if (u0 != 0u || end == db) return;
+    const uint first = db >> 4u, last = (end - 1u) >> 4u, w1_all = end >> 4u;
+    if (first < w0 || first >= w1_all) flat_elems_edge(first, db, end, emask);
+    if (last != first && last >= w1_all) flat_elems_edge(last, db, end, emask);
+}
+#define DM_FLAT_MAIN flat_elems_main
+#endif
+
 void main()
 {
     load_globals();
@@ -236,9 +331,15 @@ void main()
     const uint first = pc.rem_dst + p(P_DST_BASE);
     const uint spans = p(P_PHASED) != 0u ? max(((first & 15u) + m * ESIZE + 15u) >> 4u, 1u) : per_row;
     const uint G = FAST && per_row * 2u <= RUN ? RUN / per_row : 1u;
-    // Runs of long rows on the fast path are shared by LANES invocations (a unit is then
-    // RUN * LANES chunks); the workgroup size is a multiple of LANES (the host's choice).
-    const uint lanes = FAST && G == 1u ? LANES : 1u;
+    // Runs of long rows on the fast path are shared by up to LANES invocations (a unit is
+    // then RUN * lanes chunks), each lane given a run of RUN chunks at least: a row cut
+    // finer costs a unit's setup per few chunks (lavapipe, REVERSE FLOAT32 rows of 64 to
+    // 512 elements, 16 MiB: 8 lanes 1.2-2.1x slower than 1 on rows of 16-32 chunks, and
+    // 64 or 128 chunks best with 2 or 4). The workgroup size is a multiple of LANES (the
+    // host's choice), so of any power of two below it.
+    uint lanes = 1u;
+    if (FAST && G == 1u)
+        while (lanes < LANES && lanes * 2u * RUN <= spans) lanes *= 2u;
     const uint runs_per_row = (spans + RUN * lanes - 1u) / (RUN * lanes);
     const uint units = (rows + G - 1u) / G * runs_per_row;
     const uint invocation = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x +

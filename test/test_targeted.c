@@ -511,6 +511,94 @@ TEST_CTX(targeted_reverse_outer_axis_varying_lengths)
     finish_targeted(&st);
 }
 
+/* REVERSE along packed rows whose chunk counts give the fast path 1, 2, 4 and 8 lanes a
+ * row on CPU devices (lanes share a row only with a run of 32 chunks each), rows starting
+ * off 16-byte boundaries, lengths varying per row: the chunks left to the element path
+ * must land on the lane's own chunks, whatever the lane count. */
+TEST_CTX(targeted_reverse_rows_lane_counts)
+{
+    static const struct {
+        uint32_t rows, cols;
+        DML_TENSOR_DATA_TYPE type;
+    } shapes[] = {
+        {9, 200, T_F32}, {7, 300, T_F32}, {5, 600, T_F32}, {3, 1100, T_F32},
+        {6, 1500, T_U8}, {5, 2100, T_F16}, {4, 4100, T_U8}, {3, 700, T_U64},
+    };
+    suite_state st = {.test = "targeted_reverse_rows_lane_counts"};
+    rcase *rc = malloc(sizeof *rc);
+    REQUIRE(rc != NULL);
+    for (uint32_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        const uint32_t sizes[2] = {shapes[i].rows, shapes[i].cols}, lsz[2] = {shapes[i].rows, 1};
+        case_init(rc, DML_OPERATOR_REVERSE_SUBSEQUENCES);
+        rc->axis = 1;
+        dmt_tensor_init(&rc->t[0], shapes[i].type, 2, sizes, NULL, 0);
+        dmt_tensor_init(&rc->t[1], index_types[i % 4], 2, lsz, NULL, 0);
+        dmt_tensor_init(&rc->t[2], shapes[i].type, 2, sizes, NULL, 0);
+        rc->layout[0] = rc->layout[1] = rc->layout[2] = "packed-NULL";
+        run_fixed(ctx, &st, rc, (int)i, 0x1A7E + (uint64_t)i, fill_len_varying, NULL);
+        case_free_images(rc);
+    }
+    free(rc);
+    finish_targeted(&st);
+}
+
+/* SLICE1 and REVERSE into packed rows of under 16 bytes, and FLOAT32/FLOAT64 rows of up
+ * to 63 bytes that are not whole chunks: the Vulkan kernels' flat walk (chunks that meet
+ * several rows, built element by element), row counts that leave partial chunks at the
+ * ends, REVERSE lengths varying per row. */
+TEST_CTX(targeted_short_packed_rows)
+{
+    static const struct {
+        DML_OPERATOR_TYPE op;
+        uint32_t rows, cols, win, off;
+        int32_t step;
+        DML_TENSOR_DATA_TYPE type;
+    } shapes[] = {
+        {DML_OPERATOR_SLICE1, 3001, 4, 2, 1, 1, T_F32},   /* [N, 4] -> [N, 2] */
+        {DML_OPERATOR_SLICE1, 2999, 7, 7, 0, -1, T_U8},   /* 7-byte rows reversed */
+        {DML_OPERATOR_SLICE1, 1234, 9, 9, 0, 2, T_F16},   /* every second: 5 of 9 */
+        {DML_OPERATOR_SLICE1, 1001, 16, 10, 3, 1, T_F32}, /* 40-byte rows */
+        {DML_OPERATOR_SLICE1, 777, 5, 5, 0, -1, T_F64},   /* 40-byte rows reversed */
+        {DML_OPERATOR_SLICE1, 4097, 1, 1, 0, 1, T_U8},    /* a byte a row */
+        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 3003, 3, 0, 0, 0, T_F32},
+        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 2001, 5, 0, 0, 0, T_I32},
+        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 1999, 11, 0, 0, 0, T_U8},
+        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 999, 7, 0, 0, 0, T_F16},
+        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 555, 7, 0, 0, 0, T_U64}, /* 56-byte rows */
+    };
+    suite_state st = {.test = "targeted_short_packed_rows"};
+    rcase *rc = malloc(sizeof *rc);
+    REQUIRE(rc != NULL);
+    for (uint32_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        const uint32_t in[2] = {shapes[i].rows, shapes[i].cols};
+        case_init(rc, shapes[i].op);
+        dmt_tensor_init(&rc->t[0], shapes[i].type, 2, in, NULL, 0);
+        if (shapes[i].op == DML_OPERATOR_SLICE1) {
+            const uint32_t n = shapes[i].win, s = (uint32_t)(shapes[i].step < 0 ? -shapes[i].step : shapes[i].step);
+            const uint32_t out[2] = {shapes[i].rows, (n + s - 1) / s};
+            rc->win_off[0] = 0;
+            rc->win_off[1] = shapes[i].off;
+            rc->win_size[0] = shapes[i].rows;
+            rc->win_size[1] = n;
+            rc->win_stride[0] = 1;
+            rc->win_stride[1] = shapes[i].step;
+            dmt_tensor_init(&rc->t[1], shapes[i].type, 2, out, NULL, 0);
+            rc->layout[0] = rc->layout[1] = "packed-NULL";
+        } else {
+            const uint32_t lsz[2] = {shapes[i].rows, 1};
+            rc->axis = 1;
+            dmt_tensor_init(&rc->t[1], index_types[i % 4], 2, lsz, NULL, 0);
+            dmt_tensor_init(&rc->t[2], shapes[i].type, 2, in, NULL, 0);
+            rc->layout[0] = rc->layout[1] = rc->layout[2] = "packed-NULL";
+        }
+        run_fixed(ctx, &st, rc, (int)i, 0x5B07 + (uint64_t)i,
+                  shapes[i].op == DML_OPERATOR_SLICE1 ? NULL : fill_len_varying, NULL);
+        case_free_images(rc);
+    }
+    free(rc);
+    finish_targeted(&st);
+}
+
 /* ---- SLICE1 extreme window strides, hand-checked ---------------------------------- */
 
 typedef struct slice_fixed {
