@@ -411,7 +411,8 @@ typedef struct dmlops_operator_info {
     dmlops_path planned_path;   /* what operator_create chose */
     dmlops_path last_path;      /* what the last execution or recording used */
     uint32_t dispatch_count;    /* compute dispatches per execution on the kernel path */
-    uint32_t copy_region_count; /* regions per execution on the copy path */
+    uint32_t copy_region_count; /* regions per execution on the copy path (REVERSE: the last
+                                 * execution's or recording's, which follow the lengths) */
     uint64_t bytes_read;        /* bytes an execution must read and write, counting each */
     uint64_t bytes_written;     /*   element once: the basis of effective bandwidth */
 } dmlops_operator_info;

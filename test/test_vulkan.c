@@ -571,6 +571,9 @@ TEST_CTX(command_list_reverse_reads_current_lengths)
         if (dmt_is_vulkan() && ci.device.unified_memory)
             CHECK(info.last_path == (variant ? DMLOPS_PATH_KERNEL : DMLOPS_PATH_COPY_REGIONS), "variant %d ran %s",
                   variant, dmlops_path_name(info.last_path));
+        /* The regions follow the lengths, so only an execution knows their count. */
+        if (info.last_path == DMLOPS_PATH_COPY_REGIONS)
+            CHECK(info.copy_region_count > 0, "variant %d copied with %u regions", variant, info.copy_region_count);
         dmlops_command_list_destroy(list);
         list = NULL;
         dmlops_operator_destroy(op);

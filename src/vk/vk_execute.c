@@ -85,6 +85,6 @@ dmlops_status dm_vk_operator_execute(dmlops_operator *op, const dmlops_binding *
     dm_vk_record(o->table, cmd);
     dm_vk_cmd_barrier(&vk->dev, cmd, true);
     DM_TRY(dm_vk_end_submit_wait(&vk->dev, &vk->sub, cmd, op->op.name));
-    dm_vk_note_path(op, o->table->path);
+    dm_vk_note_path(o->table);
     return DMLOPS_SUCCESS;
 }

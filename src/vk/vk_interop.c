@@ -138,6 +138,6 @@ dmlops_status dmlops_operator_record_vulkan(dmlops_binding_table *table, VkComma
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_operator_record_vulkan: the binding table has no bindings yet "
                        "(call dmlops_binding_table_bind)");
     dm_vk_record(table, cmd);
-    dm_vk_note_path(table->op, table->path);
+    dm_vk_note_path(table);
     return DMLOPS_SUCCESS;
 }

@@ -163,7 +163,7 @@ static dmlops_status dm_vk_list_rerecord(dmlops_command_list *list)
         if (e->barrier_before) dm_vk_cmd_barrier(d, l->cmd, false);
         if (e->op) {
             dm_vk_record(e->impl, l->cmd);
-            dm_vk_note_path(e->op, ((dmlops_binding_table *)e->impl)->path);
+            dm_vk_note_path(e->impl);
         } else if (e->compute) {
             dm_vk_record_compute_copy(e->impl, l->cmd);
         } else {

@@ -43,8 +43,9 @@ void dm_vk_record_compute_copy(const dm_vk_compute_copy *c, VkCommandBuffer cmd)
 }
 
 /* The first path taken, or MIXED once two differ. */
-void dm_vk_note_path(dmlops_operator *op, dmlops_path path)
+void dm_vk_note_path(const dmlops_binding_table *t)
 {
-    dmlops_path *last = &op->info.last_path;
-    *last = *last == DMLOPS_PATH_NONE || *last == path ? path : DMLOPS_PATH_MIXED;
+    dmlops_path *last = &t->op->info.last_path;
+    *last = *last == DMLOPS_PATH_NONE || *last == t->path ? t->path : DMLOPS_PATH_MIXED;
+    if (t->path == DMLOPS_PATH_COPY_REGIONS) t->op->info.copy_region_count = t->nregions;
 }

@@ -87,7 +87,8 @@ void dm_vk_compute_copy_destroy(dm_vk_compute_copy *c);
 /* vk_record.c */
 void dm_vk_record_compute_copy(const dm_vk_compute_copy *c, VkCommandBuffer cmd);
 void dm_vk_record(const dmlops_binding_table *t, VkCommandBuffer cmd);
-/* Notes the path an execution or recording took in the operator's info. */
-void dm_vk_note_path(dmlops_operator *op, dmlops_path path);
+/* Notes the path an execution or recording of t took in its operator's info, and on the
+ * copy path its region count (REVERSE's follow the lengths, known only at binding). */
+void dm_vk_note_path(const dmlops_binding_table *t);
 
 #endif
