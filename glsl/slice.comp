@@ -27,8 +27,8 @@ bool fetch(uint sb, uint ab, uint row_axis, uint j, out uvec2 v)
 // FAST (VARIANT, chosen by the host from the step): rows that run one element forwards
 // or backwards are streams (V_STREAM); step 2 takes the 32 bytes that hold a chunk's
 // elements as two vector loads, then every second element (V_PAIRS: 1- and 2-byte
-// elements, and on the texel path all sizes); any other step of 4- and 8-byte elements
-// loads each element (V_WORDS).
+// elements, and on the texel path all sizes); any other step loads each element
+// (V_WORDS).
 void row_begin(uint sb, uint ab, uint row_axis)
 {
     g_P = g_src_step == ESIZE ? 0u : 0xffffffffu;
@@ -71,7 +71,16 @@ bool chunk_vec(uint j0, out uvec4 v)
         if (ESIZE == 8u) v = uvec4(src2[a >> 3u], src2[(a + g_src_step) >> 3u]);
         else if (ESIZE == 4u) v = uvec4(src[a >> 2u], src[(a + g_src_step) >> 2u], src[(a + 2u * g_src_step) >> 2u],
                                         src[(a + 3u * g_src_step) >> 2u]);
-        return ESIZE >= 4u;
+        else {
+            // 1- and 2-byte elements: each from its word, packed into the chunk in
+            // registers (the general path merged every word of such a chunk one by one).
+            [[unroll]] for (uint e = 0u; e < 16u / ESIZE; e++) {
+                const uint b = a + e * g_src_step, o = e * ESIZE;
+                const uint x = (src[b >> 2u] >> ((b & 3u) * 8u)) & ((1u << (ESIZE * 8u)) - 1u);
+                v[o >> 2u] |= x << ((o & 3u) * 8u);
+            }
+        }
+        return true;
     }
     uvec4 x, y;
     if (ALIGNED) {

@@ -542,34 +542,22 @@ TEST_CTX(targeted_reverse_rows_lane_counts)
     finish_targeted(&st);
 }
 
-/* SLICE1 and REVERSE into packed rows of under 16 bytes, and FLOAT32/FLOAT64 rows of up
- * to 63 bytes that are not whole chunks: the Vulkan kernels' flat walk (chunks that meet
- * several rows, built element by element), row counts that leave partial chunks at the
- * ends, REVERSE lengths varying per row. */
-TEST_CTX(targeted_short_packed_rows)
+typedef struct rows_shape {
+    DML_OPERATOR_TYPE op;
+    uint32_t rows, cols, win, off; /* SLICE1: the window along the rows */
+    int32_t step;
+    DML_TENSOR_DATA_TYPE type;
+} rows_shape;
+
+/* SLICE1 of [rows, cols] taking win columns from off with the step, or REVERSE along the
+ * rows with lengths varying per row; checked against the reference on both backends. */
+static void run_rows_shapes(dmlops_context *ctx, const char *test, const rows_shape *shapes, uint32_t count,
+                            uint64_t seed)
 {
-    static const struct {
-        DML_OPERATOR_TYPE op;
-        uint32_t rows, cols, win, off;
-        int32_t step;
-        DML_TENSOR_DATA_TYPE type;
-    } shapes[] = {
-        {DML_OPERATOR_SLICE1, 3001, 4, 2, 1, 1, T_F32},   /* [N, 4] -> [N, 2] */
-        {DML_OPERATOR_SLICE1, 2999, 7, 7, 0, -1, T_U8},   /* 7-byte rows reversed */
-        {DML_OPERATOR_SLICE1, 1234, 9, 9, 0, 2, T_F16},   /* every second: 5 of 9 */
-        {DML_OPERATOR_SLICE1, 1001, 16, 10, 3, 1, T_F32}, /* 40-byte rows */
-        {DML_OPERATOR_SLICE1, 777, 5, 5, 0, -1, T_F64},   /* 40-byte rows reversed */
-        {DML_OPERATOR_SLICE1, 4097, 1, 1, 0, 1, T_U8},    /* a byte a row */
-        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 3003, 3, 0, 0, 0, T_F32},
-        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 2001, 5, 0, 0, 0, T_I32},
-        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 1999, 11, 0, 0, 0, T_U8},
-        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 999, 7, 0, 0, 0, T_F16},
-        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 555, 7, 0, 0, 0, T_U64}, /* 56-byte rows */
-    };
-    suite_state st = {.test = "targeted_short_packed_rows"};
+    suite_state st = {.test = test};
     rcase *rc = malloc(sizeof *rc);
     REQUIRE(rc != NULL);
-    for (uint32_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+    for (uint32_t i = 0; i < count; i++) {
         const uint32_t in[2] = {shapes[i].rows, shapes[i].cols};
         case_init(rc, shapes[i].op);
         dmt_tensor_init(&rc->t[0], shapes[i].type, 2, in, NULL, 0);
@@ -591,12 +579,45 @@ TEST_CTX(targeted_short_packed_rows)
             dmt_tensor_init(&rc->t[2], shapes[i].type, 2, in, NULL, 0);
             rc->layout[0] = rc->layout[1] = rc->layout[2] = "packed-NULL";
         }
-        run_fixed(ctx, &st, rc, (int)i, 0x5B07 + (uint64_t)i,
-                  shapes[i].op == DML_OPERATOR_SLICE1 ? NULL : fill_len_varying, NULL);
+        run_fixed(ctx, &st, rc, (int)i, seed + i, shapes[i].op == DML_OPERATOR_SLICE1 ? NULL : fill_len_varying, NULL);
         case_free_images(rc);
     }
     free(rc);
     finish_targeted(&st);
+}
+
+/* SLICE1 and REVERSE into packed rows of under 16 bytes, and FLOAT32/FLOAT64 rows of up
+ * to 63 bytes that are not whole chunks: the Vulkan kernels' flat walk (chunks that meet
+ * several rows, built element by element), row counts that leave partial chunks at the
+ * ends, REVERSE lengths varying per row. */
+TEST_CTX(targeted_short_packed_rows)
+{
+    static const rows_shape shapes[] = {
+        {DML_OPERATOR_SLICE1, 3001, 4, 2, 1, 1, T_F32},   /* [N, 4] -> [N, 2] */
+        {DML_OPERATOR_SLICE1, 2999, 7, 7, 0, -1, T_U8},   /* 7-byte rows reversed */
+        {DML_OPERATOR_SLICE1, 1234, 9, 9, 0, 2, T_F16},   /* every second: 5 of 9 */
+        {DML_OPERATOR_SLICE1, 1001, 16, 10, 3, 1, T_F32}, /* 40-byte rows */
+        {DML_OPERATOR_SLICE1, 777, 5, 5, 0, -1, T_F64},   /* 40-byte rows reversed */
+        {DML_OPERATOR_SLICE1, 4097, 1, 1, 0, 1, T_U8},    /* a byte a row */
+        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 3003, 3, 0, 0, 0, T_F32},
+        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 2001, 5, 0, 0, 0, T_I32},
+        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 1999, 11, 0, 0, 0, T_U8},
+        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 999, 7, 0, 0, 0, T_F16},
+        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 555, 7, 0, 0, 0, T_U64}, /* 56-byte rows */
+    };
+    run_rows_shapes(ctx, "targeted_short_packed_rows", shapes, sizeof shapes / sizeof shapes[0], 0x5B07);
+}
+
+/* SLICE1 with steps other than 1, -1 and 2 over long rows of 1- and 2-byte elements: the
+ * Vulkan kernel's per-element chunk (V_WORDS), windows that start mid-row. */
+TEST_CTX(targeted_slice_subword_steps)
+{
+    static const rows_shape shapes[] = {
+        {DML_OPERATOR_SLICE1, 37, 1000, 990, 5, 3, T_U8},   {DML_OPERATOR_SLICE1, 41, 999, 997, 1, -5, T_U8},
+        {DML_OPERATOR_SLICE1, 29, 700, 700, 0, 4, T_F16},   {DML_OPERATOR_SLICE1, 33, 801, 780, 20, -3, T_I16},
+        {DML_OPERATOR_SLICE1, 9, 5000, 4999, 1, 7, T_I8},   {DML_OPERATOR_SLICE1, 17, 640, 639, 0, -2, T_F16},
+    };
+    run_rows_shapes(ctx, "targeted_slice_subword_steps", shapes, sizeof shapes / sizeof shapes[0], 0x5E05);
 }
 
 /* ---- SLICE1 extreme window strides, hand-checked ---------------------------------- */

@@ -65,7 +65,7 @@ enum {
     DM_VARIANT_GENERAL = 0,
     DM_VARIANT_STREAM = 1, /* SLICE1: rows one element forwards or backwards */
     DM_VARIANT_PAIRS = 2,  /* SLICE1: step 2, from the two vectors holding a chunk */
-    DM_VARIANT_WORDS = 3,  /* SLICE1: other steps of 4- and 8-byte elements, a load each */
+    DM_VARIANT_WORDS = 3,  /* SLICE1: other steps, a load per element */
     DM_VARIANT_ALONG = 4,  /* REVERSE, ONE_HOT: the axis is the innermost dimension */
     DM_VARIANT_ACROSS = 5, /* REVERSE, ONE_HOT: the axis is a row dimension */
     DM_VARIANT_FLAT = 6,   /* output rows packed end to end: ONE_HOT along the innermost axis; SLICE1, REVERSE short rows (dm_kernel_rows_packed) */
