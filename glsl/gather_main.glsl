@@ -222,20 +222,18 @@ void fast_unit(uint k, uint lane, uint lanes, uint c[ROW_DIMS], uint db, uint sb
 // shorter than a chunk, pieces holding their rows whole, one row dimension at most):
 // the piece's output as one stream of 16-byte chunks, shared by LANES lanes as
 // flat_short in one_hot.comp, each chunk built element by element from the rows it
-// meets (row_begin, row_elem) and stored whole. A row a unit at a time left every
+// meets (the general path's fetch) and stored whole. A row a unit at a time left every
 // chunk of such rows to element_chunk's per-word stores: SLICE1 [N, 4] -> [N, 2] FLOAT32
 // and REVERSE of rows of 5 ran at 0.5-0.7 GB/s on lavapipe. Elements row_elem leaves
 // (a source in another window) put their chunk on the element path (store_masked).
-uint g_fsb, g_fab, g_fsstr, g_fastr, g_fm, g_frow = 0xffffffffu;
+uint g_fsb, g_fab, g_fsstr, g_fastr, g_fm;
 
-// Element j of row r of the piece, and whether this piece writes it.
+// Element j of row r of the piece, and whether this piece writes it: the general path's
+// fetch, so that any layout of the other slots is covered (REVERSE [T, B] along T with a
+// length per column included).
 bool flat_elem(uint r, uint j, out uvec2 x)
 {
-    if (r != g_frow) {
-        g_frow = r;
-        row_begin(g_fsb + r * g_fsstr, g_fab + r * g_fastr, g_axis_origin + (g_axis == 0u && g_last > 0u ? r : 0u));
-    }
-    return row_elem(j, x);
+    return fetch(g_fsb + r * g_fsstr, g_fab + r * g_fastr, g_axis_origin + (g_axis == 0u && g_last > 0u ? r : 0u), j, x);
 }
 
 // Chunk ch element by element: only bytes in [db, end), words merged where shared.

@@ -547,10 +547,21 @@ typedef struct rows_shape {
     uint32_t rows, cols, win, off; /* SLICE1: the window along the rows */
     int32_t step;
     DML_TENSOR_DATA_TYPE type;
+    uint32_t axis; /* REVERSE: along the rows (1) or across them (0, a length per column) */
 } rows_shape;
 
+/* Lengths [1, C] for REVERSE across rows: spread over 0 .. T + 1, a different one per
+ * column, so that every column turns at its own row. */
+static void fill_len_per_column(rcase *rc, void *user)
+{
+    (void)user;
+    const uint64_t n = rc->t[0].sizes[0], cols = rc->t[1].sizes[1];
+    for (uint32_t j = 0; j < cols; j++) put_elem(rc, 1, (uint32_t[]){0, j}, (n + 2) * (j + 1) / (cols + 1) - j % 2);
+}
+
 /* SLICE1 of [rows, cols] taking win columns from off with the step, or REVERSE along the
- * rows with lengths varying per row; checked against the reference on both backends. */
+ * rows (lengths varying per row) or across them (a length per column); checked against
+ * the reference on both backends. */
 static void run_rows_shapes(dmlops_context *ctx, const char *test, const rows_shape *shapes, uint32_t count,
                             uint64_t seed)
 {
@@ -573,13 +584,14 @@ static void run_rows_shapes(dmlops_context *ctx, const char *test, const rows_sh
             dmt_tensor_init(&rc->t[1], shapes[i].type, 2, out, NULL, 0);
             rc->layout[0] = rc->layout[1] = "packed-NULL";
         } else {
-            const uint32_t lsz[2] = {shapes[i].rows, 1};
-            rc->axis = 1;
+            const uint32_t ax = shapes[i].axis, lsz[2] = {ax ? shapes[i].rows : 1, ax ? 1 : shapes[i].cols};
+            rc->axis = ax;
             dmt_tensor_init(&rc->t[1], index_types[i % 4], 2, lsz, NULL, 0);
             dmt_tensor_init(&rc->t[2], shapes[i].type, 2, in, NULL, 0);
             rc->layout[0] = rc->layout[1] = rc->layout[2] = "packed-NULL";
         }
-        run_fixed(ctx, &st, rc, (int)i, seed + i, shapes[i].op == DML_OPERATOR_SLICE1 ? NULL : fill_len_varying, NULL);
+        fill_fn fill = shapes[i].op == DML_OPERATOR_SLICE1 ? NULL : shapes[i].axis ? fill_len_varying : fill_len_per_column;
+        run_fixed(ctx, &st, rc, (int)i, seed + i, fill, NULL);
         case_free_images(rc);
     }
     free(rc);
@@ -593,17 +605,20 @@ static void run_rows_shapes(dmlops_context *ctx, const char *test, const rows_sh
 TEST_CTX(targeted_short_packed_rows)
 {
     static const rows_shape shapes[] = {
-        {DML_OPERATOR_SLICE1, 3001, 4, 2, 1, 1, T_F32},   /* [N, 4] -> [N, 2] */
-        {DML_OPERATOR_SLICE1, 2999, 7, 7, 0, -1, T_U8},   /* 7-byte rows reversed */
-        {DML_OPERATOR_SLICE1, 1234, 9, 9, 0, 2, T_F16},   /* every second: 5 of 9 */
-        {DML_OPERATOR_SLICE1, 1001, 16, 10, 3, 1, T_F32}, /* 40-byte rows */
-        {DML_OPERATOR_SLICE1, 777, 5, 5, 0, -1, T_F64},   /* 40-byte rows reversed */
-        {DML_OPERATOR_SLICE1, 4097, 1, 1, 0, 1, T_U8},    /* a byte a row */
-        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 3003, 3, 0, 0, 0, T_F32},
-        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 2001, 5, 0, 0, 0, T_I32},
-        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 1999, 11, 0, 0, 0, T_U8},
-        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 999, 7, 0, 0, 0, T_F16},
-        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 555, 7, 0, 0, 0, T_U64}, /* 56-byte rows */
+        {DML_OPERATOR_SLICE1, 3001, 4, 2, 1, 1, T_F32, 0},   /* [N, 4] -> [N, 2] */
+        {DML_OPERATOR_SLICE1, 2999, 7, 7, 0, -1, T_U8, 0},   /* 7-byte rows reversed */
+        {DML_OPERATOR_SLICE1, 1234, 9, 9, 0, 2, T_F16, 0},   /* every second: 5 of 9 */
+        {DML_OPERATOR_SLICE1, 1001, 16, 10, 3, 1, T_F32, 0}, /* 40-byte rows */
+        {DML_OPERATOR_SLICE1, 777, 5, 5, 0, -1, T_F64, 0},   /* 40-byte rows reversed */
+        {DML_OPERATOR_SLICE1, 4097, 1, 1, 0, 1, T_U8, 0},    /* a byte a row */
+        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 3003, 3, 0, 0, 0, T_F32, 1},
+        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 2001, 5, 0, 0, 0, T_I32, 1},
+        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 1999, 11, 0, 0, 0, T_U8, 1},
+        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 999, 7, 0, 0, 0, T_F16, 1},
+        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 555, 7, 0, 0, 0, T_U64, 1}, /* 56-byte rows */
+        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 2003, 3, 0, 0, 0, T_F32, 0}, /* [T, 3] along T */
+        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 1001, 5, 0, 0, 0, T_U8, 0},
+        {DML_OPERATOR_REVERSE_SUBSEQUENCES, 501, 2, 0, 0, 0, T_I64, 0},
     };
     run_rows_shapes(ctx, "targeted_short_packed_rows", shapes, sizeof shapes / sizeof shapes[0], 0x5B07);
 }
@@ -613,9 +628,9 @@ TEST_CTX(targeted_short_packed_rows)
 TEST_CTX(targeted_slice_subword_steps)
 {
     static const rows_shape shapes[] = {
-        {DML_OPERATOR_SLICE1, 37, 1000, 990, 5, 3, T_U8},   {DML_OPERATOR_SLICE1, 41, 999, 997, 1, -5, T_U8},
-        {DML_OPERATOR_SLICE1, 29, 700, 700, 0, 4, T_F16},   {DML_OPERATOR_SLICE1, 33, 801, 780, 20, -3, T_I16},
-        {DML_OPERATOR_SLICE1, 9, 5000, 4999, 1, 7, T_I8},   {DML_OPERATOR_SLICE1, 17, 640, 639, 0, -2, T_F16},
+        {DML_OPERATOR_SLICE1, 37, 1000, 990, 5, 3, T_U8, 0},   {DML_OPERATOR_SLICE1, 41, 999, 997, 1, -5, T_U8, 0},
+        {DML_OPERATOR_SLICE1, 29, 700, 700, 0, 4, T_F16, 0},   {DML_OPERATOR_SLICE1, 33, 801, 780, 20, -3, T_I16, 0},
+        {DML_OPERATOR_SLICE1, 9, 5000, 4999, 1, 7, T_I8, 0},   {DML_OPERATOR_SLICE1, 17, 640, 639, 0, -2, T_F16, 0},
     };
     run_rows_shapes(ctx, "targeted_slice_subword_steps", shapes, sizeof shapes / sizeof shapes[0], 0x5E05);
 }

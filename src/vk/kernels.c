@@ -48,13 +48,12 @@ bool dm_kernel_rows_packed(const dm_gather *g)
      * FLOAT32: SLICE1 [N, 4] -> [N, 2] 35 -> 8.3 ms, REVERSE rows of 3 54 -> 17.5 ms,
      * of 5 60 -> 24 ms, SLICE1 rows of 10 and 14 elements 1.5-2x faster. Rows of whole
      * chunks keep their vector path (UINT8 rows of 32 bytes ran 2x slower flat, a byte
-     * inserted at a time). REVERSE only where its row is the sequence, read forwards or
-     * backwards from a contiguous axis (V_ALONG's layout). */
+     * inserted at a time). The walk reads elements as the general path does, so any
+     * layout of the source and lengths is covered (REVERSE [T, 3] along T with a length
+     * per column, 16 MiB: 47.8 -> 7.3 ms on lavapipe, with the machine otherwise idle). */
     const uint64_t row_bytes = (uint64_t)g->size[last] * g->esize;
     if (row_bytes >= 64 || (row_bytes >= 16 && (g->esize < 4 || row_bytes % 16 == 0))) return false;
-    if (g->kernel == DM_KERNEL_SLICE) return true;
-    return g->kernel == DM_KERNEL_REVERSE && g->stride[DM_SLOT_AUX][last] == 0 && g->axis == (int32_t)last &&
-           g->window_stride == 1 && g->stride[DM_SLOT_SRC][last] == 0;
+    return g->kernel == DM_KERNEL_SLICE || g->kernel == DM_KERNEL_REVERSE;
 }
 
 bool dm_kernel_src_aligned(const dm_gather *g, uint32_t variant)
