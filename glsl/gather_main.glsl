@@ -218,14 +218,15 @@ void fast_unit(uint k, uint lane, uint lanes, uint c[ROW_DIMS], uint db, uint sb
 }
 
 #ifndef DM_FLAT_MAIN
-// FLAT (SLICE1 and REVERSE along the row; the host picks it for packed output rows
-// shorter than a chunk, pieces holding their rows whole, one row dimension at most):
+// FLAT (SLICE1 and REVERSE; the host picks it for packed output rows shorter than a
+// chunk, or of 4- and 8-byte elements up to 63 bytes that are not whole chunks, pieces
+// holding their rows whole, one row dimension at most):
 // the piece's output as one stream of 16-byte chunks, shared by LANES lanes as
 // flat_short in one_hot.comp, each chunk built element by element from the rows it
 // meets (the general path's fetch) and stored whole. A row a unit at a time left every
 // chunk of such rows to element_chunk's per-word stores: SLICE1 [N, 4] -> [N, 2] FLOAT32
-// and REVERSE of rows of 5 ran at 0.5-0.7 GB/s on lavapipe. Elements row_elem leaves
-// (a source in another window) put their chunk on the element path (store_masked).
+// and REVERSE of rows of 5 ran at 0.5-0.7 GB/s on lavapipe. Elements fetch leaves (a
+// source in another window) put their chunk on the element path (store_masked).
 uint g_fsb, g_fab, g_fsstr, g_fastr, g_fm;
 
 // Element j of row r of the piece, and whether this piece writes it: the general path's

@@ -77,7 +77,7 @@ uint g_L, g_row_s; // the row's sequence length; across the axis, its source row
 void row_begin(uint sb, uint ab, uint row_axis)
 {
     g_L = read_length(ab, g_n);
-    if (VARIANT != V_ACROSS) { // V_ALONG, or V_FLAT (packed short rows along the axis)
+    if (VARIANT == V_ALONG) {
         const uint o = g_axis_origin;
         g_P = g_L > o ? g_L - o : 0u;
         g_Bb = sb + (g_L - 1u - o) * ESIZE; // unused (and wrapped) when g_P is 0
@@ -93,7 +93,7 @@ void row_begin(uint sb, uint ab, uint row_axis)
 // window.
 bool in_window(uint j0, uint cnt)
 {
-    if (VARIANT == V_ACROSS) return g_row_s >= g_win_lo && g_row_s < g_win_hi;
+    if (VARIANT != V_ALONG) return g_row_s >= g_win_lo && g_row_s < g_win_hi;
     const uint i0 = g_axis_origin + j0;
     const bool back = j0 + cnt <= g_P;
     if (!back && j0 < g_P) return false;

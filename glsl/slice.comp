@@ -75,9 +75,8 @@ bool chunk_vec(uint j0, out uvec4 v)
             // 1- and 2-byte elements: each from its word, packed into the chunk in
             // registers (the general path merged every word of such a chunk one by one).
             [[unroll]] for (uint e = 0u; e < 16u / ESIZE; e++) {
-                const uint b = a + e * g_src_step, o = e * ESIZE;
-                const uint x = (src[b >> 2u] >> ((b & 3u) * 8u)) & ((1u << (ESIZE * 8u)) - 1u);
-                v[o >> 2u] |= x << ((o & 3u) * 8u);
+                const uint b = a + e * g_src_step;
+                v = with_element(v, e, uvec2(src[b >> 2u] >> ((b & 3u) * 8u), 0u));
             }
         }
         return true;

@@ -270,7 +270,8 @@ static bool check_inputs(const mctx *j, const model *m, size_t c)
             const model_op *eo = &m->ops[m->cmds[e].op];
             for (uint32_t k = eo->ninputs; k < eo->ntensors; k++) written = written || m->cmds[e].bind[k].resource == b->resource;
         }
-        const uint64_t have = model_init_bytes(r), need = m_tensor_extent(t) < b->size ? m_tensor_extent(t) : b->size;
+        const uint64_t have = model_init_bytes(r), extent = m_tensor_extent(t);
+        const uint64_t need = extent < b->size ? extent : b->size;
         if (written || (t->buf.DataType == r->init.type && b->offset <= have && need <= have - b->offset)) continue;
         npy_array ta = {.type = t->buf.DataType, .ndim = t->buf.DimensionCount};
         for (uint32_t d = 0; d < ta.ndim; d++) ta.shape[d] = t->sizes[d];

@@ -79,8 +79,8 @@ uint32_t dm_kernel_variant(const dm_gather *g, bool texel)
     const uint32_t last = g->rank - 1;
     if (g->rank == 0 || g->stride[DM_SLOT_DST][last] != 1) return DM_VARIANT_GENERAL;
     const int64_t src = g->stride[DM_SLOT_SRC][last], aux = g->stride[DM_SLOT_AUX][last];
-    /* Packed rows shorter than a chunk: the output as one stream of chunks, each built
-     * element by element (flat_elems_main in gather_main.glsl). */
+    /* Short packed rows (dm_kernel_rows_packed): the output as one stream of chunks, each
+     * built element by element (flat_elems_main in gather_main.glsl). */
     if (g->kernel != DM_KERNEL_ONE_HOT && dm_kernel_rows_packed(g)) return DM_VARIANT_FLAT;
     switch (g->kernel) {
     case DM_KERNEL_SLICE:

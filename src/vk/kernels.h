@@ -31,8 +31,9 @@ uint32_t dm_kernel_variant(const dm_gather *g, bool texel);
  * only). It is decided from g's strides and origin; a piece of a row cut elsewhere stays
  * exact, since the kernel sends a chunk whose source is not aligned element by element. */
 bool dm_kernel_src_aligned(const dm_gather *g, uint32_t variant);
-/* Whether g's output rows lie end to end (ONE_HOT: any length; SLICE1 and REVERSE: short, see kernels.c), the
- * layout of the FLAT variants: its pieces must then hold their rows whole (vk_plan.c). */
+/* Whether g's output rows lie end to end (ONE_HOT: any length; SLICE1 and REVERSE: short
+ * ones, kernels.c), the layout of the FLAT variants: its pieces must then hold their rows
+ * whole (vk_plan.c). */
 bool dm_kernel_rows_packed(const dm_gather *g);
 /* AUX_TYPE (DM_AUX_* in vk_abi.h): how the kernel decodes g's AUX elements; U32 when
  * it binds none. */

@@ -68,7 +68,8 @@ enum {
     DM_VARIANT_WORDS = 3,  /* SLICE1: other steps, a load per element */
     DM_VARIANT_ALONG = 4,  /* REVERSE, ONE_HOT: the axis is the innermost dimension */
     DM_VARIANT_ACROSS = 5, /* REVERSE, ONE_HOT: the axis is a row dimension */
-    DM_VARIANT_FLAT = 6,   /* output rows packed end to end: ONE_HOT along the innermost axis; SLICE1, REVERSE short rows (dm_kernel_rows_packed) */
+    DM_VARIANT_FLAT = 6,   /* output rows packed end to end: ONE_HOT along the innermost axis,
+                            * SLICE1 and REVERSE short rows (dm_kernel_rows_packed) */
     DM_VARIANT_FLAT_ROWS = 7, /* the same, rows a whole number of 16-byte chunks long */
     DM_VARIANT_COUNT = 8
 };
