@@ -168,6 +168,11 @@ void load_globals()
 // aux address rarely changes, so most elements skip the read.
 uint g_aux_addr = 0xffffffffu, g_aux_value;
 
+// The flat walk (FLAT: gather_main.glsl, flat_lanes): the piece's output rows of g_fm
+// elements end to end from byte g_fdb; row r's source and aux start at g_fsb + r * g_fsstr
+// and g_fab + r * g_fastr. Here so that a kernel's own flat_elem can use them.
+uint g_fdb, g_fsb, g_fab, g_fsstr, g_fastr, g_fm;
+
 // ---- 16-byte vectors -------------------------------------------------------------
 
 // The 16 bytes at byte offset s (0 .. 15) of the 32 bytes lo, hi: words s / 4 .. s / 4 + 4

@@ -21,6 +21,17 @@
 // atomics. On lavapipe, where masked-off code still runs, that keeps the rare cases out
 // of the per-chunk cost.
 
+// This invocation's index in the grid (a 2-D grid of 1-D workgroups: the host spreads
+// more than 65535 groups over y), and the grid's size in invocations.
+uint grid_invocation()
+{
+    return (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+}
+uint grid_size() { return gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x; }
+
+// The bits of an element in its word.
+const uint EMASK = ESIZE >= 4u ? 0xffffffffu : (1u << (ESIZE * 8u)) - 1u;
+
 void store_masked(uint w, uint bits, uint mask)
 {
     if (mask == 0u || w >= uint(dst.length())) return;
@@ -49,7 +60,7 @@ void store_element(uint a, uvec2 v)
 }
 
 // Word w of a contiguous output row [db, row_end), element by element.
-void word_unit(uint w, uint db, uint sb, uint ab, uint row_axis, uint row_end, uint emask)
+void word_unit(uint w, uint db, uint sb, uint ab, uint row_axis, uint row_end)
 {
     uint wb = w * 4u;
     if (wb >= row_end || wb + 4u <= db) return;
@@ -64,14 +75,14 @@ void word_unit(uint w, uint db, uint sb, uint ab, uint row_axis, uint row_end, u
     for (uint lane = 0u; lane < 4u; lane += ESIZE) {
         uint b = wb + lane;
         if (b < db || b >= row_end || !fetch(sb, ab, row_axis, (b - db) / ESIZE, v)) continue;
-        bits |= (v.x & emask) << (lane * 8u);
-        mask |= emask << (lane * 8u);
+        bits |= (v.x & EMASK) << (lane * 8u);
+        mask |= EMASK << (lane * 8u);
     }
     store_masked(w, bits, mask);
 }
 
 // Unit k of the current row.
-void unit(uint k, uint db, uint sb, uint ab, uint row_axis, bool vec_mode, uint dst_step, uint m, uint emask)
+void unit(uint k, uint db, uint sb, uint ab, uint row_axis, bool vec_mode, uint dst_step, uint m)
 {
     if (!vec_mode) {
         uvec2 v;
@@ -86,17 +97,14 @@ void unit(uint k, uint db, uint sb, uint ab, uint row_axis, bool vec_mode, uint 
         dst4[chunk] = v;
         return;
     }
-    for (uint q = 0u; q < 4u; q++) word_unit(chunk * 4u + q, db, sb, ab, row_axis, row_end, emask);
+    for (uint q = 0u; q < 4u; q++) word_unit(chunk * 4u + q, db, sb, ab, row_axis, row_end);
 }
 
 // ---- the fast path ----------------------------------------------------------------
 
-// Chunk ch of a row [db, row_end), element by element (row_elem false: an element this
-// piece does not write): each word written whole with a plain store, or merged with
-// atomics where it is shared with bytes this invocation does not write.
 // Element e of a chunk (at byte b) set to x in the chunk's words and the mask of bytes
 // written, for store_masked.
-void merge_element(uint e, uint b, uvec2 x, uint emask, inout uvec4 bits, inout uvec4 mask)
+void merge_element(uint e, uint b, uvec2 x, inout uvec4 bits, inout uvec4 mask)
 {
     const uint w = (e * ESIZE) >> 2u;
     if (ESIZE == 8u) {
@@ -108,22 +116,28 @@ void merge_element(uint e, uint b, uvec2 x, uint emask, inout uvec4 bits, inout 
         mask[w] = 0xffffffffu;
     } else {
         const uint shift = (b & 3u) * 8u;
-        bits[w] |= (x.x & emask) << shift;
-        mask[w] |= emask << shift;
+        bits[w] |= (x.x & EMASK) << shift;
+        mask[w] |= EMASK << shift;
     }
 }
 
-void element_chunk(uint ch, uint db, uint row_end, uint emask)
-{
-    uvec4 bits = uvec4(0u), mask = uvec4(0u);
-    for (uint e = 0u; e < 16u / ESIZE; e++) {
-        const uint b = ch * 16u + e * ESIZE;
-        uvec2 x;
-        if (b < db || b >= row_end || !row_elem((b - db) / ESIZE, x)) continue;
-        merge_element(e, b, x, emask, bits, mask);
+// NAME(ch, db, end): chunk ch element by element, only its bytes in [db, end),
+// element f (counted from db) from GET(f, x) (false: an element this piece does not
+// write); each word written whole with a plain store, or merged with atomics where it is
+// shared with bytes left alone. The rare chunks of the fast and flat paths go this way.
+#define DEFINE_ELEMENT_CHUNK(NAME, GET)                                                      \
+    void NAME(uint ch, uint db, uint end)                                        \
+    {                                                                                        \
+        uvec4 bits = uvec4(0u), mask = uvec4(0u);                                            \
+        for (uint e = 0u; e < 16u / ESIZE; e++) {                                            \
+            const uint b = ch * 16u + e * ESIZE;                                             \
+            uvec2 x;                                                                         \
+            if (b >= db && b < end && GET((b - db) / ESIZE, x)) merge_element(e, b, x, bits, mask); \
+        }                                                                                    \
+        for (uint q = 0u; q < 4u; q++) store_masked(ch * 4u + q, bits[q], mask[q]);         \
     }
-    for (uint q = 0u; q < 4u; q++) store_masked(ch * 4u + q, bits[q], mask[q]);
-}
+// A chunk of the row at db: row_elem (the kernel's, after row_begin) gives its elements.
+DEFINE_ELEMENT_CHUNK(element_chunk, row_elem)
 
 // The row's geometry, shared by main and the fast path's helpers.
 uint g_size[ROW_DIMS], g_dstr[ROW_DIMS], g_sstr[ROW_DIMS], g_astr[ROW_DIMS];
@@ -195,7 +209,7 @@ uint fast_row(uint c0, uint lanes, uint db, uint sb, uint ab, uint row_axis, uin
 // unit, element by element: bit g * per_row + t stands for the run's chunk t on row g
 // (chunk lane + t * lanes of the run when lanes > 1; rows is then 1).
 void fast_unit(uint k, uint lane, uint lanes, uint c[ROW_DIMS], uint db, uint sb, uint ab, uint rows, uint per_row,
-               uint m, uint emask)
+               uint m)
 {
     uint slow = 0u, rc[ROW_DIMS], rdb = db, rsb = sb, rab = ab;
     [[unroll]] for (int d = 0; d < ROW_DIMS; d++) rc[d] = c[d];
@@ -213,81 +227,98 @@ void fast_unit(uint k, uint lane, uint lanes, uint c[ROW_DIMS], uint db, uint sb
         rab = ab;
         for (uint i = 0u; i < g; i++) step_rows(rc, rdb, rsb, rab, 1u);
         row_begin(rsb, rab, axis_coord(rc));
-        element_chunk((rdb >> 4u) + k * RUN * lanes + lane + (t - g * per_row) * lanes, rdb, rdb + m * ESIZE, emask);
+        element_chunk((rdb >> 4u) + k * RUN * lanes + lane + (t - g * per_row) * lanes, rdb, rdb + m * ESIZE);
     }
 }
 
-#ifndef DM_FLAT_MAIN
-// FLAT (SLICE1 and REVERSE; the host picks it for packed output rows shorter than a
-// chunk, or of 4- and 8-byte elements up to 63 bytes that are not whole chunks, pieces
-// holding their rows whole, one row dimension at most):
-// the piece's output as one stream of 16-byte chunks, shared by LANES lanes as
-// flat_short in one_hot.comp, each chunk built element by element from the rows it
-// meets (the general path's fetch) and stored whole. A row a unit at a time left every
-// chunk of such rows to element_chunk's per-word stores: SLICE1 [N, 4] -> [N, 2] FLOAT32
-// and REVERSE of rows of 5 ran at 0.5-0.7 GB/s on lavapipe. Elements fetch leaves (a
-// source in another window) put their chunk on the element path (store_masked).
-uint g_fsb, g_fab, g_fsstr, g_fastr, g_fm;
-
-// Element j of row r of the piece, and whether this piece writes it: the general path's
-// fetch, so that any layout of the other slots is covered (REVERSE [T, B] along T with a
-// length per column included).
+// ---- the flat walk (FLAT) ---------------------------------------------------------------
+//
+// The piece's output, rows of g_fm elements end to end (gather_common.glsl), walked as one
+// stream of 16-byte chunks, each built whole and stored once: the host picks it for
+// packed output rows shorter than a chunk, and for SLICE1 and REVERSE of 4- and 8-byte
+// elements also rows up to 63 bytes that are not whole chunks (dm_kernel_rows_packed),
+// with pieces holding their rows whole and one row dimension at most. A row at a time
+// left every chunk of such rows to element_chunk's per-word stores: SLICE1 [N, 4] ->
+// [N, 2] FLOAT32 and REVERSE of rows of 5 ran at 0.5-0.7 GB/s on lavapipe, ONE_HOT of
+// depth 3 20x slower than depth 16. Each kernel says what element j of row r is
+// (flat_elem) and how a whole chunk is made (flat_chunk); SLICE1 and REVERSE take the
+// defaults below, ONE_HOT defines its own (DM_FLAT_ELEMS) and its own main for longer
+// rows (DM_FLAT_MAIN, flat_main in one_hot.comp).
+#ifndef DM_FLAT_ELEMS
+// Element j of row r, and whether this piece writes it: the general path's fetch, so that
+// any layout of the other slots is covered (REVERSE [T, B] along T with a length per
+// column included).
 bool flat_elem(uint r, uint j, out uvec2 x)
 {
     return fetch(g_fsb + r * g_fsstr, g_fab + r * g_fastr, g_axis_origin + (g_axis == 0u && g_last > 0u ? r : 0u), j, x);
 }
 
-// Chunk ch element by element: only bytes in [db, end), words merged where shared.
-void flat_elems_edge(uint ch, uint db, uint end, uint emask)
+// The chunk whose first element is element j of row r, element by element; false when
+// the piece does not write one of them (a source in another window): the chunk then
+// goes through flat_edge.
+bool flat_chunk(uint r, uint j, out uvec4 v)
 {
-    uvec4 bits = uvec4(0u), mask = uvec4(0u);
+    v = uvec4(0u);
+    bool all = true;
     for (uint e = 0u; e < 16u / ESIZE; e++) {
-        const uint b = ch * 16u + e * ESIZE;
-        if (b < db || b >= end) continue;
-        const uint f = (b - db) / ESIZE, r = f / g_fm;
         uvec2 x;
-        if (flat_elem(r, f - r * g_fm, x)) merge_element(e, b, x, emask, bits, mask);
+        all = flat_elem(r, j, x) && all;
+        v = with_element(v, e, x);
+        j++;
+        const bool wrap = j == g_fm;
+        j = wrap ? 0u : j;
+        r += wrap ? 1u : 0u;
     }
-    for (uint q = 0u; q < 4u; q++) store_masked(ch * 4u + q, bits[q], mask[q]);
+    return all;
 }
+#endif
 
-void flat_elems_main()
+bool flat_elem_at(uint f, out uvec2 x)
 {
-    const uint rows = p(P_UNITS) / p(P_PER_ROW), n = 16u / ESIZE;
-    const uint emask = ESIZE >= 4u ? 0xffffffffu : (1u << (ESIZE * 8u)) - 1u;
-    g_fm = max(p(P_M), 1u);
+    const uint r = f / g_fm;
+    return flat_elem(r, f - r * g_fm, x);
+}
+// A chunk the walk cannot store whole: at the piece's ends, or one flat_chunk refused.
+DEFINE_ELEMENT_CHUNK(flat_edge, flat_elem_at)
+
+// Sets the walk's globals from the record: the piece's rows and its bytes [g_fdb, end),
+// of which the whole chunks are [w0, w1), none past the bound window whatever the record
+// says.
+uint flat_begin(out uint end, out uint w0, out uint w1)
+{
+    const uint rows = p(P_UNITS) / p(P_PER_ROW), m = p(P_M);
+    g_fm = max(m, 1u); // a divisor; rows of 0 elements have no chunks to divide
+    g_fdb = pc.rem_dst + p(P_DST_BASE);
     g_fsb = pc.rem_src + p(P_SRC_BASE);
     g_fab = pc.rem_aux + p(P_AUX_BASE);
     g_fsstr = g_last == 0u ? 0u : p(P_SRC_STRIDE);
     g_fastr = g_last == 0u ? 0u : p(P_AUX_STRIDE);
-    const uint db = pc.rem_dst + p(P_DST_BASE), end = db + rows * g_fm * ESIZE;
-    // Whole chunks [w0, w1): none past the bound window, whatever the record says.
-    const uint w0 = (db + 15u) >> 4u, w1 = max(min(end >> 4u, uint(dst4.length())), w0);
-    uint threads = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x;
-    const uint u0 = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
-    const uint lane = u0 % LANES, span = LANES * n, dq = span / g_fm, dr = span - dq * g_fm;
+    end = g_fdb + rows * m * ESIZE; // inside the window, so below 2^32
+    w0 = (g_fdb + 15u) >> 4u;
+    w1 = max(min(end >> 4u, uint(dst4.length())), w0);
+    return rows;
+}
+
+// The whole chunks [w0, w1), LANES invocations sharing a run of RUN * LANES chunks, lane
+// l taking chunks l, l + LANES, ... (neighbouring stores, as the fast path's lanes). The
+// first chunk's row and column cost one division per run; the next is LANES * 16 / ESIZE
+// elements on, dq rows and dr columns. The chunks flat_chunk refuses go element by
+// element after the run.
+void flat_lanes(uint w0, uint w1, uint u, uint threads, uint end)
+{
+    const uint lane = u % LANES, span = LANES * (16u / ESIZE), dq = span / g_fm, dr = span - dq * g_fm;
+    u /= LANES;
     threads /= LANES;
     const uint runs = (w1 - w0 + RUN * LANES - 1u) / (RUN * LANES);
-    for (uint run = u0 / LANES; run < runs; run += threads) {
+    for (uint run = u; run < runs; run += threads) {
         const uint c0 = w0 + run * RUN * LANES + lane;
-        const uint f0 = (c0 * 16u - db) / ESIZE;
+        const uint f0 = (c0 * 16u - g_fdb) / ESIZE;
         uint r = f0 / g_fm, j = f0 - r * g_fm, slow = 0u;
         for (uint t = 0u; t < RUN; t++) {
             const uint c = c0 + t * LANES;
             if (c >= w1) break;
-            uvec4 v = uvec4(0u);
-            bool all = true;
-            uint rr = r, jj = j;
-            for (uint e = 0u; e < n; e++) {
-                uvec2 x;
-                all = flat_elem(rr, jj, x) && all;
-                v = with_element(v, e, x);
-                jj++;
-                const bool wrap = jj == g_fm;
-                jj = wrap ? 0u : jj;
-                rr += wrap ? 1u : 0u;
-            }
-            if (all) dst4[c] = v;
+            uvec4 v;
+            if (flat_chunk(r, j, v)) dst4[c] = v;
             else slow |= 1u << t;
             j += dr;
             r += dq;
@@ -298,15 +329,30 @@ void flat_elems_main()
         while (slow != 0u) {
             const uint t = uint(findLSB(slow));
             slow &= slow - 1u;
-            flat_elems_edge(c0 + t * LANES, db, end, emask);
+            flat_edge(c0 + t * LANES, g_fdb, end);
         }
         if (runs - run <= threads) break; // run + threads would reach runs (or wrap)
     }
-    // The partial chunks at the piece's ends, by the first invocation.
-    if (u0 != 0u || end == db) return;
-    const uint first = db >> 4u, last = (end - 1u) >> 4u, w1_all = end >> 4u;
-    if (first < w0 || first >= w1_all) flat_elems_edge(first, db, end, emask);
-    if (last != first && last >= w1_all) flat_elems_edge(last, db, end, emask);
+}
+
+// The chunks the piece fills only in part: one at each end where it does not start or
+// end on a chunk boundary (one chunk when both ends fall in it), by invocation 0.
+void flat_ends(uint u, uint w0, uint end)
+{
+    if (u != 0u || end == g_fdb) return;
+    const uint first = g_fdb >> 4u, last = (end - 1u) >> 4u, w1_all = end >> 4u;
+    if (first < w0 || first >= w1_all) flat_edge(first, g_fdb, end);
+    if (last != first && last >= w1_all) flat_edge(last, g_fdb, end);
+}
+
+#ifndef DM_FLAT_MAIN
+void flat_elems_main()
+{
+    uint end, w0, w1;
+    flat_begin(end, w0, w1);
+    const uint u = grid_invocation();
+    flat_lanes(w0, w1, u, grid_size(), end);
+    flat_ends(u, w0, end);
 }
 #define DM_FLAT_MAIN flat_elems_main
 #endif
@@ -341,9 +387,8 @@ void main()
         while (lanes < LANES && lanes * 2u * RUN <= spans) lanes *= 2u;
     const uint runs_per_row = (spans + RUN * lanes - 1u) / (RUN * lanes);
     const uint units = (rows + G - 1u) / G * runs_per_row;
-    const uint invocation = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x +
-                            gl_LocalInvocationID.x;
-    const uint threads = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x / lanes;
+    const uint invocation = grid_invocation();
+    const uint threads = grid_size() / lanes;
     const uint lane = invocation % lanes;
     uint u = invocation / lanes;
     if (u >= units) return;
@@ -375,15 +420,14 @@ void main()
         ab += c[d] * g_astr[d];
     }
     const uint dst_step = p(P_DST_STRIDE + last);
-    const uint emask = ESIZE >= 4u ? 0xffffffffu : (1u << (ESIZE * 8u)) - 1u;
 
     for (;;) {
         if (FAST) {
-            fast_unit(k, lane, lanes, c, db, sb, ab, G == 1u ? 1u : min(G, rows - u * G), per_row, m, emask);
+            fast_unit(k, lane, lanes, c, db, sb, ab, G == 1u ? 1u : min(G, rows - u * G), per_row, m);
         } else {
             const uint row_axis = axis_coord(c);
             uint k0 = k * RUN, k1 = min(k0 + RUN, per_row);
-            for (uint kk = k0; kk < k1; kk++) unit(kk, db, sb, ab, row_axis, vec_mode, dst_step, m, emask);
+            for (uint kk = k0; kk < k1; kk++) unit(kk, db, sb, ab, row_axis, vec_mode, dst_step, m);
         }
 
         if (units - u <= threads) break;

@@ -97,18 +97,11 @@ bool row_elem(uint j, out uvec2 x)
     return true;
 }
 
-// FLAT (the host checks that the piece's output rows lie end to end, each at least a
-// chunk long, and that the index is constant along a row): main is flat_main below.
-void flat_main();
-#define DM_FLAT_MAIN flat_main
-#include "gather_main.glsl"
-
-// The piece's output (R rows of m elements from byte g_fdb, end to end) as 16-byte chunks,
-// by flat_chunks (FLAT) or flat_rows (FLAT_ROWS) below. On lavapipe FLAT runs ONE_HOT with
-// depth 16 UINT8 / FLOAT16 at 0.8-0.9x the compute copy, against 0.6-0.7x a row at a
-// time (docs/performance.md). The chunks the piece fills only in part, at most its first
-// and last, go element by element afterwards (flat_edge).
-uint g_fdb, g_fab, g_fastr, g_fm;
+// FLAT (the host checks that the piece's output rows lie end to end and that the index is
+// constant along a row): the walk of gather_main.glsl for rows shorter than a chunk, and
+// for longer ones flat_two_rows or, rows a whole number of chunks long, FLAT_ROWS (flat_main
+// below). On lavapipe FLAT runs ONE_HOT with depth 16 UINT8 / FLOAT16 at 0.8-0.9x the
+// compute copy, against 0.6-0.7x a row at a time (docs/performance.md).
 
 // Element j of the piece's rows where row r has its OnValue, or NO_AXIS; vec: from the
 // 16-byte texel that holds the index (Aux4T; the caller has checked that it is whole).
@@ -126,6 +119,34 @@ uint flat_hot_from(uint r, bool vec)
     return k != NO_AXIS && k >= g_axis_origin ? k - g_axis_origin : NO_AXIS;
 }
 uint flat_hot(uint r) { return flat_hot_from(r, false); }
+
+// Element j of row r (flat_edge's chunks): written whatever the index.
+bool flat_elem(uint r, uint j, out uvec2 x)
+{
+    x = flat_hot(r) == j ? g_on : g_off;
+    return true;
+}
+
+// A chunk of rows shorter than itself (m < 16 / ESIZE: it meets up to 16 / (m * ESIZE) + 1
+// rows) from element j of row r: OffValue with the OnValue of every row that starts
+// before its end. Every row met lies inside the piece, since the chunk is whole inside it.
+bool flat_chunk(uint r, uint j, out uvec4 v)
+{
+    const int n = int(16u / ESIZE);
+    v = splat(g_off);
+    // Row r starts at element s of the chunk (negative: before it).
+    for (int s = -int(j); s < n; r++, s += int(g_fm)) {
+        const uint k = flat_hot(r);
+        const int e = s + int(min(k, g_fm));
+        if (k < g_fm && e >= 0 && e < n) v = with_element(v, uint(e), g_on);
+    }
+    return true;
+}
+#define DM_FLAT_ELEMS
+
+void flat_main();
+#define DM_FLAT_MAIN flat_main
+#include "gather_main.glsl"
 
 // The rows [0, rows4) of the piece whose index lies inside Aux4T's whole texels: the host
 // binds it with as many as the AUX window holds whole (a dummy where that is none), so
@@ -156,24 +177,10 @@ uvec4 two_hot(uvec4 off, uvec4 on, uint d1, uint d2)
     return d2 < n ? with_element(v, d2, g_on) : v;
 }
 
-// Chunk ch, which the piece's bytes [g_fdb, end) cover only in part: each element's row
-// and column from its flat index, merged into the words it shares with other bytes.
-void flat_edge(uint ch, uint end, uint emask)
-{
-    uvec4 bits = uvec4(0u), mask = uvec4(0u);
-    for (uint e = 0u; e < 16u / ESIZE; e++) {
-        const uint b = ch * 16u + e * ESIZE;
-        if (b < g_fdb || b >= end) continue;
-        const uint f = (b - g_fdb) / ESIZE, r = f / g_fm;
-        merge_element(e, b, flat_hot(r) == f - r * g_fm ? g_on : g_off, emask, bits, mask);
-    }
-    for (uint q = 0u; q < 4u; q++) store_masked(ch * 4u + q, bits[q], mask[q]);
-}
-
 // FLAT: the stream cut into runs of RUN whole chunks, each chunk one index read (the row
 // of its last element; the row of its first is carried from the chunk before) and one
 // store.
-void flat_chunks(uint w0, uint w1, uint u, uint threads, uvec4 off, uvec4 on)
+void flat_two_rows(uint w0, uint w1, uint u, uint threads, uvec4 off, uvec4 on)
 {
     const uint n = 16u / ESIZE;
     const uint runs = (w1 - w0 + RUN - 1u) / RUN;
@@ -196,44 +203,6 @@ void flat_chunks(uint w0, uint w1, uint u, uint threads, uvec4 off, uvec4 on)
             j -= wrap ? g_fm : 0u;
             r += wrap ? 1u : 0u;
             hot = last_hot;
-        }
-        if (runs - run <= threads) break; // run + threads would reach runs (or wrap)
-    }
-}
-
-// FLAT with rows shorter than a chunk (m < 16 / ESIZE, so a chunk meets up to
-// 16 / (m * ESIZE) + 1 rows): without it such rows went a row at a time, each a partial
-// chunk written element by element, 20x slower than depth 16 on lavapipe. LANES
-// invocations share a run of RUN * LANES chunks, lane l taking chunks l, l + LANES, ...
-// (neighbouring stores, as flat_rows_lanes); a chunk is OffValue with the OnValue of
-// every row that starts before its end. The first chunk's row and column cost one
-// division per run; the next is LANES * 16 / ESIZE elements on, dq rows and dr columns.
-void flat_short(uint w0, uint w1, uint u, uint threads, uvec4 off)
-{
-    const uint n = 16u / ESIZE, lane = u % LANES, span = LANES * n, dq = span / g_fm, dr = span - dq * g_fm;
-    u /= LANES;
-    threads /= LANES;
-    const uint runs = (w1 - w0 + RUN * LANES - 1u) / (RUN * LANES);
-    for (uint run = u; run < runs; run += threads) {
-        const uint c0 = w0 + run * RUN * LANES + lane, c1 = min(w0 + (run + 1u) * RUN * LANES, w1);
-        const uint f0 = (c0 * 16u - g_fdb) / ESIZE;
-        uint r = f0 / g_fm, j = f0 - r * g_fm;
-        for (uint c = c0; c < c1; c += LANES) {
-            uvec4 v = off;
-            // Row rr starts at element s of the chunk (negative: before it). Every row
-            // met lies inside the piece, since the chunk is whole inside it.
-            int s = -int(j);
-            for (uint rr = r; s < int(n); rr++, s += int(g_fm)) {
-                const uint k = flat_hot(rr);
-                const int e = s + int(min(k, g_fm));
-                if (k < g_fm && e >= 0 && e < int(n)) v = with_element(v, uint(e), g_on);
-            }
-            dst4[c] = v;
-            j += dr;
-            r += dq;
-            const bool wrap = j >= g_fm;
-            j -= wrap ? g_fm : 0u;
-            r += wrap ? 1u : 0u;
         }
         if (runs - run <= threads) break; // run + threads would reach runs (or wrap)
     }
@@ -318,16 +287,9 @@ void flat_rows_lanes(uint ra, uint rb, bool vec, uint w0, uint w1, uint u, uint 
 
 void flat_main()
 {
-    const uint rows = p(P_UNITS) / p(P_PER_ROW);
-    g_fm = p(P_M);
-    g_fdb = pc.rem_dst + p(P_DST_BASE);
-    g_fab = pc.rem_aux + p(P_AUX_BASE);
-    g_fastr = g_last == 0u ? 0u : p(P_AUX_STRIDE);
-    const uint end = g_fdb + rows * g_fm * ESIZE; // inside the window, so below 2^32
-    // Whole chunks [w0, w1): none past the bound window, whatever the record says.
-    const uint w0 = (g_fdb + 15u) >> 4u, w1 = max(min(end >> 4u, uint(dst4.length())), w0);
-    const uint threads = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x;
-    const uint u = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+    uint end, w0, w1;
+    const uint rows = flat_begin(end, w0, w1), m = p(P_M);
+    const uint threads = grid_size(), u = grid_invocation();
     const uvec4 off = splat(g_off), on = splat(g_on);
     if (VARIANT == V_FLAT_ROWS && w0 * 16u == g_fdb) {
         // The rows whose index Aux4T holds, then the few past its last whole texel.
@@ -335,13 +297,7 @@ void flat_main()
         flat_rows_lanes(0u, rows4, true, w0, w1, u, threads, off, on);
         flat_rows_lanes(rows4, rows, false, w0, w1, u, threads, off, on);
     } else if (VARIANT == V_FLAT_ROWS) flat_rows(rows, w0, w1, u, threads, off, on);
-    else if (g_fm != 0u && g_fm < 16u / ESIZE) flat_short(w0, w1, u, threads, off); // m 0 would never end its row loop
-    else flat_chunks(w0, w1, u, threads, off, on);
-    // The partial chunks: one at each end where the piece does not start or end on a
-    // chunk boundary (one chunk when both ends fall in it), done by the first invocation.
-    if (u != 0u || end == g_fdb) return;
-    const uint emask = ESIZE >= 4u ? 0xffffffffu : (1u << (ESIZE * 8u)) - 1u;
-    const uint first = g_fdb >> 4u, last = (end - 1u) >> 4u, w1_all = end >> 4u;
-    if (first < w0 || first >= w1_all) flat_edge(first, end, emask);
-    if (last != first && last >= w1_all) flat_edge(last, end, emask);
+    else if (m < 16u / ESIZE) flat_lanes(w0, w1, u, threads, end);
+    else flat_two_rows(w0, w1, u, threads, off, on);
+    flat_ends(u, w0, end);
 }
