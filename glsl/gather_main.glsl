@@ -362,9 +362,13 @@ void main()
     load_globals();
     load_op();
 #ifdef DM_FLAT_MAIN
-    if (FAST && (VARIANT == V_FLAT || VARIANT == V_FLAT_ROWS)) {
-        DM_FLAT_MAIN();
-        return;
+    // Nested, so that spirv-opt drops the flat walk from the general path's modules: a
+    // condition that involves a specialisation constant is not folded.
+    if (FAST) {
+        if (VARIANT == V_FLAT || VARIANT == V_FLAT_ROWS) {
+            DM_FLAT_MAIN();
+            return;
+        }
     }
 #endif
     // The loop walks units: runs of RUN consecutive units of a row (per_row units per
