@@ -27,11 +27,13 @@ uint decode_index(uint lo, uint hi, uint n)
 uint read_index(uint a, uint n) { return decode_index(aux_word(a), aux_high(a), n); }
 
 uvec2 g_on, g_off; // the two values, read once per invocation
+uvec4 g_off4;        // a chunk of OffValue
 
 void load_op()
 {
     g_off = load_src(pc.rem_src);
     g_on = load_aux2(pc.rem_aux2);
+    g_off4 = splat(g_off);
 }
 
 uint row_index(uint ia)
@@ -133,7 +135,7 @@ bool flat_elem(uint r, uint j, out uvec2 x)
 bool flat_chunk(uint r, uint j, out uvec4 v)
 {
     const int n = int(16u / ESIZE);
-    v = splat(g_off);
+    v = g_off4;
     // Row r starts at element s of the chunk (negative: before it).
     for (int s = -int(j); s < n; r++, s += int(g_fm)) {
         const uint k = flat_hot(r);
@@ -142,6 +144,7 @@ bool flat_chunk(uint r, uint j, out uvec4 v)
     }
     return true;
 }
+const bool FLAT_WHOLE = true;
 #define DM_FLAT_ELEMS
 
 void flat_main();
