@@ -260,8 +260,8 @@ bool flat_elem(uint r, uint j, out uvec2 x)
 
 // The chunk whose first element is element j of row r, element by element; false when
 // the piece does not write one of them (a source in another window): the chunk then
-// goes through flat_edge.
-bool flat_chunk(uint r, uint j, out uvec4 v)
+// goes through flat_edge. vec is ONE_HOT's (its index from a 16-byte texel).
+bool flat_chunk(uint r, uint j, bool vec, out uvec4 v)
 {
     v = uvec4(0u);
     bool all = true;
@@ -308,8 +308,8 @@ uint flat_begin(out uint end, out uint w0, out uint w1)
 // l taking chunks l, l + LANES, ... (neighbouring stores, as the fast path's lanes). The
 // first chunk's row and column cost one division per run; the next is LANES * 16 / ESIZE
 // elements on, dq rows and dr columns. The chunks flat_chunk refuses go element by
-// element after the run.
-void flat_lanes(uint w0, uint w1, uint u, uint threads, uint end)
+// element after the run. vec is passed on to flat_chunk: the callers pass constants.
+void flat_lanes(uint w0, uint w1, uint u, uint threads, uint end, bool vec)
 {
     const uint lane = u % LANES, span = LANES * (16u / ESIZE), dq = span / g_fm, dr = span - dq * g_fm;
     u /= LANES;
@@ -321,7 +321,7 @@ void flat_lanes(uint w0, uint w1, uint u, uint threads, uint end)
         uint r = f0 / g_fm, j = f0 - r * g_fm, slow = 0u, t = 0u;
         for (uint c = c0; c < c1; c += LANES, t++) {
             uvec4 v;
-            const bool whole = flat_chunk(r, j, v);
+            const bool whole = flat_chunk(r, j, vec, v);
             if (FLAT_WHOLE || whole) dst4[c] = v;
             else slow |= 1u << t;
             j += dr;
@@ -357,7 +357,7 @@ void flat_elems_main()
     uint end, w0, w1;
     flat_begin(end, w0, w1);
     const uint u = grid_invocation();
-    flat_lanes(w0, w1, u, grid_size(), end);
+    flat_lanes(w0, w1, u, grid_size(), end, false);
     flat_ends(u, w0, end);
 }
 #define DM_FLAT_MAIN flat_elems_main

@@ -132,13 +132,15 @@ bool flat_elem(uint r, uint j, out uvec2 x)
 // A chunk of rows shorter than itself (m < 16 / ESIZE: it meets up to 16 / (m * ESIZE) + 1
 // rows) from element j of row r: OffValue with the OnValue of every row that starts
 // before its end. Every row met lies inside the piece, since the chunk is whole inside it.
-bool flat_chunk(uint r, uint j, out uvec4 v)
+// vec: each index from the 16-byte texel that holds it (the caller has checked that every
+// row met lies below flat_rows4).
+bool flat_chunk(uint r, uint j, bool vec, out uvec4 v)
 {
     const int n = int(16u / ESIZE);
     v = g_off4;
     // Row r starts at element s of the chunk (negative: before it).
     for (int s = -int(j); s < n; r++, s += int(g_fm)) {
-        const uint k = flat_hot(r);
+        const uint k = flat_hot_from(r, vec);
         const int e = s + int(min(k, g_fm));
         if (k < g_fm && e >= 0 && e < n) v = with_element(v, uint(e), g_on);
     }
@@ -300,7 +302,14 @@ void flat_main()
         flat_rows_lanes(0u, rows4, true, w0, w1, u, threads, off, on);
         flat_rows_lanes(rows4, rows, false, w0, w1, u, threads, off, on);
     } else if (VARIANT == V_FLAT_ROWS) flat_rows(rows, w0, w1, u, threads, off, on);
-    else if (m < 16u / ESIZE) flat_lanes(w0, w1, u, threads, end);
+    else if (m < 16u / ESIZE) {
+        // Chunks [w0, wv) meet only rows whose index Aux4T holds (the rows before rows4
+        // end at byte g_fdb + rows4 * m * ESIZE): one 16-byte texel per row where an R32
+        // texel per row made a hardware gather (UINT8 depth 2 reads 9 rows a chunk).
+        const uint wv = clamp((g_fdb + flat_rows4(rows) * m * ESIZE) >> 4u, w0, w1);
+        flat_lanes(w0, wv, u, threads, end, true);
+        flat_lanes(wv, w1, u, threads, end, false);
+    }
     else flat_two_rows(w0, w1, u, threads, off, on);
     flat_ends(u, w0, end);
 }
