@@ -83,7 +83,7 @@ DEPS_ORDER   := $(if $(DEPS_PROFILE),deps-check)
 DEPS_ENV = CC="$(CC)" CXX="$(CXX)" PKG_CONFIG="$(PKG_CONFIG)" GLSLANG="$(GLSLANG)" SPIRV_VAL="$(SPIRV_VAL)" SPIRV_OPT="$(SPIRV_OPT)" \
     VOLK_SRC="$(VOLK_SRC)"
 
-.PHONY: all lib cli deps deps-check test test-asan test-tsan test-big test-valgrind fuzz demo bench bench-docs install uninstall clean lint help
+.PHONY: all lib cli deps deps-check test test-asan test-tsan test-big test-valgrind fuzz demo bench bench-docs gpu-bundle install uninstall clean lint help
 all: lib cli
 lib: $(LIB) $(SO)
 cli: $(CLI)
@@ -98,6 +98,7 @@ help:
 	@echo "make test-valgrind  the CPU tests under valgrind"
 	@echo "make bench      the benchmark suite (and numpy, when installed); writes $(B)/bench/"
 	@echo "make bench-docs the same, refreshing docs/performance.md and docs/bench/ (BENCH_ARGS=--backend vulkan ...)"
+	@echo "make gpu-bundle the binaries a lent GPU machine runs with bench/gpu_run.sh (docs/performance.md)"
 	@echo "make install    headers, static and shared library, dmlops.pc, CMake package, dmlops tool, man page"
 	@echo "                (PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) DESTDIR=...); make uninstall with the same variables"
 	@echo "make deps       check for the tools and libraries; install them as root on Debian, else print the apt-get line"
@@ -281,6 +282,15 @@ bench: $(CLI)
 
 bench-docs: $(CLI)
 	DMLOPS_BENCH_TARGET='make bench-docs$(if $(BENCH_ARGS), BENCH_ARGS="$(BENCH_ARGS)")' $(CLI) bench $(BENCH_PEER) --report docs $(BENCH_ARGS)
+
+# What a GPU machine lent by the device tool runs (bench/gpu_run.sh): it has no toolchain
+# for this project, so the tool, the Vulkan suites and the tool's libcjson go from here.
+GPU_BUNDLE_TESTS := test_vulkan test_targeted test_random big_tensors
+gpu-bundle: $(CLI) $(GPU_BUNDLE_TESTS:%=$(B)/test/%)
+	@rm -rf .gpu && mkdir -p .gpu
+	cp $(CLI) $(GPU_BUNDLE_TESTS:%=$(B)/test/%) .gpu/
+	cp -L $$(ldd $(CLI) | awk '/libcjson/ {print $$3}') .gpu/
+	@echo "carry .gpu and .gl, run: sh bench/gpu_run.sh [tests|bench|all] (docs/performance.md)"
 
 # ---- install ----------------------------------------------------------------------------
 # The pkg-config and CMake files are generated for the install-time PREFIX and LIBDIR.

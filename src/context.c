@@ -15,32 +15,48 @@ double dm_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int dm_env_texel(void)
+/* The value of variable name when it is a decimal number in [lo, hi]; else fallback. */
+static uint64_t dm_env_number(const char *name, uint64_t lo, uint64_t hi, uint64_t fallback)
 {
-    const char *env = getenv("DMLOPS_VK_TEXEL");
-    if (env && !strcmp(env, "0")) return 0;
-    if (env && !strcmp(env, "1")) return 1;
-    return -1;
-}
-
-int dm_env_cpu_tuning(void)
-{
-    const char *env = getenv("DMLOPS_VK_TUNING");
-    if (env && !strcasecmp(env, "gpu")) return 0;
-    if (env && !strcasecmp(env, "cpu")) return 1;
-    return -1;
-}
-
-uint32_t dm_env_lanes(void)
-{
-    const char *env = getenv("DMLOPS_VK_LANES");
-    if (!env) return 0;
-    for (uint32_t n = 1; n <= 64; n *= 2) {
-        char s[4];
-        snprintf(s, sizeof s, "%u", n);
-        if (!strcmp(env, s)) return n;
+    const char *env = getenv(name);
+    if (!env || !*env || strlen(env) > 19) return fallback; /* 19 digits fit 64 bits */
+    uint64_t v = 0;
+    for (const char *c = env; *c; c++) {
+        if (*c < '0' || *c > '9') return fallback;
+        v = v * 10 + (uint64_t)(*c - '0');
     }
-    return 0;
+    return v >= lo && v <= hi ? v : fallback;
+}
+
+static bool dm_pow2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+void dm_env_vk_tuning(dm_vk_params *p)
+{
+    const char *texel = getenv("DMLOPS_VK_TEXEL"), *tuning = getenv("DMLOPS_VK_TUNING");
+    p->texel = texel && !strcmp(texel, "0") ? 0 : texel && !strcmp(texel, "1") ? 1 : -1;
+    p->cpu_tuning = tuning && !strcasecmp(tuning, "gpu") ? 0 : tuning && !strcasecmp(tuning, "cpu") ? 1 : -1;
+    const uint64_t lanes = dm_env_number("DMLOPS_VK_LANES", 1, 64, 0);
+    p->lanes = dm_pow2(lanes) ? (uint32_t)lanes : 0;
+    p->grid_cap = (uint32_t)dm_env_number("DMLOPS_VK_GRID", 1, 1u << 20, 0);
+    const uint64_t wg = dm_env_number("DMLOPS_VK_WORKGROUP", 1, 1024, 0);
+    p->workgroup = dm_pow2(wg) ? (uint32_t)wg : 0;
+    p->copy_min_bytes = (int64_t)dm_env_number("DMLOPS_VK_COPY_MIN", 0, 1ull << 40, UINT64_MAX >> 1);
+    if (p->copy_min_bytes == (int64_t)(UINT64_MAX >> 1)) p->copy_min_bytes = -1;
+}
+
+void dm_vk_tuning_note(const dm_vk_params *p, char *buf, size_t size)
+{
+    char t[200] = "";
+    size_t n = 0;
+#define DM_NOTE_ADD(...) n += (size_t)snprintf(t + n, n < sizeof t ? sizeof t - n : 0, __VA_ARGS__)
+    if (p->cpu_tuning >= 0) DM_NOTE_ADD(", %s device class", p->cpu_tuning ? "CPU" : "GPU");
+    if (p->texel >= 0) DM_NOTE_ADD(", texel loads %s", p->texel ? "on" : "off");
+    if (p->lanes) DM_NOTE_ADD(", lanes %u", p->lanes);
+    if (p->grid_cap) DM_NOTE_ADD(", grid %u workgroups", p->grid_cap);
+    if (p->workgroup) DM_NOTE_ADD(", workgroup %u", p->workgroup);
+    if (p->copy_min_bytes >= 0) DM_NOTE_ADD(", copy regions from %lld bytes", (long long)p->copy_min_bytes);
+#undef DM_NOTE_ADD
+    snprintf(buf, size, "%s%s", n ? "; tuning from the environment: " : "", n ? t + 2 : "");
 }
 
 static dmlops_status dm_backend_from_env(dmlops_backend *backend)
@@ -76,7 +92,7 @@ static void dm_note_choice(dmlops_context *ctx, const char *why)
     dmlops_context_info info;
     memset(&info, 0, sizeof info);
     ctx->vt->context_info(ctx, &info);
-    snprintf(ctx->note, sizeof ctx->note, "Vulkan on [%u] %.120s (%s): %.300s", info.device.index, info.device.name,
+    snprintf(ctx->note, sizeof ctx->note, "Vulkan on [%u] %.120s (%s): %.340s", info.device.index, info.device.name,
              dm_device_type_name(info.device.type), why);
 }
 
@@ -108,10 +124,8 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
         .max_binding_range = options->max_binding_range,
         .max_workgroup_count = options->max_workgroup_count,
         .max_allocation_size = options->max_allocation_size,
-        .texel = dm_env_texel(),
-        .cpu_tuning = dm_env_cpu_tuning(),
-        .lanes = dm_env_lanes(),
     };
+    dm_env_vk_tuning(&params);
     /* AUTO never picks a software Vulkan device: on a machine without a GPU the CPU
      * backend is faster than lavapipe or SwiftShader (docs/performance.md). */
     params.hardware_only = backend == DMLOPS_BACKEND_AUTO && !params.device;
@@ -150,6 +164,10 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
                      : from_env                     ? "asked for (DMLOPS_BACKEND=vulkan)"
                                                     : "asked for (dmlops_context_desc.backend = DMLOPS_BACKEND_VULKAN)");
             backend = DMLOPS_BACKEND_VULKAN;
+        }
+        if (backend == DMLOPS_BACKEND_VULKAN) {
+            const size_t used = strlen(why);
+            dm_vk_tuning_note(&params, why + used, sizeof why - used);
         }
     }
     if (st == DMLOPS_SUCCESS && backend == DMLOPS_BACKEND_CPU) {

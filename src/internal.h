@@ -136,23 +136,29 @@ typedef struct dm_vk_params {
     uint64_t max_binding_range;
     uint32_t max_workgroup_count;
     uint64_t max_allocation_size;
+    /* Tuning from the environment (dm_env_vk_tuning); each 0 or -1 leaves it to the
+     * device class (src/vk/vk_properties.c). */
     int texel;                        /* DMLOPS_VK_TEXEL: -1 by device class, 0 off, 1 on */
     int cpu_tuning;                   /* DMLOPS_VK_TUNING: -1 by device type, 0 GPU, 1 CPU */
-    uint32_t lanes;                   /* DMLOPS_VK_LANES: 0 by device class, else a power of two */
+    uint32_t lanes;                   /* DMLOPS_VK_LANES: 0, else a power of two up to 64 */
+    uint32_t grid_cap;                /* DMLOPS_VK_GRID: 0, else workgroups per dispatch */
+    uint32_t workgroup;               /* DMLOPS_VK_WORKGROUP: 0, else a power of two up to 1024 */
+    int64_t copy_min_bytes;           /* DMLOPS_VK_COPY_MIN: -1, else the copy-region threshold */
 } dm_vk_params;
 dmlops_status dm_vk_context_init(dmlops_context *ctx, const dm_vk_params *params);
-/* DMLOPS_VK_TEXEL: "0" or "1" force the kernels' texel path off or on; anything else,
- * or unset, leaves it to the device class (-1). */
-int dm_env_texel(void);
-/* DMLOPS_VK_TUNING: "gpu" or "cpu" tune the Vulkan backend (kernel grid, run length,
- * copy-region threshold, texel default) for that device class whatever the device's
- * type, so that one device can run both classes' kernels (the tests do); anything
- * else, or unset, leaves it to the device type (-1). */
-int dm_env_cpu_tuning(void);
-/* DMLOPS_VK_LANES: a power of two from 1 to 64 sets how many consecutive invocations of
- * the kernels share a run of a row (dm_vk_limits.lanes, for tests and measurements); 0
- * when unset or anything else: by device class. */
-uint32_t dm_env_lanes(void);
+/* Reads the Vulkan tuning variables into p (docs/api.md, "Environment"): DMLOPS_VK_TEXEL
+ * "0" / "1" forces the kernels' texel path off or on; DMLOPS_VK_TUNING "gpu" / "cpu"
+ * tunes for that device class whatever the device's type, so that one device can run
+ * both classes' kernels (the tests do); DMLOPS_VK_LANES (1 to 64), DMLOPS_VK_GRID (1 to
+ * 2^20 workgroups), DMLOPS_VK_WORKGROUP (1 to 1024 invocations, a power of two; above
+ * the device's maxComputeWorkGroupInvocations it is ignored) and DMLOPS_VK_COPY_MIN
+ * (0 to 2^40 bytes: the shortest contiguous run that becomes a copy region) set those
+ * values, for measurements and tuning without a rebuild. Anything else, or unset,
+ * leaves the device class's default. */
+void dm_env_vk_tuning(dm_vk_params *p);
+/* What p sets from the environment, as "; tuning from the environment: ..." for the
+ * context's note, or "" when nothing. */
+void dm_vk_tuning_note(const dm_vk_params *p, char *buf, size_t size);
 dmlops_status dm_vk_enumerate(dmlops_device_info *infos, uint32_t *count);
 
 /* Monotonic seconds. */

@@ -272,6 +272,45 @@ TEST(slice_with_long_rows_uses_copy_regions)
     vkt_done(vk);
 }
 
+/* DMLOPS_VK_COPY_MIN moves the copy-region threshold either way on any device, invalid
+ * tuning values are ignored, and the context's note says what the environment set. */
+TEST(environment_tunes_the_vulkan_backend)
+{
+    static const struct {
+        const char *copy_min, *grid, *workgroup;
+        dmlops_path path; /* of a slice with 16000-byte runs */
+        const char *note; /* in the context's note, or NULL for no tuning clause */
+    } runs[] = {
+        {"0", "3", "64", DMLOPS_PATH_COPY_REGIONS, "tuning from the environment: grid 3 workgroups, workgroup 64, copy regions from 0 bytes"},
+        {"1099511627776", NULL, "1", DMLOPS_PATH_KERNEL, "workgroup 1, copy regions from 1099511627776 bytes"},
+        {"1099511627777", "0", "100", DMLOPS_PATH_COPY_REGIONS, NULL}, /* each out of range or not a power of two */
+        {"-5", "1048577", "2048", DMLOPS_PATH_COPY_REGIONS, NULL},
+        {"12x", "three", "", DMLOPS_PATH_COPY_REGIONS, NULL},
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        dmt_env copy_min, grid, workgroup;
+        dmt_env_set(&copy_min, "DMLOPS_VK_COPY_MIN", runs[i].copy_min);
+        dmt_env_set(&grid, "DMLOPS_VK_GRID", runs[i].grid);
+        dmt_env_set(&workgroup, "DMLOPS_VK_WORKGROUP", runs[i].workgroup);
+        dmlops_context *vk = vkt_context(0, 0, 0);
+        dmt_env_restore(&workgroup);
+        dmt_env_restore(&grid);
+        dmt_env_restore(&copy_min);
+        if (!vk) return;
+        dmlops_context_info ci;
+        if (CHECK_OK(dmlops_context_get_info(vk, &ci))) {
+            if (runs[i].note) CHECK(strstr(ci.note, runs[i].note) != NULL, "run %zu: note \"%s\"", i, ci.note);
+            else CHECK(strstr(ci.note, "tuning from the environment") == NULL, "run %zu: note \"%s\"", i, ci.note);
+        }
+        gcase c;
+        dmlops_operator_info info;
+        slice_rows(&c, DML_TENSOR_DATA_TYPE_FLOAT32, 8, 4096, 4000);
+        if (vkt_same_as_cpu(vk, &c.desc, 1, c.sizes, 70 + i, &info, NULL, NULL))
+            CHECK(info.last_path == runs[i].path, "run %zu: ran %s", i, dmlops_path_name(info.last_path));
+        vkt_done(vk);
+    }
+}
+
 /* ---- device choice ---- */
 
 TEST(named_device_that_does_not_exist_lists_the_available_ones)
@@ -942,13 +981,18 @@ TEST(fast_paths_match_cpu_across_pieces)
      * source windows cut); one workgroup; 256-byte allocations; 200-byte windows again
      * with the other device class's tuning (DMLOPS_VK_TUNING), whose runs are one chunk
      * long on CPU devices: a piece that starts inside a row starts its rows at another
-     * phase of 16 bytes than 0, and a run count that missed that would drop a chunk. */
+     * phase of 16 bytes than 0, and a run count that missed that would drop a chunk.
+     * Then grids and workgroups from the environment: 3 groups of 64, and one invocation
+     * alone (lanes fall to 1) with the other class's runs. */
     static const struct {
         uint64_t max_range;
         uint32_t max_groups;
         uint64_t max_alloc;
         bool other_tuning;
-    } setups[] = {{0, 0, 0, false}, {200, 0, 0, false}, {0, 1, 0, false}, {0, 0, 256, false}, {200, 0, 0, true}};
+        const char *grid, *workgroup; /* DMLOPS_VK_GRID, DMLOPS_VK_WORKGROUP */
+    } setups[] = {{0, 0, 0, false, NULL, NULL},   {200, 0, 0, false, NULL, NULL}, {0, 1, 0, false, NULL, NULL},
+                  {0, 0, 256, false, NULL, NULL}, {200, 0, 0, true, NULL, NULL},  {0, 0, 0, false, "3", "64"},
+                  {0, 0, 0, true, "1", "1"}};
     dmlops_context *probe = vkt_context(0, 0, 0);
     dmlops_context_info here;
     if (!probe || !CHECK_OK(dmlops_context_get_info(probe, &here))) {
@@ -961,10 +1005,14 @@ TEST(fast_paths_match_cpu_across_pieces)
                                                  DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT64};
     static const uint32_t cols[] = {1, 7, 37, 48, 100, 301};
     for (size_t s = 0; s < sizeof setups / sizeof setups[0]; s++) {
-        dmt_env tuning;
+        dmt_env tuning, grid, workgroup;
         dmt_env_set(&tuning, "DMLOPS_VK_TUNING", setups[s].other_tuning ? other : NULL);
+        dmt_env_set(&grid, "DMLOPS_VK_GRID", setups[s].grid);
+        dmt_env_set(&workgroup, "DMLOPS_VK_WORKGROUP", setups[s].workgroup);
         dmlops_context *vk = vkt_context_alloc(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, setups[s].max_range,
                                                setups[s].max_groups, setups[s].max_alloc);
+        dmt_env_restore(&workgroup);
+        dmt_env_restore(&grid);
         dmt_env_restore(&tuning);
         if (!vk) return;
         for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)

@@ -39,10 +39,8 @@ dmlops_status dmlops_context_create_vulkan(const dmlops_vulkan_context_desc *des
     dmlops_status st = dm_vk_device_adopt(&vk->dev, gipa, desc->instance, desc->physical_device, desc->device,
                                           desc->queue, desc->queue_family_index, fn);
     dm_vk_params params = {.pipeline_cache_path = desc->pipeline_cache_path ? desc->pipeline_cache_path
-                                                                             : getenv("DMLOPS_PIPELINE_CACHE"),
-                             .texel = dm_env_texel(),
-                             .cpu_tuning = dm_env_cpu_tuning(),
-                             .lanes = dm_env_lanes()};
+                                                                             : getenv("DMLOPS_PIPELINE_CACHE")};
+    dm_env_vk_tuning(&params);
     if (st == DMLOPS_SUCCESS) st = dm_vk_context_setup(ctx, vk, &params);
     if (st != DMLOPS_SUCCESS) {
         dm_vk_context_teardown(vk); /* owns neither device nor instance: frees ours only */

@@ -155,9 +155,11 @@ void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *param
      * here: no GPU was available). */
     const bool cpu = params->cpu_tuning < 0 ? info->type == DMLOPS_DEVICE_TYPE_CPU : params->cpu_tuning > 0;
     lim->cpu_tuning = cpu;
-    lim->grid_cap = cpu ? 128 : 8192;
+    lim->grid_cap = params->grid_cap ? params->grid_cap : cpu ? 128 : 8192;
     lim->run = cpu ? 32 : 1;
-    lim->workgroup = cpu ? 32 : DM_VK_WORKGROUP;
+    lim->workgroup = params->workgroup && params->workgroup <= info->max_compute_work_group_invocations
+                         ? params->workgroup
+                         : cpu ? 32 : DM_VK_WORKGROUP;
     /* A CPU device runs a workgroup as batches of subgroupSize consecutive invocations in
      * lock-step (lavapipe: 8 lanes of AVX2), each lane loading and storing on its own.
      * When a batch's lanes take neighbouring chunks of one run (lane l chunks l, l + 8,
@@ -176,7 +178,7 @@ void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *param
     lim->seg_size = dm_max_u64(lim->seg_size & ~255ull, 256);
     /* Below this run length a kernel beats vkCmdCopyBuffer regions (docs/performance.md):
      * on lavapipe regions of 8 bytes already win; GPUs run kernels near copy speed. */
-    lim->copy_min_bytes = cpu ? 64 : 4096;
+    lim->copy_min_bytes = params->copy_min_bytes >= 0 ? (uint64_t)params->copy_min_bytes : cpu ? 64 : 4096;
 }
 
 void dm_vk_texel_init(const dm_vk_itable *vki, VkPhysicalDevice phys, int want, dm_vk_limits *lim)
