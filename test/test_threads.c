@@ -7,6 +7,7 @@
  * interleave in one worker pool. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "op_descs.h"
 
@@ -123,4 +124,65 @@ TEST(threads_share_a_threaded_cpu_context)
     dmlops_context_info info;
     if (CHECK_OK(dmlops_context_get_info(ctx, &info))) CHECK(info.cpu_threads == 4, "cpu_threads %u", info.cpu_threads);
     dmlops_context_destroy(ctx);
+}
+
+/* One caller on a two-thread pool (the polling waits of cpu_pool.c run only where the
+ * pool has no more threads than the machine has CPUs, so this is the CPU test that
+ * reaches them on CI's two cores). Each round runs the operator on one input and at once
+ * on a second into the same output, after a gap of 0, 30 or 300 us (the worker still
+ * polling, polling or just asleep, asleep), then reads and checks the output. The 2 MiB
+ * operator splits into four chunks of a few microseconds each, so a caller that returned
+ * before the worker's chunk of the second execution was done reads the first one's. */
+TEST(a_caller_meets_polling_and_sleeping_workers)
+{
+    enum { N = 128, M = 4096, ROUNDS_ = 40 };
+    dmlops_context_desc cd = {.backend = DMLOPS_BACKEND_CPU};
+    dmlops_context_options o = {.cpu_threads = 2, .cpu_chunk_bytes = 1u << 20};
+    dmlops_context *ctx = NULL;
+    REQUIRE_OK(dmlops_context_create_with_options(&cd, &o, &ctx));
+    const uint32_t sizes[2] = {N, M};
+    dmt_reverse d;
+    dmt_reverse_init(&d, DML_TENSOR_DATA_TYPE_INT32, 2, sizes, 1, DML_TENSOR_DATA_TYPE_UINT32, NULL);
+    const uint64_t bytes = (uint64_t)N * M * 4;
+    int32_t *x = malloc(bytes), *y = malloc(bytes);
+    uint32_t len[N];
+    dmlops_operator *op = NULL;
+    dmlops_buffer *bx[2] = {NULL, NULL}, *bl = NULL, *by = NULL;
+    if (!CHECK(x && y, "out of memory") || !CHECK_OK(dmlops_operator_create(ctx, &d.desc, &op)) ||
+        !CHECK_OK(dmlops_buffer_create(ctx, bytes, &bx[0])) || !CHECK_OK(dmlops_buffer_create(ctx, bytes, &bx[1])) ||
+        !CHECK_OK(dmlops_buffer_create(ctx, sizeof len, &bl)) || !CHECK_OK(dmlops_buffer_create(ctx, bytes, &by)))
+        goto done;
+    for (int r = 0; r < N; r++) len[r] = (uint32_t)(M - r % 5);
+    if (!CHECK_OK(dmlops_buffer_write(bl, 0, len, sizeof len))) goto done;
+    dmlops_binding in[2][2] = {{{bx[0], 0, bytes}, {bl, 0, sizeof len}}, {{bx[1], 0, bytes}, {bl, 0, sizeof len}}};
+    dmlops_binding out = {by, 0, bytes};
+    for (int round = 0; round < ROUNDS_; round++) {
+        for (int k = 0; k < 2; k++) {
+            for (int i = 0; i < N * M; i++) x[i] = (round * 2 + k) * 1000000 + i;
+            if (!CHECK_OK(dmlops_buffer_write(bx[k], 0, x, bytes))) goto done;
+        }
+        const long gap_ns = round % 3 == 0 ? 0 : round % 3 == 1 ? 30000 : 300000;
+        if (gap_ns) nanosleep(&(struct timespec){0, gap_ns}, NULL);
+        if (!CHECK_OK(dmlops_operator_execute(op, 2, in[0], 1, &out)) ||
+            !CHECK_OK(dmlops_operator_execute(op, 2, in[1], 1, &out)) || !CHECK_OK(dmlops_buffer_read(by, 0, y, bytes)))
+            break;
+        int bad = -1; /* x holds the second input */
+        for (int r = 0; r < N && bad < 0; r++)
+            for (int i = 0; i < M; i++) {
+                int L = (int)len[r], s = i < L ? L - 1 - i : i;
+                if (y[r * M + i] != x[r * M + s]) {
+                    bad = r * M + i;
+                    break;
+                }
+            }
+        if (!CHECK(bad < 0, "round %d (gap %ld ns): element %d is %d", round, gap_ns, bad, bad < 0 ? 0 : y[bad])) break;
+    }
+done:
+    for (int k = 0; k < 2; k++) dmlops_buffer_destroy(bx[k]);
+    dmlops_buffer_destroy(bl);
+    dmlops_buffer_destroy(by);
+    dmlops_operator_destroy(op);
+    dmlops_context_destroy(ctx);
+    free(x);
+    free(y);
 }

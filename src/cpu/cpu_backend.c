@@ -222,9 +222,10 @@ dmlops_status dm_cpu_context_init(dmlops_context *ctx, const dm_cpu_params *para
     if (threads > DM_CPU_MAX_THREADS)
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_context_options.cpu_threads = %u exceeds %u", threads,
                        DM_CPU_MAX_THREADS);
-    if (!threads) threads = dm_cpu_count();
+    const uint32_t cpus = dm_cpu_count();
+    if (!threads) threads = cpus;
     dm_cpu_ctx *c = dm_calloc(1, sizeof *c);
-    if (c) c->pool = dm_pool_create(threads);
+    if (c) c->pool = dm_pool_create(threads, cpus);
     if (!c || !c->pool) {
         free(c);
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_context_create: out of host memory");

@@ -1,19 +1,35 @@
 /* The CPU backend's worker pool (see cpu_pool.h). All job state lives under one mutex:
  * chunks are coarse (tens to hundreds of kilobytes each), so handing them out under a
  * lock costs nothing measurable, and it makes job lifetimes trivial: a job is only
- * reachable from the queue, and leaves it before its caller can return. */
+ * reachable from the queue, and leaves it before its caller can return.
+ *
+ * Waiting spins for a while before it sleeps. A thread asleep on a condition variable
+ * takes 10-30 microseconds to wake on a virtual machine (an interrupt to a halted
+ * virtual CPU), longer than a 1 MiB operator takes on one core; with sleeping only, a
+ * worker joined late, held its caller up, and a 1 MiB SLICE1 took 20-30 us on two
+ * threads against 10 us on one (docs/performance.md, "CPU engine"). So a worker that
+ * finds no job polls the queue for DM_POOL_SPIN_NS before it sleeps, catching the next
+ * operator of a sequence awake, and a caller whose last chunks run elsewhere polls for
+ * them before it sleeps. Neither spins when the pool has more threads than the process
+ * has CPUs: there a spinning thread takes the CPU from one that has work. */
 #include "../fault.h"
 #include "cpu_pool.h"
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <time.h>
+
+/* How long a waiting thread polls before it sleeps: a few wake-ups' worth. */
+#define DM_POOL_SPIN_NS 100000
 
 typedef struct dm_job {
     dm_pool_fn fn;
     void *arg;
-    uint32_t chunks, next, done;
+    uint32_t chunks, next;
+    atomic_uint done;     /* written under the pool's lock; its caller polls it without */
     struct dm_job *older, *newer; /* the queue of jobs with chunks not yet handed out */
 } dm_job;
 
@@ -22,6 +38,8 @@ struct dm_pool {
     pthread_cond_t work;   /* workers: a job was queued, or stop */
     pthread_cond_t done;   /* callers: a chunk of some job finished */
     dm_job *oldest, *newest;
+    atomic_uint queued;    /* jobs in the queue; written under mu, polled by spinning workers */
+    bool spin;             /* wait by polling first (threads <= CPUs) */
     uint32_t want;         /* workers to start: threads - 1 */
     uint32_t started;
     bool tried, stop;
@@ -37,17 +55,53 @@ static uint32_t dm_take(dm_pool *p, dm_job *j)
         else p->oldest = j->newer;
         if (j->newer) j->newer->older = j->older;
         else p->newest = j->older;
+        atomic_fetch_sub_explicit(&p->queued, 1, memory_order_relaxed);
     }
     return c;
+}
+
+static uint64_t dm_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static inline void dm_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Polls until *v != unequal (want_equal false) or *v == equal, for at most
+ * DM_POOL_SPIN_NS; true when the condition came. Called without the lock. */
+static bool dm_spin_until(const atomic_uint *v, unsigned target, bool want_equal)
+{
+    uint64_t start = 0;
+    for (uint32_t i = 0;; i++) {
+        unsigned x = atomic_load_explicit(v, memory_order_acquire);
+        if ((x == target) == want_equal) return true;
+        if ((i & 63) == 63) {
+            uint64_t t = dm_now_ns();
+            if (!start) start = t;
+            else if (t - start > DM_POOL_SPIN_NS) return false;
+        }
+        dm_cpu_relax();
+    }
 }
 
 /* Runs chunk c of j outside the lock; called and returns with the lock held. */
 static void dm_run_chunk(dm_pool *p, dm_job *j, uint32_t c)
 {
+    const uint32_t chunks = j->chunks; /* j may be gone once done reaches it */
     pthread_mutex_unlock(&p->mu);
     j->fn(j->arg, c);
     pthread_mutex_lock(&p->mu);
-    if (++j->done == j->chunks) pthread_cond_broadcast(&p->done);
+    if (atomic_fetch_add_explicit(&j->done, 1, memory_order_release) + 1 == chunks)
+        pthread_cond_broadcast(&p->done);
 }
 
 static void *dm_worker(void *arg)
@@ -55,6 +109,11 @@ static void *dm_worker(void *arg)
     dm_pool *p = arg;
     pthread_mutex_lock(&p->mu);
     for (;;) {
+        if (p->spin && !p->stop && !p->oldest) {
+            pthread_mutex_unlock(&p->mu);
+            dm_spin_until(&p->queued, 0, false);
+            pthread_mutex_lock(&p->mu);
+        }
         while (!p->stop && !p->oldest) pthread_cond_wait(&p->work, &p->mu);
         if (p->stop) break;
         dm_job *j = p->oldest;
@@ -64,11 +123,13 @@ static void *dm_worker(void *arg)
     return NULL;
 }
 
-dm_pool *dm_pool_create(uint32_t threads)
+dm_pool *dm_pool_create(uint32_t threads, uint32_t cpus)
 {
     dm_pool *p = dm_calloc(1, sizeof *p);
     if (!p) return NULL;
     p->want = threads > 1 ? threads - 1 : 0;
+    p->spin = threads <= cpus;
+    atomic_init(&p->queued, 0);
     if (p->want && !(p->workers = dm_calloc(p->want, sizeof *p->workers))) {
         free(p);
         return NULL;
@@ -100,6 +161,7 @@ void dm_pool_run(dm_pool *p, uint32_t chunks, dm_pool_fn fn, void *arg)
         return;
     }
     dm_job j = {.fn = fn, .arg = arg, .chunks = chunks};
+    atomic_init(&j.done, 0);
     pthread_mutex_lock(&p->mu);
     if (!p->tried) dm_start_workers(p);
     if (p->started == 0) {
@@ -111,11 +173,17 @@ void dm_pool_run(dm_pool *p, uint32_t chunks, dm_pool_fn fn, void *arg)
     if (p->newest) p->newest->newer = &j;
     else p->oldest = &j;
     p->newest = &j;
+    atomic_fetch_add_explicit(&p->queued, 1, memory_order_relaxed);
     if (chunks - 1 >= p->started) pthread_cond_broadcast(&p->work);
     else
         for (uint32_t w = 0; w < chunks - 1; w++) pthread_cond_signal(&p->work);
     while (j.next < j.chunks) dm_run_chunk(p, &j, dm_take(p, &j));
-    while (j.done < j.chunks) pthread_cond_wait(&p->done, &p->mu);
+    if (p->spin && atomic_load_explicit(&j.done, memory_order_relaxed) < chunks) {
+        pthread_mutex_unlock(&p->mu);
+        if (dm_spin_until(&j.done, chunks, true)) return; /* no worker touches j after its last increment */
+        pthread_mutex_lock(&p->mu);
+    }
+    while (atomic_load_explicit(&j.done, memory_order_relaxed) < chunks) pthread_cond_wait(&p->done, &p->mu);
     pthread_mutex_unlock(&p->mu);
 }
 
