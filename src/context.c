@@ -83,7 +83,7 @@ static const char *dm_device_type_name(dmlops_device_type t)
 }
 
 /* Says in ctx->note which backend and device the context runs on, and why. */
-static void dm_note_choice(dmlops_context *ctx, const char *why)
+void dm_note_choice(dmlops_context *ctx, const char *why)
 {
     if (ctx->backend == DMLOPS_BACKEND_CPU) {
         snprintf(ctx->note, sizeof ctx->note, "CPU backend: %s", why);

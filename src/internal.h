@@ -159,6 +159,8 @@ void dm_env_vk_tuning(dm_vk_params *p);
 /* What p sets from the environment, as "; tuning from the environment: ..." for the
  * context's note, or "" when nothing. */
 void dm_vk_tuning_note(const dm_vk_params *p, char *buf, size_t size);
+/* Fills ctx->note: the backend and device (ctx->vt and ctx->backend set), then why. */
+void dm_note_choice(dmlops_context *ctx, const char *why);
 dmlops_status dm_vk_enumerate(dmlops_device_info *infos, uint32_t *count);
 
 /* Monotonic seconds. */

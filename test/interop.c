@@ -231,6 +231,9 @@ TEST(interop_records_into_the_application_command_buffer)
     dmlops_context_info info;
     CHECK_OK(dmlops_context_get_info(ctx, &info));
     CHECK(info.backend == DMLOPS_BACKEND_VULKAN && info.device.name[0]);
+    /* The note names the device and where it came from, as for contexts of our own. */
+    CHECK(strstr(info.note, info.device.name) && strstr(info.note, "dmlops_context_create_vulkan"), "note \"%s\"",
+          info.note);
     dmt_reverse rev;
     dmt_reverse_init(&rev, DML_TENSOR_DATA_TYPE_FLOAT32, 2, sizes, 1, DML_TENSOR_DATA_TYPE_UINT32, NULL);
     REQUIRE_OK(dmlops_operator_create(ctx, &rev.desc, &op));
@@ -339,7 +342,14 @@ TEST(interop_records_copy_regions)
     float *x = in.map, *y = out.map;
     for (int i = 0; i < R * C; i++) x[i] = (float)i;
     memset(y, 0, R * K * 4);
-    REQUIRE_OK(dmlops_context_create_vulkan(&d, &ctx));
+    /* Tuning from the environment reaches interop contexts too, and their note says so. */
+    setenv("DMLOPS_VK_GRID", "7", 1);
+    const dmlops_status created = dmlops_context_create_vulkan(&d, &ctx);
+    unsetenv("DMLOPS_VK_GRID");
+    REQUIRE_OK(created);
+    dmlops_context_info cinfo;
+    if (CHECK_OK(dmlops_context_get_info(ctx, &cinfo)))
+        CHECK(strstr(cinfo.note, "; tuning from the environment: grid 7 workgroups"), "note \"%s\"", cinfo.note);
     REQUIRE_OK(dmlops_operator_create(ctx, &slice.desc, &op));
     REQUIRE_OK(dmlops_buffer_wrap_vulkan(ctx, in.buffer, 0, R * C * 4, usage, &bin));
     REQUIRE_OK(dmlops_buffer_wrap_vulkan(ctx, out.buffer, 0, R * K * 4, usage, &bout));

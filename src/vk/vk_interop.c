@@ -4,9 +4,11 @@
  * like IDMLBindingTable and IDMLCommandRecorder::RecordDispatch. It sits above the
  * backend table because a context it makes installs that table. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "vk_backend.h"
 #include "dmlops_vulkan.h" /* after volk.h (vk_functions.h) */
+
 #include "../fault.h"
 
 dmlops_status dmlops_context_create_vulkan(const dmlops_vulkan_context_desc *desc, dmlops_context **out)
@@ -49,6 +51,10 @@ dmlops_status dmlops_context_create_vulkan(const dmlops_vulkan_context_desc *des
     }
     ctx->impl = vk;
     ctx->backend = DMLOPS_BACKEND_VULKAN;
+    char why[300] = "the application's device, given to dmlops_context_create_vulkan";
+    const size_t used = strlen(why);
+    dm_vk_tuning_note(&params, why + used, sizeof why - used);
+    dm_note_choice(ctx, why);
     *out = ctx;
     return DMLOPS_SUCCESS;
 }
