@@ -30,6 +30,13 @@ static uint64_t dm_env_number(const char *name, uint64_t lo, uint64_t hi, uint64
 
 static bool dm_pow2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
+/* Whether variable name is set to something (an empty value counts as unset). */
+static bool dm_env_set(const char *name)
+{
+    const char *env = getenv(name);
+    return env && *env;
+}
+
 void dm_env_vk_tuning(dm_vk_params *p)
 {
     const char *texel = getenv("DMLOPS_VK_TEXEL"), *tuning = getenv("DMLOPS_VK_TUNING");
@@ -42,21 +49,13 @@ void dm_env_vk_tuning(dm_vk_params *p)
     p->workgroup = dm_pow2(wg) ? (uint32_t)wg : 0;
     p->copy_min_bytes = (int64_t)dm_env_number("DMLOPS_VK_COPY_MIN", 0, 1ull << 40, UINT64_MAX >> 1);
     if (p->copy_min_bytes == (int64_t)(UINT64_MAX >> 1)) p->copy_min_bytes = -1;
-}
-
-void dm_vk_tuning_note(const dm_vk_params *p, char *buf, size_t size)
-{
-    char t[200] = "";
-    size_t n = 0;
-#define DM_NOTE_ADD(...) n += (size_t)snprintf(t + n, n < sizeof t ? sizeof t - n : 0, __VA_ARGS__)
-    if (p->cpu_tuning >= 0) DM_NOTE_ADD(", %s device class", p->cpu_tuning ? "CPU" : "GPU");
-    if (p->texel >= 0) DM_NOTE_ADD(", texel loads %s", p->texel ? "on" : "off");
-    if (p->lanes) DM_NOTE_ADD(", lanes %u", p->lanes);
-    if (p->grid_cap) DM_NOTE_ADD(", grid %u workgroups", p->grid_cap);
-    if (p->workgroup) DM_NOTE_ADD(", workgroup %u", p->workgroup);
-    if (p->copy_min_bytes >= 0) DM_NOTE_ADD(", copy regions from %lld bytes", (long long)p->copy_min_bytes);
-#undef DM_NOTE_ADD
-    snprintf(buf, size, "%s%s", n ? "; tuning from the environment: " : "", n ? t + 2 : "");
+    /* Set but not understood: the note names them, so that a mistyped value is seen. */
+    p->env_rejected = (dm_env_set("DMLOPS_VK_TEXEL") && p->texel < 0 ? DM_VK_ENV_TEXEL : 0) |
+                      (dm_env_set("DMLOPS_VK_TUNING") && p->cpu_tuning < 0 ? DM_VK_ENV_TUNING : 0) |
+                      (dm_env_set("DMLOPS_VK_LANES") && !p->lanes ? DM_VK_ENV_LANES : 0) |
+                      (dm_env_set("DMLOPS_VK_GRID") && !p->grid_cap ? DM_VK_ENV_GRID : 0) |
+                      (dm_env_set("DMLOPS_VK_WORKGROUP") && !p->workgroup ? DM_VK_ENV_WORKGROUP : 0) |
+                      (dm_env_set("DMLOPS_VK_COPY_MIN") && p->copy_min_bytes < 0 ? DM_VK_ENV_COPY_MIN : 0);
 }
 
 static dmlops_status dm_backend_from_env(dmlops_backend *backend)
@@ -140,7 +139,7 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
     dmlops_context *ctx = NULL;
     DM_TRY(dm_context_alloc(level, desc->flags, &ctx));
 
-    char why[400];
+    char why[512];
     dmlops_status st = DMLOPS_SUCCESS;
     if (backend == DMLOPS_BACKEND_CPU)
         snprintf(why, sizeof why, "asked for (%s)",
@@ -165,9 +164,9 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
                                                     : "asked for (dmlops_context_desc.backend = DMLOPS_BACKEND_VULKAN)");
             backend = DMLOPS_BACKEND_VULKAN;
         }
-        if (backend == DMLOPS_BACKEND_VULKAN) {
+        if (st == DMLOPS_SUCCESS && backend == DMLOPS_BACKEND_VULKAN) {
             const size_t used = strlen(why);
-            dm_vk_tuning_note(&params, why + used, sizeof why - used);
+            dm_vk_tuning_note(ctx, &params, why + used, sizeof why - used);
         }
     }
     if (st == DMLOPS_SUCCESS && backend == DMLOPS_BACKEND_CPU) {

@@ -273,29 +273,49 @@ TEST(slice_with_long_rows_uses_copy_regions)
 }
 
 /* DMLOPS_VK_COPY_MIN moves the copy-region threshold either way on any device, invalid
- * tuning values are ignored, and the context's note says what the environment set. */
+ * tuning values are ignored, and the context's note says what the environment set, what
+ * the device could not take and which values were not understood. */
 TEST(environment_tunes_the_vulkan_backend)
 {
     static const struct {
-        const char *copy_min, *grid, *workgroup;
+        const char *copy_min, *grid, *workgroup, *lanes, *tuning, *texel;
         dmlops_path path; /* of a slice with 16000-byte runs */
         const char *note; /* in the context's note, or NULL for no tuning clause */
     } runs[] = {
-        {"0", "3", "64", DMLOPS_PATH_COPY_REGIONS, "tuning from the environment: grid 3 workgroups, workgroup 64, copy regions from 0 bytes"},
-        {"1099511627776", NULL, "1", DMLOPS_PATH_KERNEL, "workgroup 1, copy regions from 1099511627776 bytes"},
-        {"1099511627777", "0", "100", DMLOPS_PATH_COPY_REGIONS, NULL}, /* each out of range or not a power of two */
-        {"-5", "1048577", "2048", DMLOPS_PATH_COPY_REGIONS, NULL},
-        {"12x", "three", "", DMLOPS_PATH_COPY_REGIONS, NULL},
+        {"0", "3", "64", NULL, NULL, NULL, DMLOPS_PATH_COPY_REGIONS,
+         "tuning from the environment: grid 3 workgroups, workgroup 64, copy regions from 0 bytes"},
+        {"1099511627776", NULL, "1", NULL, NULL, NULL, DMLOPS_PATH_KERNEL, "workgroup 1, copy regions from 1099511627776 bytes"},
+        /* each out of range or not a power of two */
+        {"1099511627777", "0", "100", "3", NULL, NULL, DMLOPS_PATH_COPY_REGIONS,
+         "devices; ignored, not understood (docs/api.md): DMLOPS_VK_LANES=\"3\", DMLOPS_VK_GRID=\"0\", "
+         "DMLOPS_VK_WORKGROUP=\"100\", DMLOPS_VK_COPY_MIN=\"109951162777\""},
+        {"-5", "1048577", "2048", "128", NULL, NULL, DMLOPS_PATH_COPY_REGIONS, "DMLOPS_VK_WORKGROUP=\"2048\", DMLOPS_VK_COPY_MIN=\"-5\""},
+        {"12x", "three", "", "", "fast", "2", DMLOPS_PATH_COPY_REGIONS,
+         "; ignored, not understood (docs/api.md): DMLOPS_VK_TUNING=\"fast\", DMLOPS_VK_TEXEL=\"2\", "
+         "DMLOPS_VK_GRID=\"three\", DMLOPS_VK_COPY_MIN=\"12x\""},
+        {"64", "7", NULL, "5", NULL, NULL, DMLOPS_PATH_COPY_REGIONS,
+         "; tuning from the environment: grid 7 workgroups, copy regions from 64 bytes; ignored, not understood "
+         "(docs/api.md): DMLOPS_VK_LANES=\"5\""},
+        /* understood, but more lanes than the workgroup has invocations */
+        {NULL, NULL, "32", "64", NULL, NULL, DMLOPS_PATH_COPY_REGIONS,
+         "tuning from the environment: lanes 64 (not taken: above the workgroup of 32), workgroup 32"},
+        {NULL, NULL, NULL, NULL, NULL, NULL, DMLOPS_PATH_COPY_REGIONS, NULL},
     };
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
-        dmt_env copy_min, grid, workgroup;
+        dmt_env copy_min, grid, workgroup, lanes, tuning, texel;
+        dmt_env_set(&tuning, "DMLOPS_VK_TUNING", runs[i].tuning);
+        dmt_env_set(&texel, "DMLOPS_VK_TEXEL", runs[i].texel);
         dmt_env_set(&copy_min, "DMLOPS_VK_COPY_MIN", runs[i].copy_min);
         dmt_env_set(&grid, "DMLOPS_VK_GRID", runs[i].grid);
         dmt_env_set(&workgroup, "DMLOPS_VK_WORKGROUP", runs[i].workgroup);
+        dmt_env_set(&lanes, "DMLOPS_VK_LANES", runs[i].lanes);
         dmlops_context *vk = vkt_context(0, 0, 0);
+        dmt_env_restore(&lanes);
         dmt_env_restore(&workgroup);
         dmt_env_restore(&grid);
         dmt_env_restore(&copy_min);
+        dmt_env_restore(&texel);
+        dmt_env_restore(&tuning);
         if (!vk) return;
         dmlops_context_info ci;
         if (CHECK_OK(dmlops_context_get_info(vk, &ci))) {

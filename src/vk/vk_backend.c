@@ -1,6 +1,7 @@
 /* Layer 11 of the Vulkan backend: the backend table, and making and destroying the
  * contexts that use it (vk_backend.h): on a device of our own here (dm_vk_context_init,
  * for dmlops_context_create), on the application's in vk_interop.c. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,43 @@ dmlops_status dm_vk_context_setup(dmlops_context *ctx, dm_vk_ctx *vk, const dm_v
     DM_TRY(dm_vk_pipelines_init(&vk->dev, params->pipeline_cache_path, &vk->pipes));
     ctx->vt = &dm_vk_vtbl;
     return DMLOPS_SUCCESS;
+}
+
+void dm_vk_tuning_note(const dmlops_context *ctx, const dm_vk_params *p, char *buf, size_t size)
+{
+    const dm_vk_limits *lim = &dm_vk(ctx)->dev.lim;
+    char t[400] = "";
+    size_t n = 0;
+#define DM_NOTE_ADD(...) n += (size_t)snprintf(t + n, n < sizeof t ? sizeof t - n : 0, __VA_ARGS__)
+    if (p->cpu_tuning >= 0) DM_NOTE_ADD(", %s device class", p->cpu_tuning ? "CPU" : "GPU");
+    if (p->texel >= 0) DM_NOTE_ADD(", texel loads %s", p->texel ? "on" : "off");
+    if (p->texel > 0 && !lim->texel) DM_NOTE_ADD(" (not taken: the device's texel buffers cannot hold the kernels' views)");
+    if (p->lanes) DM_NOTE_ADD(", lanes %u", p->lanes);
+    if (p->lanes && lim->lanes != p->lanes) DM_NOTE_ADD(" (not taken: above the workgroup of %u)", lim->workgroup);
+    if (p->grid_cap) DM_NOTE_ADD(", grid %u workgroups", p->grid_cap);
+    if (p->workgroup) DM_NOTE_ADD(", workgroup %u", p->workgroup);
+    if (p->workgroup && lim->workgroup != p->workgroup)
+        DM_NOTE_ADD(" (not taken: the device allows %u invocations)", dm_vk(ctx)->dev.info.max_compute_work_group_invocations);
+    if (p->copy_min_bytes >= 0) DM_NOTE_ADD(", copy regions from %lld bytes", (long long)p->copy_min_bytes);
+#undef DM_NOTE_ADD
+    /* Values not understood, each cut to 12 characters so that all six fit the note. */
+    static const struct {
+        uint32_t bit;
+        const char *name;
+    } rejected[] = {
+        {DM_VK_ENV_TUNING, "DMLOPS_VK_TUNING"}, {DM_VK_ENV_TEXEL, "DMLOPS_VK_TEXEL"},
+        {DM_VK_ENV_LANES, "DMLOPS_VK_LANES"},   {DM_VK_ENV_GRID, "DMLOPS_VK_GRID"},
+        {DM_VK_ENV_WORKGROUP, "DMLOPS_VK_WORKGROUP"}, {DM_VK_ENV_COPY_MIN, "DMLOPS_VK_COPY_MIN"},
+    };
+    char r[200] = "";
+    size_t m = 0;
+    for (size_t i = 0; i < sizeof rejected / sizeof rejected[0]; i++) {
+        const char *v = getenv(rejected[i].name);
+        if ((p->env_rejected & rejected[i].bit) && v)
+            m += (size_t)snprintf(r + m, m < sizeof r ? sizeof r - m : 0, ", %s=\"%.12s\"", rejected[i].name, v);
+    }
+    snprintf(buf, size, "%s%s%s%s", n ? "; tuning from the environment: " : "", n ? t + 2 : "",
+             m ? "; ignored, not understood (docs/api.md): " : "", m ? r + 2 : "");
 }
 
 /* Every step checks what exists, so a setup that stopped half-way is undone too. */

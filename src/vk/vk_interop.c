@@ -51,9 +51,9 @@ dmlops_status dmlops_context_create_vulkan(const dmlops_vulkan_context_desc *des
     }
     ctx->impl = vk;
     ctx->backend = DMLOPS_BACKEND_VULKAN;
-    char why[300] = "the application's device, given to dmlops_context_create_vulkan";
+    char why[512] = "the application's device, given to dmlops_context_create_vulkan";
     const size_t used = strlen(why);
-    dm_vk_tuning_note(&params, why + used, sizeof why - used);
+    dm_vk_tuning_note(ctx, &params, why + used, sizeof why - used);
     dm_note_choice(ctx, why);
     *out = ctx;
     return DMLOPS_SUCCESS;
