@@ -6,7 +6,7 @@
 // of AVX2). There a branch does not skip code: both sides run with lanes masked, and each
 // storage-buffer access is a loop over the lanes. So the hot loops carry as few accesses
 // as possible (one vector load and one vector store per 16 output bytes) and everything
-// rare (row edges, partial words, window edges) runs after them, once per run of chunks.
+// rare (row edges, partial words, window edges) runs after them, once per batch of runs.
 //
 // No optional device feature is used: elements of 1, 2 and 8 bytes move as 32-bit
 // words, all index math is 32-bit, and addresses are byte offsets inside the bound

@@ -18,8 +18,8 @@
 // one vector store, and collects the chunks it cannot do whole (a row's first and last
 // chunk when the row is not 16-byte aligned, a chunk whose source straddles something)
 // in a bit mask; those then go element by element (element_chunk), the only place with
-// atomics. On lavapipe, where masked-off code still runs, that keeps the rare cases out
-// of the per-chunk cost.
+// atomics, after a batch of units (PEND). On lavapipe, where masked-off code still runs,
+// that keeps the rare cases out of the per-chunk cost, and mostly out of the per-unit one.
 
 // This invocation's index in the grid (a 2-D grid of 1-D workgroups: the host spreads
 // more than 65535 groups over y), and the grid's size in invocations.
@@ -205,10 +205,10 @@ uint fast_row(uint c0, uint lanes, uint db, uint sb, uint ab, uint row_axis, uin
 
 // A unit of the fast path: `rows` whole rows from coordinates c (short rows, per_row
 // chunks each, rows * per_row <= RUN), or run k of one row, shared by `lanes` invocations
-// of which this is lane `lane`. The chunks fast_row leaves are done afterwards, once per
-// unit, element by element: bit g * per_row + t stands for the run's chunk t on row g
-// (chunk lane + t * lanes of the run when lanes > 1; rows is then 1).
-void fast_unit(uint k, uint lane, uint lanes, uint c[ROW_DIMS], uint db, uint sb, uint ab, uint rows, uint per_row,
+// of which this is lane `lane`. Returns the chunks fast_row left, for fast_unit_slow: bit
+// g * per_row + t stands for the run's chunk t on row g (chunk lane + t * lanes of the run
+// when lanes > 1; rows is then 1).
+uint fast_unit(uint k, uint lane, uint lanes, uint c[ROW_DIMS], uint db, uint sb, uint ab, uint rows, uint per_row,
                uint m)
 {
     uint slow = 0u, rc[ROW_DIMS], rdb = db, rsb = sb, rab = ab;
@@ -217,6 +217,14 @@ void fast_unit(uint k, uint lane, uint lanes, uint c[ROW_DIMS], uint db, uint sb
         slow |= fast_row((rdb >> 4u) + k * RUN * lanes + lane, lanes, rdb, rsb, rab, axis_coord(rc), m) << (g * per_row);
         step_rows(rc, rdb, rsb, rab, 1u);
     }
+    return slow;
+}
+
+// The chunks of a unit that fast_unit left (slow), element by element.
+void fast_unit_slow(uint k, uint lane, uint lanes, uint c[ROW_DIMS], uint db, uint sb, uint ab, uint rows,
+                    uint per_row, uint m, uint slow)
+{
+    uint rc[ROW_DIMS], rdb, rsb, rab;
     while (slow != 0u) {
         const uint t = uint(findLSB(slow));
         slow &= slow - 1u;
@@ -363,6 +371,29 @@ void flat_elems_main()
 #define DM_FLAT_MAIN flat_elems_main
 #endif
 
+// Units whose leftover chunks wait for one element-by-element pass: lanes > 1 only (CPU
+// devices); on GPUs, where a branch no lane takes costs nothing, each unit's go at once.
+const uint PEND = LANES > 1u ? 8u : 1u;
+
+// Unit u's run k of its row (runs_per_row per row, G rows per unit), the row coordinates c
+// and the addresses of its first row (first: the piece's first output byte).
+void decode_unit(uint u, uint runs_per_row, uint G, uint first, out uint k, out uint c[ROW_DIMS], out uint db,
+                 out uint sb, out uint ab)
+{
+    k = u % runs_per_row;
+    uint row = u / runs_per_row * G;
+    db = first;
+    sb = pc.rem_src + p(P_SRC_BASE);
+    ab = pc.rem_aux + p(P_AUX_BASE);
+    [[unroll]] for (int d = ROW_DIMS - 1; d >= 0; d--) {
+        c[d] = row % g_size[d];
+        row /= g_size[d];
+        db += c[d] * g_dstr[d];
+        sb += c[d] * g_sstr[d];
+        ab += c[d] * g_astr[d];
+    }
+}
+
 void main()
 {
     load_globals();
@@ -417,44 +448,70 @@ void main()
     // Row coordinates of u, and the grid size as digits in the same mixed radix. Offsets
     // wrap modulo 2^32 on purpose: the host guarantees every address actually used lies
     // inside its window, so the wrapped sums are exact.
-    uint k = u % runs_per_row, row = u / runs_per_row * G;
+    uint k, db, sb, ab;
+    decode_unit(u, runs_per_row, G, first, k, c, db, sb, ab);
     uint kstep = threads % runs_per_row, rstep = threads / runs_per_row * G;
-    uint db = first, sb = pc.rem_src + p(P_SRC_BASE), ab = pc.rem_aux + p(P_AUX_BASE);
     [[unroll]] for (int d = ROW_DIMS - 1; d >= 0; d--) {
-        c[d] = row % g_size[d];
-        row /= g_size[d];
         step[d] = rstep % g_size[d];
         rstep /= g_size[d];
-        db += c[d] * g_dstr[d];
-        sb += c[d] * g_sstr[d];
-        ab += c[d] * g_astr[d];
     }
     const uint dst_step = p(P_DST_STRIDE + last);
 
-    for (;;) {
+    // On the fast path the chunks fast_unit leaves are done element by element once per
+    // batch of up to PEND units rather than after each: lavapipe runs that loop's body at
+    // least once whenever it is reached, even with no lane needing it, which cost REVERSE
+    // and SLICE1 10-15% when it ran after every unit. The lanes sharing a unit take its
+    // chunk slots rotated by one each step, so that a row's one slow chunk (REVERSE's turn
+    // lies in the same slot of every row) falls to a different lane each time, and the
+    // lanes' lists, hence the batch's passes of that loop, stay short.
+    uint pend_u[PEND], pend_slow[PEND], pend_lane[PEND];
+    for (uint it = 0u;;) {
+        uint np = 0u;
+        bool done = false;
+        for (uint b = 0u; b < PEND; b++) {
+            if (FAST) {
+                const uint rows_here = G == 1u ? 1u : min(G, rows - u * G), lr = (lane + it) & (lanes - 1u);
+                const uint slow = fast_unit(k, lr, lanes, c, db, sb, ab, rows_here, per_row, m);
+                // Written at np whatever slow is: the next unit overwrites it unless kept.
+                pend_u[np] = u;
+                pend_slow[np] = slow;
+                pend_lane[np] = lr;
+                np += slow != 0u ? 1u : 0u;
+                it++;
+            } else {
+                const uint row_axis = axis_coord(c);
+                uint k0 = k * RUN, k1 = min(k0 + RUN, per_row);
+                for (uint kk = k0; kk < k1; kk++) unit(kk, db, sb, ab, row_axis, vec_mode, dst_step, m);
+            }
+            if (units - u <= threads) {
+                done = true;
+                break;
+            }
+            u += threads;
+            // Add the step: the innermost digit k first, then the row digits with carry.
+            k += kstep;
+            uint carry = k >= runs_per_row ? 1u : 0u;
+            k -= carry * runs_per_row;
+            [[unroll]] for (int d = ROW_DIMS - 1; d >= 0; d--) {
+                uint add = step[d] + carry;
+                c[d] += add;
+                carry = c[d] >= g_size[d] ? 1u : 0u;
+                c[d] -= carry * g_size[d];
+                uint moved = add - carry * g_size[d]; // net digit change, modulo 2^32
+                db += moved * g_dstr[d];
+                sb += moved * g_sstr[d];
+                ab += moved * g_astr[d];
+            }
+        }
         if (FAST) {
-            fast_unit(k, lane, lanes, c, db, sb, ab, G == 1u ? 1u : min(G, rows - u * G), per_row, m);
-        } else {
-            const uint row_axis = axis_coord(c);
-            uint k0 = k * RUN, k1 = min(k0 + RUN, per_row);
-            for (uint kk = k0; kk < k1; kk++) unit(kk, db, sb, ab, row_axis, vec_mode, dst_step, m);
+            for (uint i = 0u; i < np; i++) {
+                const uint pu = pend_u[i];
+                uint pk, pcs[ROW_DIMS], pdb, psb, pab;
+                decode_unit(pu, runs_per_row, G, first, pk, pcs, pdb, psb, pab);
+                const uint rows_here = G == 1u ? 1u : min(G, rows - pu * G);
+                fast_unit_slow(pk, pend_lane[i], lanes, pcs, pdb, psb, pab, rows_here, per_row, m, pend_slow[i]);
+            }
         }
-
-        if (units - u <= threads) break;
-        u += threads;
-        // Add the step: the innermost digit k first, then the row digits with carry.
-        k += kstep;
-        uint carry = k >= runs_per_row ? 1u : 0u;
-        k -= carry * runs_per_row;
-        [[unroll]] for (int d = ROW_DIMS - 1; d >= 0; d--) {
-            uint add = step[d] + carry;
-            c[d] += add;
-            carry = c[d] >= g_size[d] ? 1u : 0u;
-            c[d] -= carry * g_size[d];
-            uint moved = add - carry * g_size[d]; // net digit change, modulo 2^32
-            db += moved * g_dstr[d];
-            sb += moved * g_sstr[d];
-            ab += moved * g_astr[d];
-        }
+        if (done) break;
     }
 }
