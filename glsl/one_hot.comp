@@ -281,10 +281,21 @@ void flat_rows_lanes(uint ra, uint rb, bool vec, uint w0, uint w1, uint u, uint 
     for (uint run = u; run < runs; run += threads) {
         const uint s0 = (run & ((1u << sh) - 1u)) * seg, q0 = s0 + (short_rows ? 0u : lane), q1 = min(s0 + seg, cpr);
         const uint r0 = ra + (run >> sh) * rr + (short_rows ? lane : 0u), r1 = ra + min((run >> sh) * rr + rr, rows);
-        for (uint r = r0; r < r1; r += rstep) {
-            const uint hot = flat_hot_from(r, vec), hb = hot < g_fm ? hot : NO_AXIS, cb = w0 + r * cpr;
-            const uint qn = cb < w1 ? min(q1, w1 - cb) : 0u;
-            for (uint q = q0; q < qn; q += qstep) dst4[cb + q] = two_hot(off, on, hb - q * n, NO_AXIS);
+        // Rows of one chunk (UINT8 depth 16) store without the chunk loop, which lavapipe
+        // ran as a loop per row: 0.79-0.92x the compute copy that way, 0.94-1.13x this way
+        // (16 MiB, three alternating runs). Uniform, so the branch not taken costs one
+        // masked pass per unit.
+        if (cpr == 1u) {
+            for (uint r = r0; r < r1; r += rstep) {
+                const uint hot = flat_hot_from(r, vec), cb = w0 + r;
+                if (cb < w1) dst4[cb] = two_hot(off, on, hot < g_fm ? hot : NO_AXIS, NO_AXIS);
+            }
+        } else {
+            for (uint r = r0; r < r1; r += rstep) {
+                const uint hot = flat_hot_from(r, vec), hb = hot < g_fm ? hot : NO_AXIS, cb = w0 + r * cpr;
+                const uint qn = cb < w1 ? min(q1, w1 - cb) : 0u;
+                for (uint q = q0; q < qn; q += qstep) dst4[cb + q] = two_hot(off, on, hb - q * n, NO_AXIS);
+            }
         }
         if (runs - run <= threads) break;
     }
