@@ -801,6 +801,24 @@ TEST_CTX(targeted_one_hot_whole_chunk_rows)
                      "rows of whole chunks");
 }
 
+/* Rows longer than a chunk but not a whole number of chunks: the Vulkan kernel's
+ * flat_two_rows, where a chunk holds the end of one row and the start of the next, so
+ * both rows' OnValues can fall in one 32-bit word (UINT8 depth 17: byte 16 of row r and
+ * byte 0 of row r + 1 share a word whenever the row starts off a word boundary). */
+TEST_CTX(targeted_one_hot_rows_across_chunks)
+{
+    static const one_hot_rows_shape shapes[] = {
+        {2, T_U8, T_I32, 6007, 17},
+        {2, T_U8, T_U64, 4001, 18},
+        {2, T_F16, T_I64, 5003, 9},
+        {2, T_F16, T_U32, 3001, 31},
+        {2, T_F32, T_I32, 2999, 5},
+        {2, T_F64, T_U32, 1001, 3},
+    };
+    run_one_hot_rows(ctx, "targeted_one_hot_rows_across_chunks", shapes, sizeof shapes / sizeof shapes[0], 0x2C40,
+                     "rows across chunks");
+}
+
 /* Rows shorter than 16 bytes: the Vulkan kernel's flat_short, where a chunk meets up to
  * 17 rows (UINT8 depth 1); row counts that leave a partial last chunk. */
 TEST_CTX(targeted_one_hot_short_rows)
