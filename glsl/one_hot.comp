@@ -220,7 +220,8 @@ void flat_two_rows(uint w0, uint w1, uint u, uint threads, uvec4 off, uvec4 on)
 }
 
 // FLAT_ROWS (rows a whole number of chunks long: m * ESIZE a multiple of 16) for a piece
-// that does not start on a chunk boundary (flat_rows_lanes below takes those that do):
+// that does not start on a chunk boundary (flat_rows_lanes and flat_long_rows below take
+// those that do):
 // every row spans the same chunk slots, cpr chunks starting at element j0 > 0 of the row,
 // the last of them reaching into the next row. A unit is RUN chunks of whole rows (rr rows of cpr <= RUN chunks) or of one
 // row (a segment of a longer row), each row's index read once per unit however many
@@ -265,59 +266,88 @@ void flat_rows(uint rows, uint w0, uint w1, uint u, uint threads, uvec4 off, uve
 }
 
 // FLAT_ROWS when the piece starts on a chunk boundary (j0 = 0, so no chunk reaches into
-// a second row; flat_rows above takes the others): LANES invocations share a unit, each
-// taking neighbouring chunks: of LANES * rr short rows, lane l takes rows l, l + LANES,
-// ... whole (the lanes' stores of a chunk then fall in one span of LANES rows); of a
-// segment of a long row, chunks l, l + LANES, ... With LANES 1 (GPUs) these are
-// flat_rows' units. Rows [ra, rb); a row's index is read once per row and lane, from
-// Aux4T when vec.
+// a second row; flat_rows above takes the others), rows of at most RUN / 2 chunks
+// (flat_long_rows below takes longer ones): LANES invocations share a unit of LANES * RUN
+// / cpr rows, lane l taking rows l, l + LANES, ... whole (the lanes' stores of a chunk
+// then fall in one span of LANES rows). With LANES 1 (GPUs) these are flat_rows' units.
+// Rows [ra, rb); a row's index is read once per row and lane, from Aux4T when vec.
 void flat_rows_lanes(uint ra, uint rb, bool vec, uint w0, uint w1, uint u, uint threads, uvec4 off, uvec4 on)
 {
     const uint n = 16u / ESIZE, cpr = max(g_fm / n, 1u), lane = u % LANES, rows = rb - ra;
     u /= LANES;
     threads /= LANES;
-    const bool short_rows = cpr * 2u <= RUN;
-    const uint rr = short_rows ? RUN / cpr * LANES : 1u, groups = (rows + rr - 1u) / rr;
-    const uint need = short_rows ? 1u : (cpr + RUN * LANES - 1u) / (RUN * LANES);
-    uint sh = 0u;
-    while ((1u << sh) < need && (groups << sh) < threads) sh++;
-    const uint seg = (cpr + (1u << sh) - 1u) >> sh;
-    const uint runs = groups << sh;
-    const uint rstep = short_rows ? LANES : 1u, qstep = short_rows ? 1u : LANES;
+    const uint rr = RUN / cpr * LANES, runs = (rows + rr - 1u) / rr;
     for (uint run = u; run < runs; run += threads) {
-        const uint s0 = (run & ((1u << sh) - 1u)) * seg, q0 = s0 + (short_rows ? 0u : lane), q1 = min(s0 + seg, cpr);
-        const uint r0 = ra + (run >> sh) * rr + (short_rows ? lane : 0u), r1 = ra + min((run >> sh) * rr + rr, rows);
+        const uint r0 = ra + run * rr + lane, r1 = ra + min(run * rr + rr, rows);
         // Rows of one chunk (UINT8 depth 16) store without the chunk loop, which lavapipe
         // ran as a loop per row: 0.79-0.92x the compute copy that way, 0.94-1.13x this way
         // (16 MiB, three alternating runs). Uniform, so the branch not taken costs one
         // masked pass per unit.
         if (cpr == 1u) {
-            for (uint r = r0; r < r1; r += rstep) {
+            for (uint r = r0; r < r1; r += LANES) {
                 const uint hot = flat_hot_from(r, vec), cb = w0 + r;
                 if (cb < w1) dst4[cb] = two_hot(off, on, hot < g_fm ? hot : NO_AXIS, NO_AXIS);
             }
-        } else if (short_rows) {
-            for (uint r = r0; r < r1; r += rstep) {
-                const uint hot = flat_hot_from(r, vec), hb = hot < g_fm ? hot : NO_AXIS, cb = w0 + r * cpr;
-                const uint qn = cb < w1 ? min(q1, w1 - cb) : 0u;
-                for (uint q = q0; q < qn; q += qstep) dst4[cb + q] = two_hot(off, on, hb - q * n, NO_AXIS);
-            }
         } else {
-            // Long rows: OffValue everywhere, then the one chunk with the OnValue again by
-            // the lane that owns it, so that two_hot runs once per row, not per chunk
-            // (depth 1024, 16 MiB, three alternating runs: UINT8 0.85-0.86x the compute
-            // copy -> 0.94-0.99x, FLOAT32 1.12-1.16x -> 1.26-1.29x). Short rows keep
-            // two_hot per chunk: for rows of 2-16 chunks the extra store cost more.
-            for (uint r = r0; r < r1; r += rstep) {
+            for (uint r = r0; r < r1; r += LANES) {
                 const uint hot = flat_hot_from(r, vec), hb = hot < g_fm ? hot : NO_AXIS, cb = w0 + r * cpr;
-                const uint qn = cb < w1 ? min(q1, w1 - cb) : 0u;
-                for (uint q = q0; q < qn; q += qstep) dst4[cb + q] = off;
-                const uint qh = hb / n;
-                if (qh >= q0 && qh < qn && ((qh - q0) & (qstep - 1u)) == 0u)
-                    dst4[cb + qh] = two_hot(off, on, hb - qh * n, NO_AXIS);
+                const uint qn = cb < w1 ? min(cpr, w1 - cb) : 0u;
+                for (uint q = 0u; q < qn; q++) dst4[cb + q] = two_hot(off, on, hb - q * n, NO_AXIS);
             }
         }
         if (runs - run <= threads) break;
+    }
+}
+
+// FLAT_ROWS from a chunk boundary with rows of more than RUN / 2 chunks: the rows'
+// chunks from row ra to row rb walked as one stream in units of span chunks (RUN * LANES
+// or more), lanes on neighbouring chunks. A unit stores OffValue everywhere, then each
+// row it meets (a few: cpr > RUN / 2) has its one OnValue chunk stored again by the lane
+// that stored it, so a row costs an index read and a compare, not a loop of its own and
+// not two_hot per chunk (depth 1024, six alternating runs, x the compute copy at 16 / 64
+// MiB: UINT8, rows of 64 chunks that gave each lane a loop of 8 a row, 0.85-0.86 /
+// 0.82-0.87 with two_hot per chunk -> 1.12-1.19 / 1.17-1.22; FLOAT16 0.99 / 0.99-1.08
+// -> 1.17-1.34 / 1.24-1.27; FLOAT32 1.12-1.16 -> 1.22-1.28; FLOAT64 unchanged).
+void flat_long_rows(uint ra, uint rb, bool vec, uint w0, uint w1, uint u, uint threads, uvec4 off, uvec4 on)
+{
+    const uint n = 16u / ESIZE, cpr = g_fm / n, lane = u % LANES;
+    u /= LANES;
+    threads /= LANES;
+    const uint a = w0 + ra * cpr, b = min(w0 + rb * cpr, w1), total = b > a ? b - a : 0u;
+    // Units as long as a row while every lane group still gets one: a unit's set-up per
+    // RUN * LANES chunks made depth 1024 FLOAT64 (rows of 512 chunks) 10% slower than a
+    // row per unit.
+    uint span = RUN * LANES;
+    while (span * 2u <= cpr && total / (span * 2u) >= threads) span *= 2u;
+    const uint runs = (total + span - 1u) / span;
+    if (u >= runs) return;
+    // The unit's first row r and its first chunk's place in it (rem), kept by addition
+    // from unit to unit rather than divided out per unit. The step is used only while
+    // run + threads < runs, when threads * span is below total.
+    const uint adv = threads * span, adv_r = adv / cpr, adv_m = adv - adv_r * cpr;
+    uint c0 = a + u * span, r = (c0 - w0) / cpr, rem = c0 - w0 - r * cpr;
+    for (uint run = u;;) {
+        const uint c1 = min(c0 + span, b);
+        // The first row's index is read before the stores, which hide its latency.
+        uint hot = flat_hot_from(r, vec), rr = r, rs = c0 - rem; // rs: row rr's first chunk
+        for (uint c = c0 + lane; c < c1; c += LANES) dst4[c] = off;
+        for (;;) {
+            const uint q = hot / n, h = rs + q;
+            if (hot < g_fm && h >= c0 && h < c1 && ((h - c0) & (LANES - 1u)) == lane)
+                dst4[h] = two_hot(off, on, hot - q * n, NO_AXIS);
+            rs += cpr;
+            if (rs >= c1) break;
+            rr++;
+            hot = flat_hot_from(rr, vec);
+        }
+        if (runs - run <= threads) break;
+        run += threads;
+        c0 += adv;
+        r += adv_r;
+        rem += adv_m;
+        const bool wrap = rem >= cpr;
+        rem -= wrap ? cpr : 0u;
+        r += wrap ? 1u : 0u;
     }
 }
 
@@ -330,8 +360,13 @@ void flat_main()
     if (VARIANT == V_FLAT_ROWS && w0 * 16u == g_fdb) {
         // The rows whose index Aux4T holds, then the few past its last whole texel.
         const uint rows4 = flat_rows4(rows);
-        flat_rows_lanes(0u, rows4, true, w0, w1, u, threads, off, on);
-        flat_rows_lanes(rows4, rows, false, w0, w1, u, threads, off, on);
+        if (m / (16u / ESIZE) * 2u > RUN) {
+            flat_long_rows(0u, rows4, true, w0, w1, u, threads, off, on);
+            flat_long_rows(rows4, rows, false, w0, w1, u, threads, off, on);
+        } else {
+            flat_rows_lanes(0u, rows4, true, w0, w1, u, threads, off, on);
+            flat_rows_lanes(rows4, rows, false, w0, w1, u, threads, off, on);
+        }
     } else if (VARIANT == V_FLAT_ROWS) flat_rows(rows, w0, w1, u, threads, off, on);
     else if (m < 16u / ESIZE) {
         // Chunks [w0, wv) meet only rows whose index Aux4T holds (the rows before rows4
