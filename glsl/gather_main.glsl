@@ -459,11 +459,12 @@ void main()
 
     // On the fast path the chunks fast_unit leaves are done element by element once per
     // batch of up to PEND units rather than after each: lavapipe runs that loop's body at
-    // least once whenever it is reached, even with no lane needing it, which cost REVERSE
-    // and SLICE1 10-15% when it ran after every unit. The lanes sharing a unit take its
-    // chunk slots rotated by one each step, so that a row's one slow chunk (REVERSE's turn
-    // lies in the same slot of every row) falls to a different lane each time, and the
-    // lanes' lists, hence the batch's passes of that loop, stay short.
+    // least once whenever it is reached, even with no lane needing it: run after every
+    // unit it cost REVERSE inner 10-20% and SLICE1 step -1 5-15% (measured by leaving it
+    // out, wrong output and all). The lanes sharing a unit take its chunk slots rotated
+    // by one each step, so that a row's one slow chunk (REVERSE's turn lies in the same
+    // slot of every row) falls to a different lane each time, and the lanes' lists, hence
+    // the batch's passes of that loop, stay short.
     uint pend_u[PEND], pend_slow[PEND], pend_lane[PEND];
     for (uint it = 0u;;) {
         uint np = 0u;
