@@ -153,6 +153,37 @@ TEST(vulkan_matches_cpu_with_tiny_binding_windows)
     vkt_done(vk);
 }
 
+/* Lengths in [0, T] for a REVERSE along axis 0 of [T, ...] (data[1]: one UINT32 per column). */
+static void lengths_up_to_axis(uint8_t *const *data, const uint64_t *sizes, dmt_rng *r, const void *user)
+{
+    const uint32_t t = *(const uint32_t *)user;
+    for (uint64_t i = 0; i + 4 <= sizes[1]; i += 4) {
+        const uint32_t v = (uint32_t)(dmt_next(r) % (t + 1u));
+        memcpy(data[1] + 16 + i, &v, 4);
+    }
+}
+
+/* REVERSE along the outer axis of packed rows shorter than a chunk ([T, 2] to [T, 7],
+ * a length per column) with 96-byte windows: the flat walk's output pieces meet sources in
+ * other windows, so its chunks are refused and go element by element after a batch of
+ * runs (flat_lanes). No other suite reaches that pass: leaving it out failed only this. */
+TEST(flat_walk_refused_chunks_match_cpu)
+{
+    dmlops_context *vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 96, 0);
+    if (!vk) return;
+    static const uint32_t shapes[][2] = {{200, 3}, {333, 5}, {64, 2}, {150, 7}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        dmt_reverse rev;
+        dmt_reverse_init(&rev, DML_TENSOR_DATA_TYPE_FLOAT32, 2, shapes[i], 0, DML_TENSOR_DATA_TYPE_UINT32, NULL);
+        const uint64_t bytes = (uint64_t)shapes[i][0] * shapes[i][1] * 4;
+        const uint64_t sizes[3] = {bytes, (uint64_t)shapes[i][1] * 4, bytes};
+        dmlops_operator_info info;
+        if (vkt_same_as_cpu(vk, &rev.desc, 2, sizes, 0xF1A7 + i, &info, lengths_up_to_axis, &shapes[i][0]))
+            CHECK(info.last_path == DMLOPS_PATH_KERNEL, "shape %zu ran %s", i, dmlops_path_name(info.last_path));
+    }
+    vkt_done(vk);
+}
+
 TEST(vulkan_matches_cpu_with_tiny_dispatch_grids)
 {
     /* At most 1 x 1 workgroups per dispatch: every piece needs many dispatches. */
