@@ -30,11 +30,15 @@ static uint64_t dm_env_number(const char *name, uint64_t lo, uint64_t hi, uint64
 
 static bool dm_pow2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
-/* Whether variable name is set to something (an empty value counts as unset). */
-static bool dm_env_set(const char *name)
+/* Adds name="value" to p->env_rejected when variable name is set (an empty value counts
+ * as unset) but was not understood; the value is cut to 12 characters, so that all six
+ * variables fit the context's note. */
+static void dm_env_reject(dm_vk_params *p, const char *name, bool understood)
 {
     const char *env = getenv(name);
-    return env && *env;
+    if (understood || !env || !*env) return;
+    const size_t n = strlen(p->env_rejected);
+    snprintf(p->env_rejected + n, sizeof p->env_rejected - n, "%s%s=\"%.12s\"", n ? ", " : "", name, env);
 }
 
 void dm_env_vk_tuning(dm_vk_params *p)
@@ -50,12 +54,12 @@ void dm_env_vk_tuning(dm_vk_params *p)
     p->copy_min_bytes = (int64_t)dm_env_number("DMLOPS_VK_COPY_MIN", 0, 1ull << 40, UINT64_MAX >> 1);
     if (p->copy_min_bytes == (int64_t)(UINT64_MAX >> 1)) p->copy_min_bytes = -1;
     /* Set but not understood: the note names them, so that a mistyped value is seen. */
-    p->env_rejected = (dm_env_set("DMLOPS_VK_TEXEL") && p->texel < 0 ? DM_VK_ENV_TEXEL : 0) |
-                      (dm_env_set("DMLOPS_VK_TUNING") && p->cpu_tuning < 0 ? DM_VK_ENV_TUNING : 0) |
-                      (dm_env_set("DMLOPS_VK_LANES") && !p->lanes ? DM_VK_ENV_LANES : 0) |
-                      (dm_env_set("DMLOPS_VK_GRID") && !p->grid_cap ? DM_VK_ENV_GRID : 0) |
-                      (dm_env_set("DMLOPS_VK_WORKGROUP") && !p->workgroup ? DM_VK_ENV_WORKGROUP : 0) |
-                      (dm_env_set("DMLOPS_VK_COPY_MIN") && p->copy_min_bytes < 0 ? DM_VK_ENV_COPY_MIN : 0);
+    dm_env_reject(p, "DMLOPS_VK_TUNING", p->cpu_tuning >= 0);
+    dm_env_reject(p, "DMLOPS_VK_TEXEL", p->texel >= 0);
+    dm_env_reject(p, "DMLOPS_VK_LANES", p->lanes != 0);
+    dm_env_reject(p, "DMLOPS_VK_GRID", p->grid_cap != 0);
+    dm_env_reject(p, "DMLOPS_VK_WORKGROUP", p->workgroup != 0);
+    dm_env_reject(p, "DMLOPS_VK_COPY_MIN", p->copy_min_bytes >= 0);
 }
 
 static dmlops_status dm_backend_from_env(dmlops_backend *backend)

@@ -144,12 +144,9 @@ typedef struct dm_vk_params {
     uint32_t grid_cap;                /* DMLOPS_VK_GRID: 0, else workgroups per dispatch */
     uint32_t workgroup;               /* DMLOPS_VK_WORKGROUP: 0, else a power of two up to 1024 */
     int64_t copy_min_bytes;           /* DMLOPS_VK_COPY_MIN: -1, else the copy-region threshold */
-    uint32_t env_rejected;            /* DM_VK_ENV_*: variables set to a value not understood */
+    /* Variables set to a value not understood, as `NAME="value", ...` for the note. */
+    char env_rejected[240];
 } dm_vk_params;
-enum {
-    DM_VK_ENV_TEXEL = 1u << 0, DM_VK_ENV_TUNING = 1u << 1, DM_VK_ENV_LANES = 1u << 2,
-    DM_VK_ENV_GRID = 1u << 3, DM_VK_ENV_WORKGROUP = 1u << 4, DM_VK_ENV_COPY_MIN = 1u << 5,
-};
 dmlops_status dm_vk_context_init(dmlops_context *ctx, const dm_vk_params *params);
 /* Reads the Vulkan tuning variables into p (docs/api.md, "Environment"): DMLOPS_VK_TEXEL
  * "0" / "1" forces the kernels' texel path off or on; DMLOPS_VK_TUNING "gpu" / "cpu"
@@ -159,7 +156,7 @@ dmlops_status dm_vk_context_init(dmlops_context *ctx, const dm_vk_params *params
  * the device's maxComputeWorkGroupInvocations it is ignored) and DMLOPS_VK_COPY_MIN
  * (0 to 2^40 bytes: the shortest contiguous run that becomes a copy region) set those
  * values, for measurements and tuning without a rebuild. Anything else, or unset,
- * leaves the device class's default; a value set but not understood sets its bit in
+ * leaves the device class's default; a value set but not understood is named in
  * p->env_rejected. */
 void dm_env_vk_tuning(dm_vk_params *p);
 /* What p sets from the environment and what the context's device made of it, as

@@ -68,24 +68,8 @@ void dm_vk_tuning_note(const dmlops_context *ctx, const dm_vk_params *p, char *b
         DM_NOTE_ADD(" (not taken: the device allows %u invocations)", dm_vk(ctx)->dev.info.max_compute_work_group_invocations);
     if (p->copy_min_bytes >= 0) DM_NOTE_ADD(", copy regions from %lld bytes", (long long)p->copy_min_bytes);
 #undef DM_NOTE_ADD
-    /* Values not understood, each cut to 12 characters so that all six fit the note. */
-    static const struct {
-        uint32_t bit;
-        const char *name;
-    } rejected[] = {
-        {DM_VK_ENV_TUNING, "DMLOPS_VK_TUNING"}, {DM_VK_ENV_TEXEL, "DMLOPS_VK_TEXEL"},
-        {DM_VK_ENV_LANES, "DMLOPS_VK_LANES"},   {DM_VK_ENV_GRID, "DMLOPS_VK_GRID"},
-        {DM_VK_ENV_WORKGROUP, "DMLOPS_VK_WORKGROUP"}, {DM_VK_ENV_COPY_MIN, "DMLOPS_VK_COPY_MIN"},
-    };
-    char r[200] = "";
-    size_t m = 0;
-    for (size_t i = 0; i < sizeof rejected / sizeof rejected[0]; i++) {
-        const char *v = getenv(rejected[i].name);
-        if ((p->env_rejected & rejected[i].bit) && v)
-            m += (size_t)snprintf(r + m, m < sizeof r ? sizeof r - m : 0, ", %s=\"%.12s\"", rejected[i].name, v);
-    }
     snprintf(buf, size, "%s%s%s%s", n ? "; tuning from the environment: " : "", n ? t + 2 : "",
-             m ? "; ignored, not understood (docs/api.md): " : "", m ? r + 2 : "");
+             p->env_rejected[0] ? "; ignored, not understood (docs/api.md): " : "", p->env_rejected);
 }
 
 /* Every step checks what exists, so a setup that stopped half-way is undone too. */
