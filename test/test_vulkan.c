@@ -184,6 +184,43 @@ TEST(flat_walk_refused_chunks_match_cpu)
     vkt_done(vk);
 }
 
+/* Lengths for [T, C] along axis 0: T in even columns, so that their sources run the other
+ * way through every window, and any value up to T in odd ones. */
+static void lengths_whole_and_any(uint8_t *const *data, const uint64_t *sizes, dmt_rng *r, const void *user)
+{
+    const uint32_t t = *(const uint32_t *)user;
+    for (uint64_t i = 0; i + 4 <= sizes[1]; i += 4) {
+        const uint32_t v = (i / 4) % 2 == 0 ? t : (uint32_t)(dmt_next(r) % (t + 1u));
+        memcpy(data[1] + 16 + i, &v, 4);
+    }
+}
+
+/* The same with 128 KiB windows and one workgroup per dispatch: each lane group then walks
+ * eight runs of an output piece (a whole batch) before the element pass, and with the even
+ * columns' sources in the other window every chunk of every run is refused, so that pass
+ * must take each chunk from the run it was refused in. The 96-byte windows above give
+ * pieces of one run, where any run's entry would do. */
+TEST(flat_walk_refused_chunks_of_many_runs_match_cpu)
+{
+    dmlops_context *vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 128 << 10, 1);
+    if (!vk) return;
+    /* [70000, 2]: 547 KiB; halving makes it 8 output pieces by 8 windows (64 dispatches,
+     * the bound below). Split into single rows it needed 140000 pieces, past the 65536 a
+     * plan may hold. */
+    static const uint32_t shapes[][2] = {{12000, 3}, {9000, 5}, {20000, 2}, {6000, 7}, {70000, 2}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        dmt_reverse rev;
+        dmt_reverse_init(&rev, DML_TENSOR_DATA_TYPE_FLOAT32, 2, shapes[i], 0, DML_TENSOR_DATA_TYPE_UINT32, NULL);
+        const uint64_t bytes = (uint64_t)shapes[i][0] * shapes[i][1] * 4;
+        const uint64_t sizes[3] = {bytes, (uint64_t)shapes[i][1] * 4, bytes};
+        dmlops_operator_info info;
+        if (vkt_same_as_cpu(vk, &rev.desc, 2, sizes, 0xBA7C + i, &info, lengths_whole_and_any, &shapes[i][0]))
+            CHECK(info.last_path == DMLOPS_PATH_KERNEL && info.dispatch_count <= 64, "shape %zu ran %s in %u dispatches",
+                  i, dmlops_path_name(info.last_path), (unsigned)info.dispatch_count);
+    }
+    vkt_done(vk);
+}
+
 TEST(vulkan_matches_cpu_with_tiny_dispatch_grids)
 {
     /* At most 1 x 1 workgroups per dispatch: every piece needs many dispatches. */

@@ -74,12 +74,15 @@ static uint64_t dm_abs_u64(int64_t v) { return v < 0 ? (uint64_t)-v : (uint64_t)
  * span most; -1 when nothing can be split. */
 static int dm_pick_split(const dm_gather *g, const dm_box *b, int slot)
 {
-    /* ONE_HOT's flat variants walk a piece's rows as one stream: a piece of several rows
-     * must hold them whole, so rows are split apart before any row is cut. */
-    if (g->rank == 2 && b->hi[0] - b->lo[0] > 1 && dm_kernel_rows_packed(g)) return 0;
+    /* The flat walk (dm_kernel_rows_packed) takes a piece's rows as one stream: a piece of
+     * several rows must hold them whole, so its rows are split apart, or its source
+     * window, before any row is cut. Splitting rows that do not move this slot's span
+     * (REVERSE along axis 0 reads its rows through the window) would only cut the piece
+     * down to single rows: [12000, 3] FLOAT32 with 128 KiB windows became 24000 dispatches. */
+    const bool whole_rows = g->rank == 2 && b->hi[0] - b->lo[0] > 1 && dm_kernel_rows_packed(g);
     int best = -1;
     uint64_t best_w = 0;
-    for (uint32_t d = 0; d < g->rank; d++) {
+    for (uint32_t d = 0; d < (whole_rows ? 1 : g->rank); d++) {
         uint32_t ext = b->hi[d] - b->lo[d];
         int64_t s = slot < 0 ? 1 : g->stride[slot][d]; /* slot < 0: split the longest */
         uint64_t w = ext > 1 ? (uint64_t)(ext - 1) * dm_abs_u64(s) : 0;
@@ -91,7 +94,7 @@ static int dm_pick_split(const dm_gather *g, const dm_box *b, int slot)
     if (slot == DM_SLOT_SRC && g->window && b->whi - b->wlo > 1 &&
         (uint64_t)(b->whi - b->wlo - 1) * dm_abs_u64(g->window_stride) > best_w)
         best = (int)g->rank;
-    return best;
+    return whole_rows && best < 0 ? 0 : best;
 }
 
 /* Pieces being planned, with their parameter records. */
