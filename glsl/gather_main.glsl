@@ -415,6 +415,9 @@ void decode_unit(uint u, uint runs_per_row, uint G, uint first, out uint k, out 
     }
 }
 
+// The rows unit u holds: G, or what is left of the piece's rows for its last unit.
+uint unit_rows(uint u, uint G, uint rows) { return G == 1u ? 1u : min(G, rows - u * G); }
+
 void main()
 {
     load_globals();
@@ -492,8 +495,8 @@ void main()
         bool done = false;
         for (uint b = 0u; b < PEND; b++) {
             if (FAST) {
-                const uint rows_here = G == 1u ? 1u : min(G, rows - u * G), lr = (lane + it) & (lanes - 1u);
-                const uint slow = fast_unit(k, lr, lanes, c, db, sb, ab, rows_here, per_row, m);
+                const uint lr = (lane + it) & (lanes - 1u);
+                const uint slow = fast_unit(k, lr, lanes, c, db, sb, ab, unit_rows(u, G, rows), per_row, m);
                 // Written at np whatever slow is: the next unit overwrites it unless kept.
                 pend_u[np] = u;
                 pend_slow[np] = slow;
@@ -530,8 +533,8 @@ void main()
                 const uint pu = pend_u[i];
                 uint pk, pcs[ROW_DIMS], pdb, psb, pab;
                 decode_unit(pu, runs_per_row, G, first, pk, pcs, pdb, psb, pab);
-                const uint rows_here = G == 1u ? 1u : min(G, rows - pu * G);
-                fast_unit_slow(pk, pend_lane[i], lanes, pcs, pdb, psb, pab, rows_here, per_row, m, pend_slow[i]);
+                fast_unit_slow(pk, pend_lane[i], lanes, pcs, pdb, psb, pab, unit_rows(pu, G, rows), per_row, m,
+                               pend_slow[i]);
             }
         }
         if (done) break;
