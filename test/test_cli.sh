@@ -499,6 +499,7 @@ expect "UINT8 Data of 2 bytes for a [3] tensor: exit 2 naming the 3 bytes it rea
     "$D" run "$T/u8_2.json"
 
 # A write that fails (the file size limit) leaves the previous file whole, and no temporary.
+# SIGXFSZ is left at its default here (it kills): the tool must ignore it itself.
 mknpy "$T/in1024.npy" '<f4' '(1024,)' 4096
 cat >"$T/w1024.json" <<'EOF'
 {"resources": [{"Name": "x", "File": "in1024.npy"}, {"Name": "y", "Output": "out1024.npy"}],
@@ -509,7 +510,7 @@ cat >"$T/w1024.json" <<'EOF'
 EOF
 mkdir -p "$T/wo"
 printf 'the previous output\n' >"$T/wo/out1024.npy"
-(trap '' XFSZ; ulimit -f 1; exec "$D" run "$T/w1024.json" --backend cpu --output-dir "$T/wo") >"$T/out" 2>&1
+(ulimit -f 1; exec "$D" run "$T/w1024.json" --backend cpu --output-dir "$T/wo") >"$T/out" 2>&1
 rc=$?
 if [ "$rc" -eq 1 ] && [ "$(cat "$T/wo/out1024.npy")" = "the previous output" ] && [ "$(ls -A "$T/wo")" = out1024.npy ]; then
     ok "a failed write keeps the previous file and leaves no temporary"
@@ -517,6 +518,51 @@ else
     { echo "     status $rc; $T/wo holds:"; ls -lA "$T/wo"; } >>"$T/out"
     fail "a failed write keeps the previous file and leaves no temporary" "$T/out"
 fi
+# Where the output goes: through a symbolic link (the file it names is written, the link
+# stays), into a device node (written in place, not replaced by a file), under a name of
+# 250 characters (the temporary beside it must still fit the file system's limit).
+mkdir -p "$T/wl"
+printf 'old\n' >"$T/wl/real.npy"
+ln -s real.npy "$T/wl/out1024.npy"
+expect "an output through a symbolic link" 0 "wrote" "$D" run "$T/w1024.json" --backend cpu --output-dir "$T/wl"
+if [ -L "$T/wl/out1024.npy" ] && [ "$(wc -c <"$T/wl/real.npy")" -eq 4224 ] && [ "$(ls -A "$T/wl" | wc -l)" -eq 2 ]; then
+    ok "the link stays and the file it names holds the output"
+else
+    ls -lA "$T/wl" >"$T/out"
+    fail "the link stays and the file it names holds the output" "$T/out"
+fi
+# (A FIFO with a reader stands for /dev/null, so that a regression replaces nothing of the
+# machine's.)
+mkfifo "$T/fifo"
+sed "s|\"Output\": \"out1024.npy\"|\"Output\": \"$T/fifo\"|" "$T/w1024.json" >"$T/wfifo.json"
+(timeout 20 cat "$T/fifo" >"$T/fifo.out") &
+reader=$!
+expect "an output into a FIFO" 0 "wrote $T/fifo" timeout 20 "$D" run "$T/wfifo.json" --backend cpu
+wait "$reader"
+if [ -p "$T/fifo" ] && [ "$(wc -c <"$T/fifo.out")" -eq 4224 ]; then
+    ok "the FIFO stays a FIFO and its reader gets the output"
+else
+    { ls -lA "$T/fifo"; wc -c "$T/fifo.out"; } >"$T/out" 2>&1
+    fail "the FIFO stays a FIFO and its reader gets the output" "$T/out"
+fi
+long=$(printf '%0250d' 0 | tr 0 n)
+sed "s|\"Output\": \"out1024.npy\"|\"Output\": \"$long\"|" "$T/w1024.json" >"$T/wlong.json"
+mkdir -p "$T/wn"
+expect "an output named with 250 characters" 0 "wrote" "$D" run "$T/wlong.json" --backend cpu --output-dir "$T/wn"
+expect "a standard output that cannot be written: exit 1" 1 "writing standard output" \
+    sh -c '"$1" run "$2" --backend cpu >/dev/full' sh "$D" "$T/w1024.json"
+# An output of no elements prints [] however long its other extents.
+cat >"$T/zero.json" <<'EOF'
+{"resources": [{"Name": "in", "DataType": "FLOAT32", "Data": [1, 2, 3, 4]},
+  {"Name": "out", "DataType": "FLOAT32", "Sizes": [4294967295, 0], "SizeInBytes": 16}],
+ "operators": [{"Type": "SLICE1", "InputTensor": {"DataType": "FLOAT32", "Sizes": [4]},
+   "OutputTensor": {"DataType": "FLOAT32", "Sizes": [4]}, "InputWindowOffsets": [0],
+   "InputWindowSizes": [4], "InputWindowStrides": [1],
+   "Bindings": {"InputTensor": {"Resource": "in"}, "OutputTensor": {"Resource": "out"}}}]}
+EOF
+expect "an output of shape [4294967295, 0] prints []" 0 "FLOAT32 [4294967295, 0]" \
+    timeout 20 "$D" run "$T/zero.json" --backend cpu
+if [ "$(wc -c <"$T/out")" -lt 2000 ] && grep -qx '  \[\]' "$T/out"; then ok "and prints only []"; else fail "and prints only []" "$T/out"; fi
 expect "bench --csv into a missing directory fails before running" 2 "cannot write in /nonexistent" \
     timeout 20 "$D" bench --csv /nonexistent/b.csv
 

@@ -1,5 +1,7 @@
 /* dmlops: device information, a JSON/.npy operator runner and a benchmark, on the public
  * libdmlops API. docs/cli.md describes the commands. */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,7 +28,7 @@ static void usage(FILE *f)
           f);
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -47,4 +49,18 @@ int main(int argc, char **argv)
     fprintf(stderr, "dmlops: unknown command '%s'\n", cmd);
     usage(stderr);
     return CLI_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    /* A file-size limit (ulimit -f) must fail a write with EFBIG, which the writers
+     * report (exit 1, temporary removed), not kill the process mid-file. */
+    signal(SIGXFSZ, SIG_IGN);
+    int rc = run_command(argc, argv);
+    /* What was printed is the result too: a full disk or closed pipe is a failure. */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "dmlops: writing standard output: %s\n", strerror(errno));
+        if (rc == CLI_OK) rc = CLI_FAIL;
+    }
+    return rc;
 }

@@ -287,26 +287,66 @@ bool npy_read_file(const char *path, npy_array *out, char *err, size_t errlen)
     return ok;
 }
 
+/* Writes the parts to an open stream; false with errno set on the first failure. */
+static bool write_parts(FILE *f, const void *const *parts, const size_t *lens, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (lens[i] && fwrite(parts[i], 1, lens[i], f) != lens[i]) return false;
+    return fflush(f) == 0;
+}
+
+/* A target that exists and is neither a regular file nor a directory (/dev/null, a FIFO,
+ * a terminal) cannot be replaced by a rename, which would swap the device node for a
+ * file: it is written in place, as is the target of a dangling symbolic link. */
+static bool write_in_place(const char *path, const void *const *parts, const size_t *lens, int n, char *err,
+                           size_t errlen)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return npy_fail(err, errlen, "cannot open: %s", strerror(errno));
+    bool ok = write_parts(f, parts, lens, n);
+    int saved = errno;
+    if (fclose(f) != 0 && ok) {
+        saved = errno;
+        ok = false;
+    }
+    return ok || npy_fail(err, errlen, "write error: %s", strerror(saved));
+}
+
 /* Writes the parts to a temporary file beside path, then renames it over path: a write
- * that fails (disk full, a size limit) leaves any previous file whole, and no temporary. */
+ * that fails (disk full, a size limit) leaves any previous file whole, and no temporary.
+ * A symbolic link is followed, so that the file it names is replaced, not the link. The
+ * temporary's name is short (".dmlops-XXXXXX" in the target's directory), so that any
+ * name the file system takes as a target also leaves room for it. */
 static bool write_atomic(const char *path, const void *const *parts, const size_t *lens, int n, char *err,
                          size_t errlen)
 {
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 16);
-    if (!tmp) return npy_fail(err, errlen, "out of memory");
-    snprintf(tmp, pl + 16, "%s.tmp-XXXXXX", path);
+    struct stat st;
+    const bool exists = stat(path, &st) == 0;
+    if (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return write_in_place(path, parts, lens, n, err, errlen);
+    /* A link to nothing yet: creating through it makes the file it names. */
+    if (!exists && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) return write_in_place(path, parts, lens, n, err, errlen);
+    char *real = exists ? realpath(path, NULL) : NULL;
+    const char *target = real ? real : path;
+    const char *slash = strrchr(target, '/');
+    const size_t dl = slash ? (size_t)(slash - target) + 1 : 0;
+    char *tmp = malloc(dl + 16);
+    if (!tmp) {
+        free(real);
+        return npy_fail(err, errlen, "out of memory");
+    }
+    memcpy(tmp, target, dl);
+    memcpy(tmp + dl, ".dmlops-XXXXXX", 15);
     int fd = mkstemp(tmp);
     if (fd < 0) {
         int e = errno;
         free(tmp);
-        return npy_fail(err, errlen, "cannot create: %s", strerror(e));
+        free(real);
+        return npy_fail(err, errlen, "cannot create a file beside it: %s", strerror(e));
     }
     /* mkstemp makes the file 0600: give it the mode a plain create would (or the old file's). */
-    struct stat st;
     mode_t mask = umask(0);
     umask(mask);
-    mode_t mode = stat(path, &st) == 0 ? st.st_mode & 07777 : 0666 & ~mask;
+    mode_t mode = exists ? st.st_mode & 07777 : 0666 & ~mask;
     bool ok = fchmod(fd, mode) == 0;
     int saved = errno;
     FILE *f = ok ? fdopen(fd, "wb") : NULL;
@@ -315,12 +355,7 @@ static bool write_atomic(const char *path, const void *const *parts, const size_
         close(fd);
         ok = false;
     }
-    for (int i = 0; ok && i < n; i++)
-        if (lens[i] && fwrite(parts[i], 1, lens[i], f) != lens[i]) {
-            saved = errno;
-            ok = false;
-        }
-    if (ok && (fflush(f) != 0 || fsync(fileno(f)) != 0)) {
+    if (ok && (!write_parts(f, parts, lens, n) || fsync(fileno(f)) != 0)) {
         saved = errno;
         ok = false;
     }
@@ -328,14 +363,16 @@ static bool write_atomic(const char *path, const void *const *parts, const size_
         saved = errno;
         ok = false;
     }
-    if (ok && rename(tmp, path) != 0) {
+    if (ok && rename(tmp, target) != 0) {
         saved = errno;
         unlink(tmp);
         free(tmp);
+        free(real);
         return npy_fail(err, errlen, "cannot replace it: %s", strerror(saved));
     }
     if (!ok) unlink(tmp);
     free(tmp);
+    free(real);
     if (!ok) return npy_fail(err, errlen, "write error: %s (the previous file, if any, is unchanged)", strerror(saved));
     return true;
 }

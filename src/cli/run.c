@@ -295,7 +295,10 @@ static int show_outputs(const run_state *s)
             print_shape(&a);
             if (a.count <= PRINT_MAX_ELEMENTS) {
                 printf("\n  ");
-                print_nested(&a, a.data, 0, 2);
+                /* No elements: numpy prints "[]" whatever the other extents (a walk of
+                 * [4294967295, 0] would print four billion empty rows). */
+                if (a.count == 0 && a.ndim > 0) printf("[]");
+                else print_nested(&a, a.data, 0, 2);
                 printf("\n");
             } else {
                 printf(" (%llu elements, not printed)\n", (unsigned long long)a.count);
