@@ -82,7 +82,7 @@ static void check_model(const uint8_t *data, size_t size)
     fclose(f);
     model m;
     memset(&m, 0, sizeof m);
-    if (model_load(path, dir, &m)) model_free(&m);
+    if (model_load(path, dir, &m, NULL)) model_free(&m);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -17,7 +17,7 @@ static bool path_fmt(char *buf, size_t len, const char *fmt, ...)
     int n = vsnprintf(buf, len, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
     va_end(ap);
     if (n >= 0 && (size_t)n < len) return true;
-    fprintf(stderr, "dmlops bench: path too long: %s...\n", buf);
+    cli_error("dmlops bench: path too long: %s...\n", buf);
     return false;
 }
 
@@ -129,7 +129,7 @@ bool bench_write_csv(const bench_run *run, const char *path)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
-        fprintf(stderr, "dmlops bench: %s: %s\n", path, strerror(errno));
+        cli_error("dmlops bench: %s: %s\n", path, strerror(errno));
         return false;
     }
     fputs("device,backend,operator,variant,data_type,element_bytes,tensor_bytes,bytes_moved,path,timer,iterations,"
@@ -154,7 +154,7 @@ bool bench_write_csv(const bench_run *run, const char *path)
     }
     bool ok = !ferror(f);
     if (fclose(f) != 0) ok = false;
-    if (!ok) fprintf(stderr, "dmlops bench: %s: write error\n", path);
+    if (!ok) cli_error("dmlops bench: %s: write error\n", path);
     return ok;
 }
 
@@ -293,7 +293,7 @@ static char *read_all(const char *path)
 static bool make_dir(const char *path)
 {
     if (mkdir(path, 0777) == 0 || errno == EEXIST) return true;
-    fprintf(stderr, "dmlops bench: cannot create %s: %s\n", path, strerror(errno));
+    cli_error("dmlops bench: cannot create %s: %s\n", path, strerror(errno));
     return false;
 }
 
@@ -305,7 +305,7 @@ static bool update_markdown(const char *path, const bench_run *run)
     if (!section) return false;
     char *old = read_all(path);
     if (!old && errno != ENOENT) {
-        fprintf(stderr, "dmlops bench: %s: %s\n", path, strerror(errno));
+        cli_error("dmlops bench: %s: %s\n", path, strerror(errno));
         free(section);
         return false;
     }
@@ -314,7 +314,7 @@ static bool update_markdown(const char *path, const bench_run *run)
     snprintf(end, sizeof end, "<!-- bench:%s:end -->", run->slug);
     FILE *f = path_fmt(tmp, sizeof tmp, "%s.tmp", path) ? fopen(tmp, "w") : NULL;
     if (!f) {
-        fprintf(stderr, "dmlops bench: %s: %s\n", tmp, strerror(errno));
+        cli_error("dmlops bench: %s: %s\n", tmp, strerror(errno));
         free(section);
         free(old);
         return false;
@@ -340,7 +340,7 @@ static bool update_markdown(const char *path, const bench_run *run)
     if (fclose(f) != 0) ok = false;
     if (ok && rename(tmp, path) != 0) ok = false;
     if (!ok) {
-        fprintf(stderr, "dmlops bench: cannot write %s: %s\n", path, strerror(errno));
+        cli_error("dmlops bench: cannot write %s: %s\n", path, strerror(errno));
         remove(tmp);
     }
     free(section);

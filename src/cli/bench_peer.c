@@ -16,7 +16,7 @@ bool bench_run_numpy_peer(const char *command, bench_run *run, const bench_case 
     int fd = mkstemp(path);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
-        fprintf(stderr, "dmlops bench: numpy peer: cannot create a temporary file\n");
+        cli_error("dmlops bench: numpy peer: cannot create a temporary file\n");
         if (fd >= 0) close(fd);
         return false;
     }
@@ -26,11 +26,11 @@ bool bench_run_numpy_peer(const char *command, bench_run *run, const bench_case 
     snprintf(cmd, sizeof cmd, "%s %s --budget %g", command, path, run->quick ? 0.005 : 0.25);
     FILE *p = ok ? popen(cmd, "r") : NULL;
     if (!p) {
-        fprintf(stderr, "dmlops bench: numpy peer: cannot run '%s'\n", cmd);
+        cli_error("dmlops bench: numpy peer: cannot run '%s'\n", cmd);
         remove(path);
         return false;
     }
-    fprintf(stderr, "dmlops bench: timing numpy on the same cases (%s)\n", command);
+    cli_error("dmlops bench: timing numpy on the same cases (%s)\n", command);
     char line[512];
     size_t got = 0;
     while (fgets(line, sizeof line, p)) {
@@ -48,7 +48,7 @@ bool bench_run_numpy_peer(const char *command, bench_run *run, const bench_case 
     remove(path);
     run->have_numpy = got > 0;
     if (status != 0 || !got) {
-        fprintf(stderr, "dmlops bench: numpy peer '%s' exited with status %d after %zu of %zu cases%s\n", command,
+        cli_error("dmlops bench: numpy peer '%s' exited with status %d after %zu of %zu cases%s\n", command,
                 status, got, count, got ? "" : " (is python3-numpy installed?)");
         return false;
     }

@@ -12,6 +12,10 @@
 /* Exit statuses: 2 is for anything the user can fix in the command line or the model. */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
+/* Prints an error on stderr as one line: a trailing newline in fmt is dropped and every
+ * control character of the message (a newline in a file name, say) becomes a space. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 int cmd_info(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,21 @@
 #include <unistd.h>
 
 #include "cli.h"
+
+void cli_error(const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(msg, sizeof msg, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized): analyser bug with glibc va_list
+    va_end(ap);
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1;
+    msg[len] = '\0';
+    if (len && msg[len - 1] == '\n') msg[--len] = '\0';
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)msg[i] < 0x20 || msg[i] == 0x7f) msg[i] = ' ';
+    fprintf(stderr, "%s\n", msg);
+}
 
 int cli_opt(int argc, char **argv, int *i, const char *name, const char **value)
 {
@@ -19,7 +35,7 @@ int cli_opt(int argc, char **argv, int *i, const char *name, const char **value)
     }
     if (a[n] != '\0') return 0;
     if (*i + 1 >= argc) {
-        fprintf(stderr, "dmlops: %s needs a value\n", name);
+        cli_error("dmlops: %s needs a value\n", name);
         return -1;
     }
     *value = argv[++*i];
@@ -67,7 +83,7 @@ int cli_context_opt(int argc, char **argv, int *i, dmlops_context_desc *desc)
         else if (!strcasecmp(v, "vulkan")) desc->backend = DMLOPS_BACKEND_VULKAN;
         else if (!strcasecmp(v, "cpu")) desc->backend = DMLOPS_BACKEND_CPU;
         else {
-            fprintf(stderr, "dmlops: --backend %s: expected auto, vulkan or cpu\n", v);
+            cli_error("dmlops: --backend %s: expected auto, vulkan or cpu\n", v);
             return -1;
         }
         return 1;
@@ -79,7 +95,7 @@ int cli_context_opt(int argc, char **argv, int *i, dmlops_context_desc *desc)
     if ((r = cli_opt(argc, argv, i, "--feature-level", &v)) != 0) {
         if (r < 0) return r;
         if (!cli_parse_feature_level(v, &desc->feature_level)) {
-            fprintf(stderr, "dmlops: --feature-level %s: expected a level such as 6_4 or 0x6400\n", v);
+            cli_error("dmlops: --feature-level %s: expected a level such as 6_4 or 0x6400\n", v);
             return -1;
         }
         return 1;
@@ -96,7 +112,7 @@ int cli_context_create(const dmlops_context_desc *desc, dmlops_context **ctx)
 {
     dmlops_status st = dmlops_context_create(desc, ctx);
     if (st == DMLOPS_SUCCESS) return CLI_OK;
-    fprintf(stderr, "dmlops: cannot create a context (%s): %s\n", dmlops_status_string(st),
+    cli_error("dmlops: cannot create a context (%s): %s\n", dmlops_status_string(st),
             dmlops_last_error_message());
     return cli_status_exit(st);
 }

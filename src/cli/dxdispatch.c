@@ -110,7 +110,7 @@ static bool parse_file(const mctx *j, const json_value *obj, const char *path, m
     r->init_kind = MODEL_INIT_DATA;
     if (has_suffix(s, ".npy")) {
         npy_array a;
-        if (!npy_read_file(r->source, &a, err, sizeof err)) return mfail(j, p, "%s: %s", r->source, err);
+        if (!m_read_npy(r->source, &a, err, sizeof err)) return mfail(j, p, "%s: %s", r->source, err);
         if (r->init.type != DML_TENSOR_DATA_TYPE_UNKNOWN && r->init.type != a.type) {
             char t[200];
             m_shape_text(&a, t, sizeof t);

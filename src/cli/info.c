@@ -205,7 +205,7 @@ static int print_json(const info_state *s)
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
     if (!text) {
-        fprintf(stderr, "dmlops info: out of memory\n");
+        cli_error("dmlops info: out of memory\n");
         return CLI_FAIL;
     }
     puts(text);
@@ -247,7 +247,7 @@ int cmd_info(int argc, char **argv)
         if (r > 0) continue;
         if (!strcmp(argv[i], "--json")) json = true;
         else {
-            fprintf(stderr, "dmlops info: unknown option '%s' (dmlops info --help lists them)\n", argv[i]);
+            cli_error("dmlops info: unknown option '%s' (dmlops info --help lists them)\n", argv[i]);
             return CLI_USAGE;
         }
     }

@@ -46,7 +46,7 @@ static int run_command(int argc, char **argv)
         printf("dmlops %s\n", dmlops_version_string());
         return CLI_OK;
     }
-    fprintf(stderr, "dmlops: unknown command '%s'\n", cmd);
+    cli_error("dmlops: unknown command '%s'\n", cmd);
     usage(stderr);
     return CLI_USAGE;
 }
@@ -59,7 +59,7 @@ int main(int argc, char **argv)
     int rc = run_command(argc, argv);
     /* What was printed is the result too: a full disk or closed pipe is a failure. */
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "dmlops: writing standard output: %s\n", strerror(errno));
+        cli_error("dmlops: writing standard output: %s\n", strerror(errno));
         if (rc == CLI_OK) rc = CLI_FAIL;
     }
     return rc;

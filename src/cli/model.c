@@ -180,7 +180,7 @@ static bool parse_resource(const mctx *j, const json_value *v, const char *path,
         if (!m_get_string(j, file, p, &s)) return false;
         if (!(r->source = m_join_path(j->dir, s))) return mfail(j, p, "out of memory");
         if (!m_check_file_size(j, p, r->source)) return false;
-        if (!npy_read_file(r->source, &r->init, err, sizeof err)) return mfail(j, p, "%s: %s", r->source, err);
+        if (!m_read_npy(r->source, &r->init, err, sizeof err)) return mfail(j, p, "%s: %s", r->source, err);
         r->init_kind = MODEL_INIT_DATA;
         char a[200], b[200];
         m_shape_text(&r->init, a, sizeof a);
@@ -381,25 +381,32 @@ bool m_parse_dmlops(const mctx *j, const json_value *root, model *m)
 
 /* ---- loading ------------------------------------------------------------------------ */
 
-bool model_load(const char *path, const char *output_dir, model *m)
+bool model_load(const char *path, const char *output_dir, model *m, bool *oom)
 {
     memset(m, 0, sizeof *m);
+    bool no_memory = false;
+    if (!oom) oom = &no_memory;
+    *oom = false;
     char err[300];
     size_t len = 0;
     char *text = m_read_file(path, &len, err, sizeof err);
     if (!text) {
-        fprintf(stderr, "%s: %s\n", path, err);
+        cli_error("%s: %s\n", path, err);
+        *oom = strstr(err, "out of memory") != NULL;
         return false;
     }
     json_doc doc;
     bool parsed = json_parse(text, len, &doc, err, sizeof err);
     free(text);
     if (!parsed) {
-        fprintf(stderr, "%s:%s\n", path, err[0] ? err : " invalid JSON");
+        cli_error("%s:%s\n", path, err[0] ? err : " invalid JSON");
+        *oom = strstr(err, "out of memory") != NULL;
         return false;
     }
     char *dir = strdup(path);
     if (!dir) {
+        cli_error("%s: out of memory", path);
+        *oom = true;
         json_free(&doc);
         return false;
     }
@@ -407,7 +414,7 @@ bool model_load(const char *path, const char *output_dir, model *m)
     if (slash) slash[slash == dir] = '\0'; /* "/m.json" keeps "/" */
     else dir[0] = '\0';
     const json_value *root = doc.root;
-    mctx j = {path, false, dir, output_dir};
+    mctx j = {path, false, dir, output_dir, oom};
     bool ok;
     if (root->kind != JSON_OBJECT || (!json_member(root, "operators") && !json_member(root, "dispatchables") &&
                                       !json_member(root, "commands"))) {
@@ -421,7 +428,11 @@ bool model_load(const char *path, const char *output_dir, model *m)
     }
     json_free(&doc);
     free(dir);
-    if (ok && !(m->file = strdup(path))) ok = false;
+    if (ok && !(m->file = strdup(path))) {
+        cli_error("%s: out of memory", path);
+        ok = false;
+        *oom = true;
+    }
     if (!ok) model_free(m);
     return ok;
 }

@@ -100,8 +100,8 @@ typedef struct model {
  * model's directory (a DxDispatch model also tries the current directory), output files
  * against output_dir when given, else the current directory. Prints one line, "FILE:
  * $.json.path: message" (or "FILE:LINE:COL: ..." for JSON syntax), and returns false on
- * error. */
-bool model_load(const char *path, const char *output_dir, model *m);
+ * error, with *oom (when oom is not NULL) telling whether it ran out of memory. */
+bool model_load(const char *path, const char *output_dir, model *m, bool *oom);
 void model_free(model *m);
 
 /* Bytes of r's initial values (0 for MODEL_INIT_NONE). */

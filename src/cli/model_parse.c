@@ -22,10 +22,8 @@ void mreport(const mctx *j, const char *path, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized): analyser bug with glibc va_list
     va_end(ap);
-    /* One line whatever the names in it hold. */
-    for (char *c = msg; *c; c++)
-        if (*c == '\n' || *c == '\r') *c = ' ';
-    fprintf(stderr, "%s: %s: %s\n", j->file, path, msg);
+    cli_error("%s: %s: %s", j->file, path, msg); /* one line whatever the names hold */
+    if (j->oom && strstr(msg, "out of memory")) *j->oom = true;
 }
 
 void mpath(char *buf, size_t len, const char *fmt, ...)
@@ -406,8 +404,16 @@ char *m_read_file(const char *path, size_t *len, char *err, size_t errlen)
     }
     char *buf = NULL;
     size_t n = 0, cap = 0;
+    const uint64_t most = m_host_memory();
     for (;;) {
         if (n + 1 >= cap) {
+            if ((uint64_t)n >= most) {
+                char b[32];
+                snprintf(err, errlen, "it holds more than the host memory (%s)", cli_bytes(most, b));
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
             size_t nc = cap ? cap * 2 : 4096;
             char *nb = nc > cap ? realloc(buf, nc) : NULL;
             if (!nb) {
@@ -433,6 +439,17 @@ char *m_read_file(const char *path, size_t *len, char *err, size_t errlen)
     buf[n] = '\0';
     *len = n;
     return buf;
+}
+
+bool m_read_npy(const char *path, npy_array *out, char *err, size_t errlen)
+{
+    size_t len = 0;
+    char *bytes = m_read_file(path, &len, err, errlen);
+    memset(out, 0, sizeof *out);
+    if (!bytes) return false;
+    bool ok = npy_parse(bytes, len, out, err, errlen);
+    free(bytes);
+    return ok;
 }
 
 void m_shape_text(const npy_array *a, char *buf, size_t len)

@@ -18,9 +18,11 @@ typedef struct mctx {
     bool dxdispatch;        /* DxDispatch's rules where the formats differ (noted where they do) */
     const char *dir;        /* its directory, for relative input paths */
     const char *output_dir; /* for relative output paths; NULL: the current directory */
+    bool *oom;              /* set (when not NULL) by a report of running out of memory */
 } mctx;
 
-/* Prints "FILE: PATH: message" on one line. */
+/* Prints "FILE: PATH: message" on one line. A message that says "out of memory" sets
+ * *j->oom: the tool then exits 1 (a run-time failure), not 2 (a model to fix). */
 void mreport(const mctx *j, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Reports and yields false; a macro so that static analysers see the false. */
 #define mfail(...) (mreport(__VA_ARGS__), false)
@@ -72,8 +74,12 @@ void m_wire_operator(model_op *op);
 
 /* dir/p, or p when absolute or dir is empty. malloc'd; NULL when out of memory. */
 char *m_join_path(const char *dir, const char *p);
-/* The whole file, malloc'd (plus a NUL). On failure writes why to err and returns NULL. */
+/* The whole file, malloc'd (plus a NUL). On failure writes why to err and returns NULL.
+ * A file that is not a regular one (a pipe, /dev/zero) is read up to the host's memory
+ * and refused beyond it. */
 char *m_read_file(const char *path, size_t *len, char *err, size_t errlen);
+/* The .npy file at path (m_read_file, then npy_parse). */
+bool m_read_npy(const char *path, npy_array *out, char *err, size_t errlen);
 /* "INT32 [2, 3]". */
 void m_shape_text(const npy_array *a, char *buf, size_t len);
 /* Sets a->count from the shape; false on overflow. */

@@ -255,38 +255,6 @@ bool npy_parse(const void *bytes, size_t len, npy_array *out, char *err, size_t 
     return true;
 }
 
-bool npy_read_file(const char *path, npy_array *out, char *err, size_t errlen)
-{
-    memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f) return npy_fail(err, errlen, "cannot open: %s", strerror(errno));
-    uint8_t *buf = NULL;
-    size_t len = 0, cap = 0;
-    bool ok = true;
-    for (;;) {
-        if (len == cap) {
-            size_t ncap = cap ? cap * 2 : 1 << 16;
-            uint8_t *nb = ncap > cap ? realloc(buf, ncap) : NULL;
-            if (!nb) {
-                ok = npy_fail(err, errlen, "out of memory");
-                break;
-            }
-            buf = nb;
-            cap = ncap;
-        }
-        size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (n == 0) {
-            if (ferror(f)) ok = npy_fail(err, errlen, "read error: %s", strerror(errno));
-            break;
-        }
-    }
-    fclose(f);
-    if (ok) ok = npy_parse(buf, len, out, err, errlen);
-    free(buf);
-    return ok;
-}
-
 /* Writes the parts to an open stream; false with errno set on the first failure. */
 static bool write_parts(FILE *f, const void *const *parts, const size_t *lens, int n)
 {

@@ -23,7 +23,6 @@ typedef struct npy_array {
 
 /* Each returns false and writes a message (without the file name) to err on failure. */
 bool npy_parse(const void *bytes, size_t len, npy_array *out, char *err, size_t errlen);
-bool npy_read_file(const char *path, npy_array *out, char *err, size_t errlen);
 /* Writes go to a temporary file beside path that is then renamed over it, so a failed
  * write never leaves a truncated file in place of the previous one. */
 bool npy_write_file(const char *path, const npy_array *a, char *err, size_t errlen);

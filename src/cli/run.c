@@ -69,7 +69,7 @@ static int fail_call(const run_state *s, const char *where, const char *what, dm
              dmlops_status_string(st), dmlops_last_error_message());
     for (char *c = line; *c; c++) /* one line, whatever the names hold */
         if (*c == '\n' || *c == '\r') *c = ' ';
-    fprintf(stderr, "%s\n", line);
+    cli_error("%s\n", line);
     return cli_status_exit(st);
 }
 
@@ -104,14 +104,14 @@ static int check_limits(const run_state *s)
     for (size_t k = 0; k < s->m.nres; k++) {
         const model_resource *r = &s->m.res[k];
         if (r->size > limit) {
-            fprintf(stderr, "%s: %s: %s (%llu bytes) exceeds %s\n", s->m.file, res_where(s, r, w, sizeof w),
+            cli_error("%s: %s: %s (%llu bytes) exceeds %s\n", s->m.file, res_where(s, r, w, sizeof w),
                     cli_bytes(r->size, b), (unsigned long long)r->size, what);
             return CLI_USAGE;
         }
         total = total > UINT64_MAX - r->size ? UINT64_MAX : total + r->size;
     }
     if (total > limit) {
-        fprintf(stderr, "%s: $.resources: the %zu buffers need %s together, more than %s\n", s->m.file, s->m.nres,
+        cli_error("%s: $.resources: the %zu buffers need %s together, more than %s\n", s->m.file, s->m.nres,
                 cli_bytes(total, b), what);
         return CLI_USAGE;
     }
@@ -132,7 +132,7 @@ static int upload(const run_state *s, size_t k)
     /* Constants and sequences are made a chunk at a time, never whole in host memory. */
     void *chunk = malloc(UPLOAD_CHUNK);
     if (!chunk) {
-        fprintf(stderr, "%s: %s: out of host memory\n", s->m.file, res_where(s, r, w, sizeof w));
+        cli_error("%s: %s: out of host memory\n", s->m.file, res_where(s, r, w, sizeof w));
         return CLI_FAIL;
     }
     model_init_iter it;
@@ -185,7 +185,7 @@ static void *read_back(const run_state *s, size_t k, uint64_t bytes, int *rc)
     char w[MODEL_WHERE + 80];
     void *data = malloc(bytes ? (size_t)bytes : 1);
     if (!data) {
-        fprintf(stderr, "%s: %s: out of memory reading %llu bytes\n", s->m.file, res_where(s, &s->m.res[k], w, sizeof w),
+        cli_error("%s: %s: out of memory reading %llu bytes\n", s->m.file, res_where(s, &s->m.res[k], w, sizeof w),
                 (unsigned long long)bytes);
         *rc = CLI_FAIL;
         return NULL;
@@ -307,7 +307,7 @@ static int show_outputs(const run_state *s)
         if (r->output) {
             char err[300];
             if (!npy_write_file(r->output, &a, err, sizeof err)) {
-                fprintf(stderr, "%s: %s.Output: %s: %s\n", s->m.file, r->where, r->output, err);
+                cli_error("%s: %s.Output: %s: %s\n", s->m.file, r->where, r->output, err);
                 free(a.data);
                 return CLI_FAIL;
             }
@@ -446,7 +446,7 @@ static int dxd_write(const run_state *s, const model_cmd *c)
     }
     free(data);
     if (!ok) {
-        fprintf(stderr, "%s: %s.targetPath: %s: %s\n", s->m.file, c->where, c->path, err);
+        cli_error("%s: %s.targetPath: %s: %s\n", s->m.file, c->where, c->path, err);
         return CLI_FAIL;
     }
     printf("Resource '%s' written to '%s'\n", r->name, c->path);
@@ -494,7 +494,7 @@ int cmd_run(int argc, char **argv)
                        (r == 0 && (r = cli_opt(argc, argv, &i, "-i", &v)) > 0))) {
             uint64_t n;
             if (!cli_parse_u64(v, &n) || n < 1 || n > MAX_ITERATIONS) {
-                fprintf(stderr, "dmlops run: %s %s: expected a count from 1 to %d\n", argv[i - (argv[i] == v)], v,
+                cli_error("dmlops run: %s %s: expected a count from 1 to %d\n", argv[i - (argv[i] == v)], v,
                         MAX_ITERATIONS);
                 return CLI_USAGE;
             }
@@ -505,11 +505,11 @@ int cmd_run(int argc, char **argv)
         if (r < 0) return CLI_USAGE;
         if (r > 0) continue;
         if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "dmlops run: unknown option '%s' (dmlops run --help lists them)\n", argv[i]);
+            cli_error("dmlops run: unknown option '%s' (dmlops run --help lists them)\n", argv[i]);
             return CLI_USAGE;
         }
         if (o.model_path) {
-            fprintf(stderr, "dmlops run: one model at a time ('%s' and '%s')\n", o.model_path, argv[i]);
+            cli_error("dmlops run: one model at a time ('%s' and '%s')\n", o.model_path, argv[i]);
             return CLI_USAGE;
         }
         o.model_path = argv[i];
@@ -519,11 +519,12 @@ int cmd_run(int argc, char **argv)
         return CLI_USAGE;
     }
     if (o.output_dir && mkdir(o.output_dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "dmlops run: --output-dir %s: %s\n", o.output_dir, strerror(errno));
+        cli_error("dmlops run: --output-dir %s: %s\n", o.output_dir, strerror(errno));
         return CLI_FAIL;
     }
     run_state s = {0};
-    if (!model_load(o.model_path, o.output_dir, &s.m)) return CLI_USAGE;
+    bool oom = false;
+    if (!model_load(o.model_path, o.output_dir, &s.m, &oom)) return oom ? CLI_FAIL : CLI_USAGE;
     int rc = prepare(&s, &o);
     if (rc == CLI_OK) rc = s.m.format == MODEL_FORMAT_DMLOPS ? run_dmlops(&s, &o) : run_dxdispatch(&s, &o);
     run_free(&s);

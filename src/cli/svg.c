@@ -74,7 +74,7 @@ bool bench_write_svg(const bench_run *run, const char *path)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
-        fprintf(stderr, "dmlops bench: %s: %s\n", path, strerror(errno));
+        cli_error("dmlops bench: %s: %s\n", path, strerror(errno));
         return false;
     }
     size_t rows = 0;
@@ -166,6 +166,6 @@ bool bench_write_svg(const bench_run *run, const char *path)
     fprintf(f, "</svg>\n");
     bool ok = !ferror(f);
     if (fclose(f) != 0) ok = false;
-    if (!ok) fprintf(stderr, "dmlops bench: %s: write error\n", path);
+    if (!ok) cli_error("dmlops bench: %s: write error\n", path);
     return ok;
 }
