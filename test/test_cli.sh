@@ -588,6 +588,17 @@ case "$B" in
     fi
     ;;
 esac
+# Integer text is decimal, or hexadecimal after 0x; a leading zero is not octal.
+cat >"$T/ints.json" <<'EOF'
+{"resources": [{"Name": "in", "DataType": "INT32", "Data": ["010", "0x10", "-010", "-0x10"]},
+  {"Name": "out", "DataType": "INT32", "Sizes": [4]}],
+ "operators": [{"Type": "SLICE1", "InputTensor": {"DataType": "INT32", "Sizes": [4]},
+   "OutputTensor": {"DataType": "INT32", "Sizes": [4]}, "InputWindowOffsets": [0],
+   "InputWindowSizes": [4], "InputWindowStrides": [1],
+   "Bindings": {"InputTensor": {"Resource": "in"}, "OutputTensor": {"Resource": "out"}}}]}
+EOF
+expect "integer strings: \"010\" is ten, \"0x10\" sixteen" 0 "[10, 16, -10, -16]" "$D" run "$T/ints.json" --backend cpu
+expect "-i 08 is eight iterations" 0 "timing, 8 iterations" "$D" run "$T/ints.json" --backend cpu -i 08
 expect "bench --csv into a missing directory fails before running" 2 "cannot write in /nonexistent" \
     timeout 20 "$D" bench --csv /nonexistent/b.csv
 

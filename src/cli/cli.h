@@ -29,6 +29,9 @@ int cli_opt(int argc, char **argv, int *i, const char *name, const char **value)
  * cli_opt; -1 also for a bad value. */
 int cli_context_opt(int argc, char **argv, int *i, dmlops_context_desc *desc);
 
+/* The base of an integer's text: 16 after "0x" (behind any sign), else 10. A leading 0
+ * is not octal: "010" is ten, as a user writing decimal means it. */
+int cli_int_base(const char *s);
 bool cli_parse_u64(const char *s, uint64_t *out);
 bool cli_parse_feature_level(const char *s, DML_FEATURE_LEVEL *out);
 

@@ -42,12 +42,18 @@ int cli_opt(int argc, char **argv, int *i, const char *name, const char **value)
     return 1;
 }
 
+int cli_int_base(const char *s)
+{
+    if (*s == '-' || *s == '+') s++;
+    return s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10;
+}
+
 bool cli_parse_u64(const char *s, uint64_t *out)
 {
     if (!s || !*s || *s == '-' || *s == '+') return false;
     char *end;
     errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
+    unsigned long long v = strtoull(s, &end, cli_int_base(s));
     if (errno || *end) return false;
     *out = v;
     return true;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
+
 uint16_t scalar_float_to_half(float f)
 {
     uint32_t x;
@@ -146,12 +148,12 @@ const char *scalar_from_text(DML_TENSOR_DATA_TYPE t, const char *s, void *dst)
     const char *p = s;
     while (*p == ' ') p++;
     if (*p == '-') {
-        long long v = strtoll(p, &end, 0);
+        long long v = strtoll(p, &end, cli_int_base(p));
         if (!p[1] || *end) return "is not an integer";
         if (errno || v < lo) return "is out of range for the data type";
         store_int(t, (uint64_t)v, dst);
     } else {
-        unsigned long long v = strtoull(p, &end, 0);
+        unsigned long long v = strtoull(p, &end, cli_int_base(p));
         if (!*p || *end || *p == '+') return "is not an integer";
         if (errno || v > hi) return "is out of range for the data type";
         store_int(t, v, dst);
