@@ -599,6 +599,21 @@ cat >"$T/ints.json" <<'EOF'
 EOF
 expect "integer strings: \"010\" is ten, \"0x10\" sixteen" 0 "[10, 16, -10, -16]" "$D" run "$T/ints.json" --backend cpu
 expect "-i 08 is eight iterations" 0 "timing, 8 iterations" "$D" run "$T/ints.json" --backend cpu -i 08
+# A binding that cannot size its resource says so, rather than that there is none.
+cat >"$T/ovf.json" <<'EOF'
+{"resources": [{"Name": "in", "DataType": "FLOAT32", "Data": [1, 2, 3, 4]}, {"Name": "out"}],
+ "operators": [{"Type": "SLICE1", "InputTensor": {"DataType": "FLOAT32", "Sizes": [4]},
+   "OutputTensor": {"DataType": "FLOAT32", "Sizes": [4]}, "InputWindowOffsets": [0],
+   "InputWindowSizes": [4], "InputWindowStrides": [1],
+   "Bindings": {"InputTensor": {"Resource": "in"},
+                "OutputTensor": {"Resource": "out", "Offset": 18446744073709551615}}}]}
+EOF
+expect "an Offset that passes 2^64 is named" 2 \
+    'its binding $.operators[0].Bindings.OutputTensor cannot size it (Offset 18446744073709551615, 16 bytes' \
+    "$D" run "$T/ovf.json" --backend cpu
+sed 's/"Name": "out"}/"Name": "out", "SizeInBytes": 1e16}/; s/, "Offset": 18446744073709551615//' "$T/ovf.json" >"$T/e16.json"
+expect "SizeInBytes 1e16: asks for its digits" 2 "1e16 is 2^53 or more in a float's notation" \
+    "$D" run "$T/e16.json" --backend cpu
 expect "bench --csv into a missing directory fails before running" 2 "cannot write in /nonexistent" \
     timeout 20 "$D" bench --csv /nonexistent/b.csv
 

@@ -318,13 +318,27 @@ static bool finish_resources(const mctx *j, model *m)
         }
         if (r->size) continue;
         uint64_t need = r->shaped ? r->view.count * npy_element_size(r->view.type) : 0;
+        char q[80], unsized[PATH_LEN] = "";
+        unsigned long long unsized_offset = 0, unsized_bytes = 0;
         for (size_t c = 0; c < m->ncmds; c++)
             for (uint32_t i = 0; i < m->ops[m->cmds[c].op].ntensors; i++) {
                 const model_binding *b = &m->cmds[c].bind[i];
-                if (b->resource == k && b->offset + b->size >= b->offset && b->offset + b->size > need)
-                    need = b->offset + b->size;
+                if (b->resource != k) continue;
+                if (b->size && b->offset + b->size >= b->offset) {
+                    if (b->offset + b->size > need) need = b->offset + b->size;
+                } else if (!unsized[0]) { /* a tensor whose size overflowed, or an offset past 2^64 */
+                    mpath(unsized, sizeof unsized, "$.operators[%zu].Bindings.%s", (size_t)m->cmds[c].op,
+                          m->ops[m->cmds[c].op].tensor_names[i]);
+                    unsized_offset = b->offset;
+                    unsized_bytes = b->size;
+                }
             }
-        char q[80];
+        if (need == 0 && unsized[0])
+            return mfail(j, r->where,
+                         "resource %s has no data and no SizeInBytes, and its binding %s cannot size it (Offset "
+                         "%llu, %llu bytes: a tensor whose size overflows 64 bits reads 0, and Offset plus the "
+                         "bytes must stay below 2^64)",
+                         json_quote(r->name, q, sizeof q), unsized, unsized_offset, unsized_bytes);
         if (need == 0)
             return mfail(j, r->where, "resource %s has no data, no SizeInBytes and no binding that sizes it",
                          json_quote(r->name, q, sizeof q));

@@ -76,6 +76,11 @@ bool m_get_uint(const mctx *j, const json_value *v, const char *path, uint64_t m
         int64_t neg;
         if (json_get_int64(v, &neg) || !v || v->kind != JSON_NUMBER || v->number < 0 || v->number != floor(v->number))
             return mfail(j, path, "expected a non-negative integer, not %s", shown(v, b));
+        /* json_get_uint64 takes a whole number in a float's notation (1e6) below 2^53 only,
+         * where it is exact. */
+        if (!json_is_integer_literal(v))
+            return mfail(j, path, "%s is 2^53 or more in a float's notation: write its digits to keep it exact",
+                         shown(v, b));
         return mfail(j, path, "%s is too large (at most %llu)", shown(v, b), (unsigned long long)max);
     }
     if (x > max) return mfail(j, path, "%s is too large (at most %llu)", shown(v, b), (unsigned long long)max);
