@@ -614,6 +614,14 @@ expect "an Offset that passes 2^64 is named" 2 \
 sed 's/"Name": "out"}/"Name": "out", "SizeInBytes": 1e16}/; s/, "Offset": 18446744073709551615//' "$T/ovf.json" >"$T/e16.json"
 expect "SizeInBytes 1e16: asks for its digits" 2 "1e16 is 2^53 or more in a float's notation" \
     "$D" run "$T/e16.json" --backend cpu
+# --output-dir: made with its parents, only for a model that loads; a file there is refused.
+expect "--output-dir with missing parents" 0 "wrote" "$D" run "$T/w1024.json" --backend cpu --output-dir "$T/od/a//b/"
+if [ -f "$T/od/a/b/out1024.npy" ]; then ok "the output lies in the nested directory"; else fail "the output lies in the nested directory"; fi
+printf '{' >"$T/broken.json"
+expect "a refused model" 2 "" "$D" run "$T/broken.json" --output-dir "$T/od2"
+if [ ! -e "$T/od2" ]; then ok "leaves no --output-dir behind"; else fail "leaves no --output-dir behind"; fi
+expect "--output-dir naming a file: exit 2 before the run" 2 "--output-dir $T/ints.json: Not a directory" \
+    "$D" run "$T/w1024.json" --backend cpu --output-dir "$T/ints.json"
 expect "bench --csv into a missing directory fails before running" 2 "cannot write in /nonexistent" \
     timeout 20 "$D" bench --csv /nonexistent/b.csv
 

@@ -479,6 +479,39 @@ static void run_free(run_state *s)
     model_free(&s->m);
 }
 
+/* --output-dir DIR: made with its missing parents, as mkdir -p does. A path that names
+ * something else than a directory, or cannot be made, is the command line's to fix (2);
+ * a full disk or an I/O error is not (1). */
+static int make_output_dir(const char *dir)
+{
+    if (!*dir) {
+        cli_error("dmlops run: --output-dir: expected a directory, not an empty name");
+        return CLI_USAGE;
+    }
+    char *p = strdup(dir);
+    if (!p) {
+        cli_error("dmlops run: out of memory");
+        return CLI_FAIL;
+    }
+    int e = 0;
+    for (char *c = p + 1;; c++) {
+        const bool end = *c == '\0';
+        if (!end && *c != '/') continue;
+        *c = '\0';
+        struct stat st;
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) e = errno;
+        else if (stat(p, &st) != 0) e = errno;
+        else if (!S_ISDIR(st.st_mode)) e = ENOTDIR;
+        if (end || e) break;
+        *c = '/';
+        while (c[1] == '/') c++;
+    }
+    free(p);
+    if (!e) return CLI_OK;
+    cli_error("dmlops run: --output-dir %s: %s", dir, strerror(e));
+    return e == ENOSPC || e == EIO || e == ENOMEM || e == EDQUOT ? CLI_FAIL : CLI_USAGE;
+}
+
 int cmd_run(int argc, char **argv)
 {
     run_opts o = {0};
@@ -518,14 +551,12 @@ int cmd_run(int argc, char **argv)
         fputs(usage_text, stderr);
         return CLI_USAGE;
     }
-    if (o.output_dir && mkdir(o.output_dir, 0777) != 0 && errno != EEXIST) {
-        cli_error("dmlops run: --output-dir %s: %s\n", o.output_dir, strerror(errno));
-        return CLI_FAIL;
-    }
     run_state s = {0};
     bool oom = false;
     if (!model_load(o.model_path, o.output_dir, &s.m, &oom)) return oom ? CLI_FAIL : CLI_USAGE;
-    int rc = prepare(&s, &o);
+    /* Made once the model is known good, so that a refused one leaves no directory. */
+    int rc = o.output_dir ? make_output_dir(o.output_dir) : CLI_OK;
+    if (rc == CLI_OK) rc = prepare(&s, &o);
     if (rc == CLI_OK) rc = s.m.format == MODEL_FORMAT_DMLOPS ? run_dmlops(&s, &o) : run_dxdispatch(&s, &o);
     run_free(&s);
     return rc;
