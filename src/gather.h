@@ -54,6 +54,9 @@ typedef struct dm_gather {
     int32_t binding[DM_SLOT_COUNT]; /* op binding feeding each slot, -1 if none */
     bool stream;                    /* CPU: write the output with streaming stores
                                        (decided by the CPU backend at creation) */
+    bool rows_cut;                  /* Vulkan: one output row outgrows a binding window in
+                                       some slot, so pieces must cut rows, which the flat
+                                       walk cannot (decided by the planner) */
 } dm_gather;
 
 /* Merges dimensions that are contiguous in every slot and drops size-1 dimensions, so

@@ -221,6 +221,74 @@ TEST(flat_walk_refused_chunks_of_many_runs_match_cpu)
     vkt_done(vk);
 }
 
+/* INT64 indices in [0, depth] (depth itself: a row of OffValues) over all of binding 0. */
+static void indices_up_to_depth(uint8_t *const *data, const uint64_t *sizes, dmt_rng *r, const void *user)
+{
+    const uint32_t depth = *(const uint32_t *)user;
+    for (uint64_t i = 0; i + 8 <= sizes[0]; i += 8) {
+        const int64_t v = (int64_t)(dmt_next(r) % (depth + 1u));
+        memcpy(data[0] + 16 + i, &v, 8);
+    }
+}
+
+/* Short packed output rows whose source runs down the columns (strides {1, R}), or whose
+ * ONE_HOT indices lie along the row: one row's span outgrows the window, so pieces must cut
+ * rows, and with the flat walk's whole rows they were cut to single elements: SLICE1 of
+ * [12000, 5] FLOAT32 with 64 KiB windows took 36000 dispatches, REVERSE of [70000, 2]
+ * UINT8 was refused for needing more than 65536 pieces, and ONE_HOT into [16, 65536] along
+ * axis 0 kept its 16 rows apart (128 dispatches where 8 do). Each must match the CPU in
+ * a handful of dispatches (12, 16 and 16 now). */
+TEST(column_major_short_rows_plan_few_pieces)
+{
+    dmlops_context *vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 64 << 10, 0);
+    if (!vk) return;
+    gcase c;
+    dmlops_operator_info info;
+    for (int k = 0; k < 3; k++) {
+        memset(&c, 0, sizeof c);
+        const bool rev = k == 1;
+        const uint32_t rows = rev ? 70000 : 12000, cols = rev ? 2 : 5, in[2] = {rows, cols}, cm[2] = {1, rows};
+        const DML_TENSOR_DATA_TYPE dt = rev ? DML_TENSOR_DATA_TYPE_UINT8 : DML_TENSOR_DATA_TYPE_FLOAT32;
+        uint32_t bound = 64;
+        dmt_tensor_init(&c.t[0], dt, 2, in, cm, 0);
+        if (k == 0) {
+            dmt_tensor_init(&c.t[1], dt, 2, in, NULL, 0);
+            c.win[0] = rows;
+            c.win[1] = cols;
+            c.step[0] = c.step[1] = 1;
+            c.slice = (DML_SLICE1_OPERATOR_DESC){&c.t[0].desc, &c.t[1].desc, 2, c.off, c.win, c.step};
+            c.desc = (DML_OPERATOR_DESC){DML_OPERATOR_SLICE1, &c.slice};
+            c.nin = 1;
+        } else if (k == 1) {
+            const uint32_t len_sizes[2] = {1, cols};
+            dmt_tensor_init(&c.t[1], DML_TENSOR_DATA_TYPE_UINT32, 2, len_sizes, NULL, 0);
+            dmt_tensor_init(&c.t[2], dt, 2, in, NULL, 0);
+            c.rev = (DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC){&c.t[0].desc, &c.t[1].desc, &c.t[2].desc, 0};
+            c.desc = (DML_OPERATOR_DESC){DML_OPERATOR_REVERSE_SUBSEQUENCES, &c.rev};
+            c.nin = 2;
+        } else { /* ONE_HOT: INT64 indices [1, 65536], 16 elements apart, into UINT8 [16, 65536] along axis 0 */
+            const uint32_t isz[2] = {1, 65536}, istr[2] = {0, 16}, vsz[2] = {1, 2}, osz[2] = {16, 65536};
+            dmt_tensor_init(&c.t[0], DML_TENSOR_DATA_TYPE_INT64, 2, isz, istr, 0);
+            dmt_tensor_init(&c.t[1], DML_TENSOR_DATA_TYPE_UINT8, 2, vsz, NULL, 0);
+            dmt_tensor_init(&c.t[2], DML_TENSOR_DATA_TYPE_UINT8, 2, osz, NULL, 0);
+            c.hot = (DML_ONE_HOT_OPERATOR_DESC){&c.t[0].desc, &c.t[1].desc, &c.t[2].desc, 0};
+            c.desc = (DML_OPERATOR_DESC){DML_OPERATOR_ONE_HOT, &c.hot};
+            c.nin = 2;
+            bound = 32;
+            dmlops_context_destroy(vk); /* indices 8 MiB apart in all: 1 MiB windows */
+            vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 1 << 20, 0);
+            if (!vk) return;
+        }
+        for (uint32_t i = 0; i <= c.nin; i++) c.sizes[i] = c.t[i].buf.TotalTensorSizeInBytes;
+        const uint32_t depth = 16;
+        if (vkt_same_as_cpu(vk, &c.desc, c.nin, c.sizes, 0xC01 + (uint64_t)k, &info,
+                            k == 1 ? lengths_up_to_axis : k == 2 ? indices_up_to_depth : NULL, k == 1 ? &rows : &depth))
+            CHECK(info.last_path == DMLOPS_PATH_KERNEL && info.dispatch_count <= bound,
+                  "case %d ran %s in %u dispatches", k, dmlops_path_name(info.last_path), (unsigned)info.dispatch_count);
+    }
+    vkt_done(vk);
+}
+
 TEST(vulkan_matches_cpu_with_tiny_dispatch_grids)
 {
     /* At most 1 x 1 workgroups per dispatch: every piece needs many dispatches. */

@@ -499,8 +499,7 @@ static int make_output_dir(const char *dir)
         if (!end && *c != '/') continue;
         *c = '\0';
         struct stat st;
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) e = errno;
-        else if (stat(p, &st) != 0) e = errno;
+        if ((mkdir(p, 0777) != 0 && errno != EEXIST) || stat(p, &st) != 0) e = errno;
         else if (!S_ISDIR(st.st_mode)) e = ENOTDIR;
         if (end || e) break;
         *c = '/';

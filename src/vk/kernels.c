@@ -36,7 +36,7 @@ uint32_t dm_kernel_aux_type(const dm_gather *g)
 
 bool dm_kernel_rows_packed(const dm_gather *g)
 {
-    if (g->rank == 0 || g->rank > 2) return false;
+    if (g->rank == 0 || g->rank > 2 || g->rows_cut) return false;
     const uint32_t last = g->rank - 1;
     if (g->stride[DM_SLOT_DST][last] != 1 || g->size[last] == 0 ||
         (g->rank == 2 && g->stride[DM_SLOT_DST][0] != (int64_t)g->size[1]))
@@ -54,6 +54,12 @@ bool dm_kernel_rows_packed(const dm_gather *g)
     const uint64_t row_bytes = (uint64_t)g->size[last] * g->esize;
     if (row_bytes >= 64 || (row_bytes >= 16 && (g->esize < 4 || row_bytes % 16 == 0))) return false;
     return g->kernel == DM_KERNEL_SLICE || g->kernel == DM_KERNEL_REVERSE;
+}
+
+bool dm_kernel_flat(const dm_gather *g, bool texel)
+{
+    const uint32_t v = dm_kernel_variant(g, texel);
+    return v == DM_VARIANT_FLAT || v == DM_VARIANT_FLAT_ROWS;
 }
 
 bool dm_kernel_src_aligned(const dm_gather *g, uint32_t variant)

@@ -32,9 +32,12 @@ uint32_t dm_kernel_variant(const dm_gather *g, bool texel);
  * exact, since the kernel sends a chunk whose source is not aligned element by element. */
 bool dm_kernel_src_aligned(const dm_gather *g, uint32_t variant);
 /* Whether g's output rows lie end to end (ONE_HOT: any length; SLICE1 and REVERSE: short
- * ones, kernels.c), the layout of the FLAT variants: its pieces must then hold their rows
- * whole (vk_plan.c). */
+ * ones, kernels.c), the layout of the FLAT variants, and each fits a binding window
+ * (!g->rows_cut): their pieces hold their rows whole (vk_plan.c). */
 bool dm_kernel_rows_packed(const dm_gather *g);
+/* Whether the variant picked for g walks its pieces as streams of whole rows (FLAT,
+ * FLAT_ROWS), so that the planner must keep rows whole. */
+bool dm_kernel_flat(const dm_gather *g, bool texel);
 /* AUX_TYPE (DM_AUX_* in vk_abi.h): how the kernel decodes g's AUX elements; U32 when
  * it binds none. */
 uint32_t dm_kernel_aux_type(const dm_gather *g);

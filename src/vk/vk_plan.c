@@ -72,14 +72,15 @@ static uint64_t dm_abs_u64(int64_t v) { return v < 0 ? (uint64_t)-v : (uint64_t)
 
 /* The dimension (or, returning rank, the source window) whose halving shrinks the slot's
  * span most; -1 when nothing can be split. */
-static int dm_pick_split(const dm_gather *g, const dm_box *b, int slot)
+static int dm_pick_split(const dm_gather *g, const dm_box *b, int slot, bool flat)
 {
-    /* The flat walk (dm_kernel_rows_packed) takes a piece's rows as one stream: a piece of
+    /* The flat walk (flat: dm_kernel_flat) takes a piece's rows as one stream: a piece of
      * several rows must hold them whole, so its rows are split apart, or its source
      * window, before any row is cut. Splitting rows that do not move this slot's span
      * (REVERSE along axis 0 reads its rows through the window) would only cut the piece
-     * down to single rows: [12000, 3] FLOAT32 with 128 KiB windows became 24000 dispatches. */
-    const bool whole_rows = g->rank == 2 && b->hi[0] - b->lo[0] > 1 && dm_kernel_rows_packed(g);
+     * down to single rows: [12000, 3] FLOAT32 with 128 KiB windows became 24000 dispatches.
+     * A row that alone outgrows a window takes no flat walk (dm_plan_rows_cut). */
+    const bool whole_rows = flat && g->rank == 2 && b->hi[0] - b->lo[0] > 1;
     int best = -1;
     uint64_t best_w = 0;
     for (uint32_t d = 0; d < (whole_rows ? 1 : g->rank); d++) {
@@ -171,11 +172,15 @@ static void dm_fill_params(const dm_gather *g, const dm_box *b, const dm_vk_piec
 
 /* Splits the gather's output box until every piece's windows fit a binding (and, with
  * `segs`, lie inside one segment of their buffer) and its units fit 32 bits. */
+/* The most bytes a piece's slot may span: room for the aligned-down start and the word
+ * rounding of every window. */
+static uint64_t dm_window_limit(const dm_vk_limits *lim) { return (lim->max_range - lim->align - 4) & ~3ull; }
+
 static dmlops_status dm_split(const dm_vk_limits *lim, const dm_gather *g, const dm_vk_segments *segs,
                               dm_piece_set *set)
 {
-    /* Room for the aligned-down start and the word rounding of every window. */
-    const uint64_t limit = (lim->max_range - lim->align - 4) & ~3ull;
+    const uint64_t limit = dm_window_limit(lim);
+    const bool flat = lim->run <= 32 && dm_kernel_flat(g, lim->texel);
     dm_box *stack = dm_malloc(64 * DM_MAX_RANK * sizeof *stack);
     uint32_t top = 0;
     if (!stack) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory planning an operator");
@@ -193,7 +198,7 @@ static dmlops_status dm_split(const dm_vk_limits *lim, const dm_gather *g, const
         uint32_t per_row, mode;
         memset(&p, 0, sizeof p);
         p.units = dm_units(g, &box, &per_row, &mode);
-        int split = p.units >= DM_MAX_UNITS ? dm_pick_split(g, &box, -1) : -1;
+        int split = p.units >= DM_MAX_UNITS ? dm_pick_split(g, &box, -1, flat) : -1;
         for (int s = 0; s < DM_SLOT_COUNT && split < 0 && p.units < DM_MAX_UNITS; s++) {
             if (g->binding[s] < 0) continue;
             dm_span_bytes(g, &box, s, &p.span[s]);
@@ -201,7 +206,7 @@ static dmlops_status dm_split(const dm_vk_limits *lim, const dm_gather *g, const
                              (segs->base[s] + p.span[s].lo) / segs->seg_size[s] !=
                                  (segs->base[s] + p.span[s].hi - 1) / segs->seg_size[s];
             if (p.span[s].hi - p.span[s].lo > limit || straddles) {
-                split = dm_pick_split(g, &box, s);
+                split = dm_pick_split(g, &box, s, flat);
                 if (split < 0) {
                     st = dm_fail(DMLOPS_ERROR_UNSUPPORTED, "one element does not fit a %llu-byte binding window",
                                  (unsigned long long)lim->max_range);
@@ -274,10 +279,29 @@ static dmlops_status dm_plan_copies(const dm_vk_limits *lim, dm_vk_plan *plan)
     return DMLOPS_SUCCESS;
 }
 
+/* Whether one output row of g spans more than a window in some slot (its source window,
+ * which pieces may cut, left aside). The flat walk's pieces hold whole rows; such rows
+ * would be cut apart, element by element where the slot's row stride is large: SLICE1
+ * of a column-major [12000, 5] FLOAT32 source with 64 KiB windows took 36000 dispatches,
+ * and [70000, 5] was refused for needing more than 65536 pieces. */
+static bool dm_plan_rows_cut(const dm_vk_limits *lim, const dm_gather *g)
+{
+    if (g->rank != 2 || !dm_kernel_rows_packed(g)) return false;
+    const dm_box row = {.lo = {0, 0}, .hi = {1, g->size[1]}, .wlo = 0, .whi = 1};
+    for (int s = 0; s < DM_SLOT_COUNT; s++) {
+        if (g->binding[s] < 0) continue;
+        dm_vk_span span;
+        dm_span_bytes(g, &row, s, &span);
+        if (span.hi - span.lo > dm_window_limit(lim)) return true;
+    }
+    return false;
+}
+
 dmlops_status dm_vk_plan_gather(const dm_vk_limits *lim, const dm_gather *g, dm_vk_plan *plan)
 {
     memset(plan, 0, sizeof *plan);
     plan->g = *g;
+    plan->g.rows_cut = dm_plan_rows_cut(lim, g);
     dm_piece_set set = {0};
     dmlops_status st = dm_split(lim, &plan->g, NULL, &set);
     plan->pieces = set.pieces;
