@@ -326,7 +326,29 @@ dxd "$T/deferred.json" '"out": {"initialValuesDataType": "FLOAT32", "initialValu
 expect "DxDispatch: a deferred resource exits 2 naming it" 2 "\"deferred\" resources" "$D" run "$T/deferred.json"
 dxd "$T/wrap.json" '"out": {"initialValuesDataType": "UINT8", "initialValues": {"valueCount": 300, "valueStart": 0, "valueDelta": 1}}' \
     "$copy4" '"OutputTensor": "out"'
-expect "DxDispatch: a sequence that leaves its type" 2 "is beyond UINT8: the sequence would wrap" "$D" run "$T/wrap.json"
+# The print shows "in" itself: copy its first element to "out" and print "in".
+u8op() { # N TYPE: SLICE1 copying N elements of TYPE
+    echo '{"type": "SLICE1", "desc": {"InputTensor": {"DataType": "'"$2"'", "Sizes": ['"$1"']}, "OutputTensor": {"DataType": "'"$2"'", "Sizes": ['"$1"']}, "DimensionCount": 1, "InputWindowOffsets": [0], "InputWindowSizes": ['"$1"'], "InputWindowStrides": [1]}}'
+}
+cat >"$T/wrap.json" <<'EOF'
+{"resources": {"in": {"initialValuesDataType": "UINT8", "initialValues": {"valueCount": 300, "valueStart": 0, "valueDelta": 1}},
+               "out": {"initialValuesDataType": "UINT8", "initialValues": {"valueCount": 4, "value": 0}}},
+ "dispatchables": {"op": {"type": "SLICE1", "desc": {"InputTensor": {"DataType": "UINT8", "Sizes": [4]}, "OutputTensor": {"DataType": "UINT8", "Sizes": [4]}, "DimensionCount": 1, "InputWindowOffsets": [0], "InputWindowSizes": [4], "InputWindowStrides": [1]}}},
+ "commands": [{"type": "dispatch", "dispatchable": "op", "bindings": {"InputTensor": "in", "OutputTensor": "out"}},
+              {"type": "print", "resource": "in"}]}
+EOF
+expect "DxDispatch: a sequence wraps in its type, as DxDispatch's sums do" 0 "253, 254, 255, 0, 1, 2," "$D" run "$T/wrap.json"
+# Values convert as a C cast would (spec/dxdispatch.md): truncated toward zero, wrapped.
+dxd "$T/cast.json" '"in": {"initialValuesDataType": "UINT8", "initialValues": [1.9, -1, 300, -1.5, "0x1ff", 18446744073709551615]},
+    "out": {"initialValuesDataType": "UINT8", "initialValues": {"valueCount": 6, "value": 0}}' \
+    "$(u8op 6 UINT8)" '"InputTensor": "in", "OutputTensor": "out"'
+expect "DxDispatch: UINT8 values cast as C casts them" 0 "Resource 'out': 1, 255, 44, 255, 255, 255" "$D" run "$T/cast.json"
+dxd "$T/castseq.json" '"in": {"initialValuesDataType": "INT8", "initialValues": {"valueCount": 4, "valueStart": 126, "valueDelta": 1.7}},
+    "out": {"initialValuesDataType": "INT8", "initialValues": {"valueCount": 4, "value": 0}}' \
+    "$(u8op 4 INT8)" '"InputTensor": "in", "OutputTensor": "out"'
+expect "DxDispatch: an INT8 sequence from 126 by 1.7 (a delta of 1) wraps" 0 "Resource 'out': 126, 127, -128, -127" "$D" run "$T/castseq.json"
+dxd "$T/castnan.json" '"out": {"initialValuesDataType": "INT32", "initialValues": ["nan"]}' "$copy4" '"OutputTensor": "out"'
+expect "DxDispatch: NaN into an integer type is refused" 2 "is not a number, which no integer type holds" "$D" run "$T/castnan.json"
 dxd "$T/sizein.json" '"out": {"initialValuesDataType": "UINT32", "initialValues": [1, 2, 3], "sizeInBytes": 8}' "$copy4" '"OutputTensor": "out"'
 expect "DxDispatch: sizeInBytes smaller than the initial values" 2 \
     "\$.resources.out.sizeInBytes: 8 bytes cannot hold the 12 bytes of initialValues" "$D" run "$T/sizein.json"

@@ -70,31 +70,6 @@ static bool parse_count(const mctx *j, const json_value *obj, const char *path, 
     return true;
 }
 
-/* valueStart + (valueCount - 1) * valueDelta must stay inside an integer type. Both are
- * values of the type, as in DxDispatch, so an unsigned sequence only grows. */
-static bool check_sequence(const mctx *j, const char *path, const model_resource *r)
-{
-    DML_TENSOR_DATA_TYPE t = r->init.type;
-    if (scalar_is_float(t)) return true;
-    uint32_t bits = npy_element_size(t) * 8;
-    uint64_t k = r->init.count - 1;
-    bool out;
-    if (scalar_is_signed(t)) {
-        int64_t s = (int64_t)scalar_int_bits(t, r->value), d = (int64_t)scalar_int_bits(t, r->delta), step, last;
-        int64_t hi = bits == 64 ? INT64_MAX : (int64_t)((1ull << (bits - 1)) - 1), lo = -hi - 1;
-        out = __builtin_mul_overflow((int64_t)k, d, &step) || __builtin_add_overflow(s, step, &last) || last < lo ||
-              last > hi;
-    } else {
-        uint64_t s = scalar_int_bits(t, r->value), d = scalar_int_bits(t, r->delta), step, last;
-        uint64_t hi = bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
-        out = __builtin_mul_overflow(k, d, &step) || __builtin_add_overflow(s, step, &last) || last > hi;
-    }
-    if (out)
-        return mfail(j, path, "valueStart + (valueCount - 1) * valueDelta is beyond %s: the sequence would wrap",
-                     dmlops_data_type_name(t));
-    return true;
-}
-
 static bool parse_file(const mctx *j, const json_value *obj, const char *path, model_resource *r)
 {
     static const char *const keys[] = {"sourcePath", NULL};
@@ -197,7 +172,6 @@ static bool parse_resource(const mctx *j, const char *name, const json_value *v,
                 if (!(f = json_member(iv, fields[k]))) return mfail(j, q, "missing");
                 if (!m_get_scalar(j, f, q, r->init.type, k == 2 ? r->delta : r->value)) return false;
             }
-            if (has_start && !check_sequence(j, p, r)) return false;
         } else {
             return mfail(j, p, "expected a constant {valueCount, value}, a sequence {valueCount, valueStart, "
                                "valueDelta} or a file {sourcePath}");

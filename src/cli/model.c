@@ -482,8 +482,8 @@ void model_init_start(model_init_iter *it, const model_resource *r)
     memcpy(it->cur, r->value, sizeof it->cur);
 }
 
-/* cur += delta in the element type: floats round as the type does, integers wrap (the
- * parser has checked that the sequence stays in range). */
+/* cur += delta in the element type: floats round as the type does, integers wrap, as
+ * DxDispatch's sums in the type do (a UINT8 sequence from 250 by 3 goes 250, 253, 0, 3). */
 static void sequence_step(DML_TENSOR_DATA_TYPE t, uint8_t *cur, const uint8_t *delta)
 {
     if (t == DML_TENSOR_DATA_TYPE_FLOAT32) {

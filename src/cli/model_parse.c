@@ -206,9 +206,11 @@ bool m_get_scalar(const mctx *j, const json_value *v, const char *path, DML_TENS
         return mfail(j, path, "expected a number, not %s", json_kind_name(v));
     /* Text for strings, and for integer literals of a DxDispatch model (exact at any size). */
     bool as_text = v->kind == JSON_STRING || (j->dxdispatch && is_int && json_is_integer_literal(v));
-    if (as_text) why = scalar_from_text(type, v->text, dst);
-    else if (v->kind == JSON_NUMBER) why = scalar_from_double(type, v->number, dst);
-    else why = scalar_from_double(type, v->boolean ? 1 : 0, dst);
+    /* DxDispatch converts as a C cast would (spec/dxdispatch.md); ours insists on values
+     * that fit. */
+    const double number = v->kind == JSON_NUMBER ? v->number : v->boolean ? 1 : 0;
+    if (j->dxdispatch) why = as_text ? scalar_cast_text(type, v->text, dst) : scalar_cast_double(type, number, dst);
+    else why = as_text ? scalar_from_text(type, v->text, dst) : scalar_from_double(type, number, dst);
     if (!why) return true;
     const char *text = v->kind == JSON_BOOL ? (v->boolean ? "true" : "false") : v->kind == JSON_STRING ? json_quote(v->text, b, sizeof b) : shown(v, b);
     return mfail(j, path, "%s %s %s", text, why, dmlops_data_type_name(type));

@@ -52,8 +52,9 @@ bool m_get_bool(const mctx *j, const json_value *v, const char *path, bool *out)
 
 /* One value of `type` into dst: integers must be whole and in range, floats are rounded
  * (FLOAT16 to nearest even), strings such as "nan", "inf" or "-5" are read as text. In a
- * DxDispatch model integers written as integers are exact at any size; in ours a number
- * beyond 2^53 must come as a string. */
+ * DxDispatch model integers written as integers are exact at any size, and a value
+ * converts as a C cast would (1.5 -> 1, -1 -> 255 for UINT8); in ours a number beyond
+ * 2^53 must come as a string. */
 bool m_get_scalar(const mctx *j, const json_value *v, const char *path, DML_TENSOR_DATA_TYPE type, void *dst);
 
 /* A DML_TENSOR_DESC in the short form (the buffer desc's fields, with an optional "Type")

@@ -161,6 +161,46 @@ const char *scalar_from_text(DML_TENSOR_DATA_TYPE t, const char *s, void *dst)
     return NULL;
 }
 
+const char *scalar_cast_double(DML_TENSOR_DATA_TYPE t, double v, void *dst)
+{
+    if (scalar_is_float(t)) return store_float(t, v, dst);
+    if (!dmlops_data_type_size(t)) return "is not a supported data type";
+    if (isnan(v)) return "is not a number, which no integer type holds";
+    const double w = trunc(v);
+    uint64_t bits;
+    if (w < 0 && w >= -9223372036854775808.0) bits = (uint64_t)(int64_t)w;
+    else if (w >= 0 && w < 18446744073709551616.0) bits = (uint64_t)w;
+    else return "is beyond every 64-bit integer";
+    store_int(t, bits, dst);
+    return NULL;
+}
+
+const char *scalar_cast_text(DML_TENSOR_DATA_TYPE t, const char *s, void *dst)
+{
+    if (scalar_is_float(t)) return scalar_from_text(t, s, dst);
+    if (!dmlops_data_type_size(t)) return "is not a supported data type";
+    const char *p = s;
+    while (*p == ' ') p++;
+    char *end;
+    errno = 0;
+    if (*p == '-') {
+        long long v = strtoll(p, &end, cli_int_base(p));
+        if (p[1] && !*end && !errno) {
+            store_int(t, (uint64_t)v, dst);
+            return NULL;
+        }
+    } else if (*p && *p != '+') {
+        unsigned long long v = strtoull(p, &end, cli_int_base(p));
+        if (!*end && !errno) {
+            store_int(t, v, dst);
+            return NULL;
+        }
+    }
+    double d = strtod(s, &end); /* 1.5, 1e3, or an integer past 64 bits */
+    if (!*s || *end) return "is not a number";
+    return scalar_cast_double(t, d, dst);
+}
+
 void scalar_format(DML_TENSOR_DATA_TYPE t, const void *src, char *buf, size_t len)
 {
     uint8_t u8;

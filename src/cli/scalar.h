@@ -15,6 +15,12 @@ float scalar_half_to_float(uint16_t h);
  * NULL or what is wrong ("is not an integer", ...). */
 const char *scalar_from_double(DML_TENSOR_DATA_TYPE type, double v, void *dst);
 const char *scalar_from_text(DML_TENSOR_DATA_TYPE type, const char *s, void *dst);
+/* The same as a C cast would (DxDispatch's rule): integers truncate toward zero and wrap
+ * modulo the type; refused only where a cast has no meaning (NaN, beyond every 64-bit
+ * integer). Text is an integer in decimal (or 0x hexadecimal), exact at any 64-bit size,
+ * or a number in a float's notation. */
+const char *scalar_cast_double(DML_TENSOR_DATA_TYPE type, double v, void *dst);
+const char *scalar_cast_text(DML_TENSOR_DATA_TYPE type, const char *s, void *dst);
 
 /* An integer element as 64 bits (sign-extended for signed types), and back (truncated). */
 uint64_t scalar_int_bits(DML_TENSOR_DATA_TYPE type, const void *src);
