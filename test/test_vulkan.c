@@ -236,22 +236,24 @@ static void indices_up_to_depth(uint8_t *const *data, const uint64_t *sizes, dmt
  * rows, and with the flat walk's whole rows they were cut to single elements: SLICE1 of
  * [12000, 5] FLOAT32 with 64 KiB windows took 36000 dispatches, REVERSE of [70000, 2]
  * UINT8 was refused for needing more than 65536 pieces, and ONE_HOT into [16, 65536] along
- * axis 0 kept its 16 rows apart (128 dispatches where 8 do). Each must match the CPU in
- * a handful of dispatches (12, 16 and 16 now). */
+ * axis 0 kept its 16 rows apart (128 dispatches where 8 do); a column-major [65515, 2]
+ * UINT8 source, whose one row spans all but 20 bytes of a window, left room for one row
+ * per piece (65515 dispatches). Each must match the CPU in a handful of dispatches. */
 TEST(column_major_short_rows_plan_few_pieces)
 {
     dmlops_context *vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 64 << 10, 0);
     if (!vk) return;
     gcase c;
     dmlops_operator_info info;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         memset(&c, 0, sizeof c);
-        const bool rev = k == 1;
-        const uint32_t rows = rev ? 70000 : 12000, cols = rev ? 2 : 5, in[2] = {rows, cols}, cm[2] = {1, rows};
-        const DML_TENSOR_DATA_TYPE dt = rev ? DML_TENSOR_DATA_TYPE_UINT8 : DML_TENSOR_DATA_TYPE_FLOAT32;
+        const bool rev = k == 1, edge = k == 3; /* edge: one row spans all but 20 bytes of a window */
+        const uint32_t rows = rev ? 70000 : edge ? 65515 : 12000, cols = rev || edge ? 2 : 5, in[2] = {rows, cols},
+                       cm[2] = {1, rows};
+        const DML_TENSOR_DATA_TYPE dt = rev || edge ? DML_TENSOR_DATA_TYPE_UINT8 : DML_TENSOR_DATA_TYPE_FLOAT32;
         uint32_t bound = 64;
         dmt_tensor_init(&c.t[0], dt, 2, in, cm, 0);
-        if (k == 0) {
+        if (k == 0 || edge) {
             dmt_tensor_init(&c.t[1], dt, 2, in, NULL, 0);
             c.win[0] = rows;
             c.win[1] = cols;
@@ -277,6 +279,11 @@ TEST(column_major_short_rows_plan_few_pieces)
             bound = 32;
             dmlops_context_destroy(vk); /* indices 8 MiB apart in all: 1 MiB windows */
             vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 1 << 20, 0);
+            if (!vk) return;
+        }
+        if (edge) { /* back to 64 KiB windows */
+            dmlops_context_destroy(vk);
+            vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 64 << 10, 0);
             if (!vk) return;
         }
         for (uint32_t i = 0; i <= c.nin; i++) c.sizes[i] = c.t[i].buf.TotalTensorSizeInBytes;

@@ -279,11 +279,14 @@ static dmlops_status dm_plan_copies(const dm_vk_limits *lim, dm_vk_plan *plan)
     return DMLOPS_SUCCESS;
 }
 
-/* Whether one output row of g spans more than a window in some slot (its source window,
- * which pieces may cut, left aside). The flat walk's pieces hold whole rows; such rows
- * would be cut apart, element by element where the slot's row stride is large: SLICE1
- * of a column-major [12000, 5] FLOAT32 source with 64 KiB windows took 36000 dispatches,
- * and [70000, 5] was refused for needing more than 65536 pieces. */
+/* Whether one output row of g spans more than half a window in some slot (its source
+ * window, which pieces may cut, left aside). The flat walk's pieces hold whole rows; rows
+ * that outgrow a window would be cut apart, element by element where the slot's row
+ * stride is large (SLICE1 of a column-major [12000, 5] FLOAT32 source with 64 KiB windows
+ * took 36000 dispatches, and [70000, 5] was refused for needing more than 65536 pieces),
+ * and rows just inside one leave room for few more rows per piece (a column-major
+ * [65515, 2] UINT8 source, whose row spans all but 20 bytes of a 64 KiB window: 65515
+ * dispatches). From half a window on, the row path cuts columns instead. */
 static bool dm_plan_rows_cut(const dm_vk_limits *lim, const dm_gather *g)
 {
     if (g->rank != 2 || !dm_kernel_rows_packed(g)) return false;
@@ -292,7 +295,7 @@ static bool dm_plan_rows_cut(const dm_vk_limits *lim, const dm_gather *g)
         if (g->binding[s] < 0) continue;
         dm_vk_span span;
         dm_span_bytes(g, &row, s, &span);
-        if (span.hi - span.lo > dm_window_limit(lim)) return true;
+        if (span.hi - span.lo > dm_window_limit(lim) / 2) return true;
     }
     return false;
 }
