@@ -207,7 +207,7 @@ one_hot_values|Resource 'output': 2, 4, 4, 4, 4, 4, 4, 2, 4, 4, 2, 4
 one_hot_negative|Resource 'indices': -3, 100, 3
 one_hot_negative|Resource 'output': 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1
 EOF
-dispatch_re="^Dispatch '[^']*': 1 iterations, [0-9]+\.[0-9]{4} ms median \(CPU\)(, [0-9]+\.[0-9]{4} ms median \(GPU\))?\$"
+dispatch_re="^Dispatch '[^']*': 1 iterations, [0-9]+\.[0-9]{4} ms median \(CPU\)(, [0-9]+\.[0-9]{6} ms median \(GPU\))?\$"
 for backend in $backends; do
     for model in "$X"/*.json; do
         name=$(basename "$model" .json)
@@ -644,6 +644,36 @@ expect "a refused model" 2 "" "$D" run "$T/broken.json" --output-dir "$T/od2"
 if [ ! -e "$T/od2" ]; then ok "leaves no --output-dir behind"; else fail "leaves no --output-dir behind"; fi
 expect "--output-dir naming a file: exit 2 before the run" 2 "--output-dir $T/ints.json: Not a directory" \
     "$D" run "$T/w1024.json" --backend cpu --output-dir "$T/ints.json"
+# DxDispatch's reader takes comments, trailing commas and text after the model (RapidJSON's
+# flags in DxDispatch); ours stays strict JSON. Its first line is exactly "Running on 'NAME'".
+cat >"$T/relaxed.json" <<'EOF'
+// DxDispatch's guide writes models like this
+{"resources": {"in": {"initialValuesDataType": "UINT8", "initialValues": [1, 2, 3, 4,],
+                      "initialValuesOffsetInBytes": 0, },
+               /* a comment */ "out": {"initialValuesDataType": "UINT8", "initialValues": {"valueCount": 4, "value": 0}}},
+ "dispatchables": {"op": {"type": "SLICE1", "desc": {"InputTensor": {"DataType": "UINT8", "Sizes": [4], "Strides": []},
+   "OutputTensor": {"DataType": "UINT8", "Sizes": [4]}, "DimensionCount": 1, "InputWindowOffsets": [0],
+   "InputWindowSizes": [4], "InputWindowStrides": [-1]}}},
+ "commands": [{"type": "dispatch", "dispatchable": "op", "bindings": {"InputTensor": "in", "OutputTensor": "out"}},
+              {"type": "print", "resource": "out"},],
+}
+trailing text
+EOF
+expect "DxDispatch: comments, trailing commas, Strides [] and initialValuesOffsetInBytes" 0 "Resource 'out': 4, 3, 2, 1" \
+    "$D" run "$T/relaxed.json" --backend cpu
+"$D" run "$T/relaxed.json" --backend cpu 2>/dev/null | head -n 1 >"$T/first"
+if [ "$(cat "$T/first")" = "Running on 'CPU backend'" ]; then ok "DxDispatch: the first line is DxDispatch's"
+else fail "DxDispatch: the first line is DxDispatch's" "$T/first"; fi
+sed 's/"initialValuesOffsetInBytes": 0/"initialValuesOffsetInBytes": 1/' "$T/relaxed.json" >"$T/offb.json"
+expect "DxDispatch: initialValuesOffsetInBytes past the buffer" 2 \
+    "the buffer (4 bytes) is too small for the 4 bytes of initialValues at offset 1" "$D" run "$T/offb.json" --backend cpu
+printf '{"resources": [], "operators": [],}\n' >"$T/ourcomma.json"
+expect "our format stays strict JSON" 2 "JSON has no trailing commas" "$D" run "$T/ourcomma.json"
+# writeFile makes its target's missing folders, as DxDispatch does.
+sed 's|{"type": "print", "resource": "out"},\]|{"type": "writeFile", "resource": "out", "targetPath": "new/deeper/out.npy"}]|' \
+    "$T/relaxed.json" >"$T/wdeep.json"
+expect "DxDispatch: writeFile into missing folders" 0 "written to" "$D" run "$T/wdeep.json" --backend cpu --output-dir "$T/wd"
+if [ -f "$T/wd/new/deeper/out.npy" ]; then ok "and the file is there"; else fail "and the file is there"; fi
 expect "bench --csv into a missing directory fails before running" 2 "cannot write in /nonexistent" \
     timeout 20 "$D" bench --csv /nonexistent/b.csv
 

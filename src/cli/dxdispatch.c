@@ -116,8 +116,8 @@ static bool parse_file(const mctx *j, const json_value *obj, const char *path, m
 
 static bool parse_resource(const mctx *j, const char *name, const json_value *v, const char *path, model_resource *r)
 {
-    static const char *const keys[] = {"initialValuesDataType", "initialValues", "sizeInBytes", "resampleSize",
-                                       "resampleMode", NULL};
+    static const char *const keys[] = {"initialValuesDataType", "initialValues", "sizeInBytes",
+                                       "initialValuesOffsetInBytes", "resampleSize", "resampleMode", NULL};
     static const char *const constant_keys[] = {"valueCount", "value", NULL};
     static const char *const sequence_keys[] = {"valueCount", "valueStart", "valueDelta", NULL};
     char p[PATH_LEN], q[PATH_LEN];
@@ -189,6 +189,16 @@ static bool parse_resource(const mctx *j, const char *name, const json_value *v,
         if (r->size < bytes)
             return mfail(j, q, "%llu bytes cannot hold the %llu bytes of initialValues", (unsigned long long)r->size,
                          (unsigned long long)bytes);
+    }
+    /* DxDispatch reads initialValuesOffsetInBytes only to check that the values fit after
+     * it (JsonParsers.cpp); it still writes them from byte 0, and so do we. */
+    if ((f = json_member(v, "initialValuesOffsetInBytes"))) {
+        uint64_t off;
+        mpath(q, sizeof q, "%s.initialValuesOffsetInBytes", path);
+        if (!m_get_uint(j, f, q, UINT64_MAX, &off)) return false;
+        if (off > r->size || bytes > r->size - off)
+            return mfail(j, q, "the buffer (%llu bytes) is too small for the %llu bytes of initialValues at offset %llu",
+                         (unsigned long long)r->size, (unsigned long long)bytes, (unsigned long long)off);
     }
     r->size = (r->size + 3) & ~(uint64_t)3; /* DirectML's 4-byte alignment */
     r->view = r->init;

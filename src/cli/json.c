@@ -55,6 +55,7 @@ typedef struct jp {
     void *arena;
     char *err;
     size_t errlen;
+    bool relaxed; /* json_parse_relaxed: comments, trailing commas, text after the value */
 } jp;
 
 static uint32_t jp_col(const jp *j, const char *at)
@@ -103,11 +104,24 @@ static void jp_ws(jp *j)
 {
     while (j->p < j->end) {
         char c = *j->p;
+        const bool comment = j->relaxed && c == '/' && j->p + 1 < j->end && (j->p[1] == '/' || j->p[1] == '*');
         if (c == '\n') {
             j->line++;
             j->line_start = ++j->p;
         } else if (c == ' ' || c == '\t' || c == '\r') {
             j->p++;
+        } else if (comment && j->p[1] == '/') { /* to the end of the line */
+            while (j->p < j->end && *j->p != '\n') j->p++;
+        } else if (comment) { /* to the closing star-slash, or the end of the text */
+            j->p += 2;
+            while (j->p < j->end && !(*j->p == '*' && j->p + 1 < j->end && j->p[1] == '/')) {
+                if (*j->p == '\n') {
+                    j->line++;
+                    j->line_start = j->p + 1;
+                }
+                j->p++;
+            }
+            j->p = j->p < j->end ? j->p + 2 : j->end;
         } else {
             break;
         }
@@ -377,7 +391,10 @@ static bool jp_array(jp *j, json_value *v)
         if (j->p < j->end && *j->p == ',') {
             j->p++;
             jp_ws(j);
-            if (j->p < j->end && *j->p == ']') return jp_fail(j, "a comma before ']': JSON has no trailing commas");
+            if (j->p < j->end && *j->p == ']') {
+                if (j->relaxed) break;
+                return jp_fail(j, "a comma before ']': JSON has no trailing commas");
+            }
             continue;
         }
         if (j->p < j->end && *j->p == ']') break;
@@ -422,7 +439,10 @@ static bool jp_object(jp *j, json_value *v)
         if (j->p < j->end && *j->p == ',') {
             j->p++;
             jp_ws(j);
-            if (j->p < j->end && *j->p == '}') return jp_fail(j, "a comma before '}': JSON has no trailing commas");
+            if (j->p < j->end && *j->p == '}') {
+                if (j->relaxed) break;
+                return jp_fail(j, "a comma before '}': JSON has no trailing commas");
+            }
             continue;
         }
         if (j->p < j->end && *j->p == '}') break;
@@ -490,10 +510,10 @@ static json_value *jp_value(jp *j)
     return ok ? v : NULL;
 }
 
-bool json_parse(const char *text, size_t len, json_doc *doc, char *err, size_t errlen)
+static bool jp_parse(const char *text, size_t len, bool relaxed, json_doc *doc, char *err, size_t errlen)
 {
     memset(doc, 0, sizeof *doc);
-    jp j = {text, text + len, text, 1, 0, NULL, err, errlen};
+    jp j = {text, text + len, text, 1, 0, NULL, err, errlen, relaxed};
     if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) j.p = j.line_start = text + 3;
     jp_ws(&j);
     if (j.p >= j.end) {
@@ -504,7 +524,7 @@ bool json_parse(const char *text, size_t len, json_doc *doc, char *err, size_t e
     json_value *root = jp_value(&j);
     if (root) {
         jp_ws(&j);
-        if (j.p < j.end) {
+        if (j.p < j.end && !relaxed) {
             char b[48];
             jp_fail(&j, "%s after the end of the JSON value", jp_found(&j, b));
             root = NULL;
@@ -517,6 +537,16 @@ bool json_parse(const char *text, size_t len, json_doc *doc, char *err, size_t e
     doc->root = root;
     doc->arena = j.arena;
     return true;
+}
+
+bool json_parse(const char *text, size_t len, json_doc *doc, char *err, size_t errlen)
+{
+    return jp_parse(text, len, false, doc, err, errlen);
+}
+
+bool json_parse_relaxed(const char *text, size_t len, json_doc *doc, char *err, size_t errlen)
+{
+    return jp_parse(text, len, true, doc, err, errlen);
 }
 
 void json_free(json_doc *doc)

@@ -40,6 +40,10 @@ typedef struct json_doc {
 /* Parses text[0..len). On failure writes "LINE:COL: message" to err and returns false;
  * doc is then empty. A UTF-8 byte order mark at the start is skipped. */
 bool json_parse(const char *text, size_t len, json_doc *doc, char *err, size_t errlen);
+/* The same, with what DxDispatch's reader (RapidJSON with kParseCommentsFlag,
+ * kParseTrailingCommasFlag and kParseStopWhenDoneFlag) also takes: comments, a comma
+ * before ']' or '}', and anything after the value. */
+bool json_parse_relaxed(const char *text, size_t len, json_doc *doc, char *err, size_t errlen);
 void json_free(json_doc *doc);
 
 /* The member of obj named key, or NULL (also when obj is not an object). */

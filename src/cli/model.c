@@ -411,6 +411,20 @@ bool model_load(const char *path, const char *output_dir, model *m, bool *oom)
     }
     json_doc doc;
     bool parsed = json_parse(text, len, &doc, err, sizeof err);
+    if (!parsed) { /* DxDispatch's reader takes comments and trailing commas; so do we in its models */
+        char err2[300];
+        json_doc relaxed;
+        if (json_parse_relaxed(text, len, &relaxed, err2, sizeof err2)) {
+            const json_value *r = relaxed.root;
+            if (r->kind == JSON_OBJECT && !json_member(r, "operators") &&
+                (json_member(r, "dispatchables") || json_member(r, "commands"))) {
+                doc = relaxed;
+                parsed = true;
+            } else {
+                json_free(&relaxed);
+            }
+        }
+    }
     free(text);
     if (!parsed) {
         cli_error("%s:%s\n", path, err[0] ? err : " invalid JSON");

@@ -274,7 +274,9 @@ bool m_parse_tensor(const mctx *j, const json_value *v, const char *path, model_
     bool null_strides = true;
     if ((f = json_member(body, "Strides"))) {
         mpath(p, sizeof p, "%s.Strides", dp);
-        if (!m_get_u32_array(j, f, p, t->strides, &ns, &null_strides)) return false;
+        /* DxDispatch reads an empty array as no strides (packed). */
+        if (j->dxdispatch && f->kind == JSON_ARRAY && f->count == 0) ns = 0;
+        else if (!m_get_u32_array(j, f, p, t->strides, &ns, &null_strides)) return false;
         if (!null_strides && ns != n) return mfail(j, p, "%u entries, but Sizes has %u", ns, n);
     }
     t->buf.Strides = null_strides ? NULL : t->strides;

@@ -156,10 +156,12 @@ static int prepare(run_state *s, const run_opts *o)
     if (s->m.format == MODEL_FORMAT_DMLOPS)
         printf("%s on %s, feature level %s\n", s->m.file, cli_context_device_name(&s->info),
                dmlops_feature_level_name(s->info.feature_level));
-    else
-        printf("Running on '%s', feature level %s\n", cli_context_device_name(&s->info),
-               dmlops_feature_level_name(s->info.feature_level));
-    if (s->info.note[0]) printf("note: %s\n", s->info.note);
+    else /* DxDispatch's first line exactly; what it does not print goes to stderr */
+        printf("Running on '%s'\n", cli_context_device_name(&s->info));
+    FILE *aside = s->m.format == MODEL_FORMAT_DMLOPS ? stdout : stderr;
+    if (s->m.format != MODEL_FORMAT_DMLOPS)
+        fprintf(aside, "feature level %s\n", dmlops_feature_level_name(s->info.feature_level));
+    if (s->info.note[0]) fprintf(aside, "note: %s\n", s->info.note);
     fflush(stdout);
 
     s->bufs = calloc(s->m.nres ? s->m.nres : 1, sizeof *s->bufs);
@@ -383,7 +385,7 @@ static int dxd_dispatch(const run_state *s, const model_cmd *c, uint32_t iterati
         return fail_call(s, c->where, op->name, st);
     }
     /* The spec's line, always whole, so that anything parsing DxDispatch's output parses ours. */
-    printf("Dispatch '%s': %u iterations, %.4f ms median (CPU), %.4f ms median (GPU)\n", op->name, iterations,
+    printf("Dispatch '%s': %u iterations, %.4f ms median (CPU), %.6f ms median (GPU)\n", op->name, iterations,
            hot_median(cpu, iterations) * 1e3, hot_median(gpu, iterations) * 1e3);
     free(cpu);
     return CLI_OK;
@@ -423,12 +425,53 @@ static int dxd_print(const run_state *s, const model_cmd *c)
     return CLI_OK;
 }
 
+/* A directory made with its missing parents, as mkdir -p does (what: the option or
+ * field that named it, for the message). A path that names something else than a
+ * directory, or cannot be made, is the user's to fix (2); a full disk or an I/O error
+ * is not (1). */
+static int make_dirs(const char *dir, const char *what)
+{
+    if (!*dir) {
+        cli_error("dmlops run: %s: expected a directory, not an empty name", what);
+        return CLI_USAGE;
+    }
+    char *p = strdup(dir);
+    if (!p) {
+        cli_error("dmlops run: out of memory");
+        return CLI_FAIL;
+    }
+    int e = 0;
+    for (char *c = p + 1;; c++) {
+        const bool end = *c == '\0';
+        if (!end && *c != '/') continue;
+        *c = '\0';
+        struct stat st;
+        if ((mkdir(p, 0777) != 0 && errno != EEXIST) || stat(p, &st) != 0) e = errno;
+        else if (!S_ISDIR(st.st_mode)) e = ENOTDIR;
+        if (end || e) break;
+        *c = '/';
+        while (c[1] == '/') c++;
+    }
+    free(p);
+    if (!e) return CLI_OK;
+    cli_error("dmlops run: %s %s: %s", what, dir, strerror(e));
+    return e == ENOSPC || e == EIO || e == ENOMEM || e == EDQUOT ? CLI_FAIL : CLI_USAGE;
+}
+
 static int dxd_write(const run_state *s, const model_cmd *c)
 {
     const model_resource *r = &s->m.res[c->resource];
     uint32_t es = npy_element_size(r->init.type);
     int rc = CLI_OK;
     char err[300];
+    /* DxDispatch makes the target's missing folders (Executor.cpp, writeFile). */
+    char *dir = strdup(c->path), *slash = dir ? strrchr(dir, '/') : NULL;
+    if (slash && slash != dir) {
+        *slash = '\0';
+        rc = make_dirs(dir, "targetPath");
+    }
+    free(dir);
+    if (rc != CLI_OK) return rc;
     uint8_t *data = read_back(s, c->resource, r->size, &rc);
     if (!data) return rc;
     bool ok;
@@ -479,38 +522,6 @@ static void run_free(run_state *s)
     model_free(&s->m);
 }
 
-/* --output-dir DIR: made with its missing parents, as mkdir -p does. A path that names
- * something else than a directory, or cannot be made, is the command line's to fix (2);
- * a full disk or an I/O error is not (1). */
-static int make_output_dir(const char *dir)
-{
-    if (!*dir) {
-        cli_error("dmlops run: --output-dir: expected a directory, not an empty name");
-        return CLI_USAGE;
-    }
-    char *p = strdup(dir);
-    if (!p) {
-        cli_error("dmlops run: out of memory");
-        return CLI_FAIL;
-    }
-    int e = 0;
-    for (char *c = p + 1;; c++) {
-        const bool end = *c == '\0';
-        if (!end && *c != '/') continue;
-        *c = '\0';
-        struct stat st;
-        if ((mkdir(p, 0777) != 0 && errno != EEXIST) || stat(p, &st) != 0) e = errno;
-        else if (!S_ISDIR(st.st_mode)) e = ENOTDIR;
-        if (end || e) break;
-        *c = '/';
-        while (c[1] == '/') c++;
-    }
-    free(p);
-    if (!e) return CLI_OK;
-    cli_error("dmlops run: --output-dir %s: %s", dir, strerror(e));
-    return e == ENOSPC || e == EIO || e == ENOMEM || e == EDQUOT ? CLI_FAIL : CLI_USAGE;
-}
-
 int cmd_run(int argc, char **argv)
 {
     run_opts o = {0};
@@ -554,7 +565,7 @@ int cmd_run(int argc, char **argv)
     bool oom = false;
     if (!model_load(o.model_path, o.output_dir, &s.m, &oom)) return oom ? CLI_FAIL : CLI_USAGE;
     /* Made once the model is known good, so that a refused one leaves no directory. */
-    int rc = o.output_dir ? make_output_dir(o.output_dir) : CLI_OK;
+    int rc = o.output_dir ? make_dirs(o.output_dir, "--output-dir") : CLI_OK;
     if (rc == CLI_OK) rc = prepare(&s, &o);
     if (rc == CLI_OK) rc = s.m.format == MODEL_FORMAT_DMLOPS ? run_dmlops(&s, &o) : run_dxdispatch(&s, &o);
     run_free(&s);
