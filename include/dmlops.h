@@ -262,7 +262,8 @@ typedef struct dmlops_context_options {
  * device runs only when asked for, with backend VULKAN, DMLOPS_BACKEND=vulkan, or by
  * naming it. VULKAN ranks discrete, integrated, virtual, then CPU devices. A named
  * device that is absent gives DMLOPS_ERROR_NO_DEVICE with a message listing the
- * available ones, whatever the backend. dmlops_context_info.note says what was chosen
+ * available ones, with AUTO or VULKAN (never the CPU backend instead); backend CPU
+ * takes no device and ignores a name. dmlops_context_info.note says what was chosen
  * and why. Thread-safe. */
 DMLOPS_API dmlops_status dmlops_context_create(const dmlops_context_desc *desc, dmlops_context **out);
 
@@ -325,7 +326,9 @@ typedef struct dmlops_device_info {
     uint32_t memory_heap_device_local[DMLOPS_MAX_MEMORY_HEAPS];
     uint32_t unified_memory;        /* 1 when device-local memory is also host-visible */
     uint32_t features;              /* DMLOPS_DEVICE_FEATURE_* */
-    uint32_t is_default;            /* 1 for the device that default selection picks */
+    uint32_t is_default;            /* 1 for the device a Vulkan context takes when none is
+                                       named (backend VULKAN); AUTO takes it only when it is
+                                       a hardware device, else the CPU backend */
 } dmlops_device_info;
 
 /* Lists the Vulkan devices, Vulkan-style: with infos NULL, *count receives the number of
@@ -392,7 +395,8 @@ typedef struct dmlops_binding {
  *   ONE_HOT: Indices, Values -> Output; REVERSE_SUBSEQUENCES: Input, SequenceLengths ->
  *   Output; SLICE1: Input -> Output.
  * Validates the bindings, runs the operator and returns when its results can be read.
- * Thread-safe: executions on one context are serialised. */
+ * Thread-safe. Vulkan: executions on one context are serialised by its lock. CPU: they
+ * run concurrently (docs/api.md): ordering accesses to a shared buffer is the caller's. */
 DMLOPS_API dmlops_status dmlops_operator_execute(dmlops_operator *op,
                                       uint32_t input_count, const dmlops_binding *inputs,
                                       uint32_t output_count, const dmlops_binding *outputs);
@@ -463,7 +467,8 @@ DMLOPS_API dmlops_status dmlops_command_list_record_compute_copy(dmlops_command_
                                                       uint64_t size);
 
 /* Submits everything recorded and waits for completion. A list may be executed many
- * times. Executions on one context are serialised. */
+ * times. Vulkan: executions on one context are serialised by its lock; CPU: they run
+ * concurrently, as dmlops_operator_execute's do. */
 DMLOPS_API dmlops_status dmlops_command_list_execute(dmlops_command_list *list);
 
 /* Forgets everything recorded; the memory is kept for the next recording. */

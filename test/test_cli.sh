@@ -174,6 +174,9 @@ expect "feature level below the operator: exit 2, UNSUPPORTED" 2 "DMLOPS_ERROR_U
 expect "bad --feature-level: exit 2" 2 "--feature-level" "$D" run "$T/good.json" --feature-level banana
 expect "run without a model: exit 2" 2 "usage" "$D" run
 expect "unknown command: exit 2" 2 "unknown command" "$D" frobnicate
+if [ "$(wc -l <"$T/out")" -eq 1 ]; then ok "unknown command: one line"; else fail "unknown command: one line" "$T/out"; fi
+expect "bench, unknown argument: exit 2" 2 "unknown argument '--frob'" "$D" bench --frob
+if [ "$(wc -l <"$T/out")" -eq 1 ]; then ok "bench, unknown argument: one line"; else fail "bench, unknown argument: one line" "$T/out"; fi
 
 # 64-bit integers beyond 2^53 travel as strings, exactly.
 cat >"$T/int64.json" <<'EOF'

@@ -561,7 +561,7 @@ static int parse_opts(int argc, char **argv, bench_opts *o)
         }
         if (r < 0) return CLI_USAGE;
         if (r == 0) {
-            fprintf(stderr, "dmlops bench: unknown argument '%s'\n%s", argv[i], usage);
+            cli_error("dmlops bench: unknown argument '%s' (dmlops bench --help lists the options)", argv[i]);
             return CLI_USAGE;
         }
     }

@@ -46,8 +46,7 @@ static int run_command(int argc, char **argv)
         printf("dmlops %s\n", dmlops_version_string());
         return CLI_OK;
     }
-    cli_error("dmlops: unknown command '%s'\n", cmd);
-    usage(stderr);
+    cli_error("dmlops: unknown command '%s' (dmlops help lists the commands)", cmd);
     return CLI_USAGE;
 }
 
