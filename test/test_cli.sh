@@ -677,6 +677,18 @@ sed 's|{"type": "print", "resource": "out"},\]|{"type": "writeFile", "resource":
     "$T/relaxed.json" >"$T/wdeep.json"
 expect "DxDispatch: writeFile into missing folders" 0 "written to" "$D" run "$T/wdeep.json" --backend cpu --output-dir "$T/wd"
 if [ -f "$T/wd/new/deeper/out.npy" ]; then ok "and the file is there"; else fail "and the file is there"; fi
+# Resource names are unique; the second of two is named (the check sorts the names).
+cat >"$T/dup.json" <<'EOF'
+{"resources": [{"Name": "a", "DataType": "UINT8", "Data": [1]}, {"Name": "b", "DataType": "UINT8", "Data": [2]},
+               {"Name": "c", "DataType": "UINT8", "Data": [3]}, {"Name": "b", "DataType": "UINT8", "Data": [4]},
+               {"Name": "a", "DataType": "UINT8", "Data": [5]}],
+ "operators": [{"Type": "SLICE1", "InputTensor": {"DataType": "UINT8", "Sizes": [1]},
+   "OutputTensor": {"DataType": "UINT8", "Sizes": [1]}, "InputWindowOffsets": [0],
+   "InputWindowSizes": [1], "InputWindowStrides": [1],
+   "Bindings": {"InputTensor": {"Resource": "a"}, "OutputTensor": {"Resource": "c"}}}]}
+EOF
+expect "a resource name given twice: the first repeat is named" 2 '$.resources[3]: a resource named "b" already exists' \
+    "$D" run "$T/dup.json" --backend cpu
 expect "bench --csv into a missing directory fails before running" 2 "cannot write in /nonexistent" \
     timeout 20 "$D" bench --csv /nonexistent/b.csv
 

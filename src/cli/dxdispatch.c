@@ -343,21 +343,12 @@ static bool parse_dispatchable(const mctx *j, const char *name, const json_value
 
 /* ---- commands ----------------------------------------------------------------------- */
 
-static int find_name(const json_value *obj, const char *name)
-{
-    int i = 0;
-    for (const json_value *c = obj->child; c; c = c->next, i++)
-        if (!strcmp(c->key, name)) return i;
-    return -1;
-}
-
-static bool parse_resource_ref(const mctx *j, const json_value *v, const char *path, const json_value *resources,
-                               size_t *out)
+static bool parse_resource_ref(const mctx *j, const json_value *v, const char *path, const model *m, size_t *out)
 {
     const char *name;
     char q[80];
     if (!m_get_string(j, v, path, &name)) return false;
-    int r = find_name(resources, name);
+    const long r = m_names_find(m->res_names, m->nres, name);
     if (r < 0) return mfail(j, path, "no resource is named %s", json_quote(name, q, sizeof q));
     *out = (size_t)r;
     return true;
@@ -368,7 +359,7 @@ static bool parse_resource_ref(const mctx *j, const json_value *v, const char *p
  * same as DxDispatch whenever the resource holds that type), or of "elementSizeInBytes"
  * bytes when given; the tensor must fit in the rest of the resource. */
 static bool parse_binding(const mctx *j, const json_value *v, const char *path, const model *m,
-                          const json_value *resources, const model_op *op, uint32_t t, model_binding *b)
+                          const model_op *op, uint32_t t, model_binding *b)
 {
     static const char *const keys[] = {"name", "elementOffset", "elementSizeInBytes", "elementCount", "elementStride",
                                        "format", "shape", "counter", "counterOffsetBytes", NULL};
@@ -384,7 +375,7 @@ static bool parse_binding(const mctx *j, const json_value *v, const char *path, 
     if (v->kind == JSON_OBJECT) {
         if (!m_check_keys(j, v, p, keys)) return false;
         mpath(q, sizeof q, "%s.name", p);
-        if (!parse_resource_ref(j, json_member(v, "name"), q, resources, &b->resource)) return false;
+        if (!parse_resource_ref(j, json_member(v, "name"), q, m, &b->resource)) return false;
         const json_value *f;
         if ((f = json_member(v, "elementOffset"))) {
             mpath(q, sizeof q, "%s.elementOffset", p);
@@ -395,7 +386,7 @@ static bool parse_binding(const mctx *j, const json_value *v, const char *path, 
             if (!m_get_uint(j, f, q, UINT32_MAX, &esize)) return false;
         }
     } else if (v->kind == JSON_STRING) {
-        if (!parse_resource_ref(j, v, p, resources, &b->resource)) return false;
+        if (!parse_resource_ref(j, v, p, m, &b->resource)) return false;
     } else {
         return mfail(j, p, "expected a resource name, a binding object or an array, not %s", json_kind_name(v));
     }
@@ -412,8 +403,7 @@ static bool parse_binding(const mctx *j, const json_value *v, const char *path, 
     return true;
 }
 
-static bool parse_dispatch(const mctx *j, const json_value *v, const char *path, model *m, const json_value *resources,
-                           const json_value *dispatchables, model_cmd *c)
+static bool parse_dispatch(const mctx *j, const json_value *v, const char *path, model *m, model_cmd *c)
 {
     static const char *const keys[] = {"type", "dispatchable", "bindings", "threadGroupCount", NULL};
     char p[PATH_LEN], q[80];
@@ -421,7 +411,7 @@ static bool parse_dispatch(const mctx *j, const json_value *v, const char *path,
     if (!m_check_keys(j, v, path, keys)) return false;
     mpath(p, sizeof p, "%s.dispatchable", path);
     if (!m_get_string(j, json_member(v, "dispatchable"), p, &name)) return false;
-    int d = find_name(dispatchables, name);
+    const long d = m_names_find(m->op_names, m->nops, name);
     if (d < 0) return mfail(j, p, "no dispatchable is named %s", json_quote(name, q, sizeof q));
     c->op = (size_t)d;
     const model_op *op = &m->ops[d];
@@ -448,13 +438,12 @@ static bool parse_dispatch(const mctx *j, const json_value *v, const char *path,
             c->bind[t].resource = SIZE_MAX; /* a NULL tensor, bound to nothing */
             continue;
         }
-        if (!parse_binding(j, e, bp, m, resources, op, t, &c->bind[t])) return false;
+        if (!parse_binding(j, e, bp, m, op, t, &c->bind[t])) return false;
     }
     return true;
 }
 
-static bool parse_command(const mctx *j, const json_value *v, const char *path, model *m, const json_value *resources,
-                          const json_value *dispatchables, model_cmd *c)
+static bool parse_command(const mctx *j, const json_value *v, const char *path, model *m, model_cmd *c)
 {
     static const char *const print_keys[] = {"type", "resource", "verbose", NULL};
     static const char *const write_keys[] = {"type", "resource", "targetPath", "dimensions", NULL};
@@ -466,7 +455,7 @@ static bool parse_command(const mctx *j, const json_value *v, const char *path, 
     if (!type || type->kind != JSON_STRING) return mfail(j, p, "expected \"dispatch\", \"print\" or \"writeFile\"");
     if (!strcasecmp(type->text, "dispatch")) {
         c->kind = MODEL_CMD_DISPATCH;
-        return parse_dispatch(j, v, path, m, resources, dispatchables, c);
+        return parse_dispatch(j, v, path, m, c);
     }
     bool print = !strcasecmp(type->text, "print");
     if (!print && strcasecmp(type->text, "writeFile") != 0)
@@ -474,7 +463,7 @@ static bool parse_command(const mctx *j, const json_value *v, const char *path, 
     c->kind = print ? MODEL_CMD_PRINT : MODEL_CMD_WRITE;
     if (!m_check_keys(j, v, path, print ? print_keys : write_keys)) return false;
     mpath(p, sizeof p, "%s.resource", path);
-    if (!parse_resource_ref(j, json_member(v, "resource"), p, resources, &c->resource)) return false;
+    if (!parse_resource_ref(j, json_member(v, "resource"), p, m, &c->resource)) return false;
     const json_value *f;
     if (print) {
         mpath(p, sizeof p, "%s.verbose", path);
@@ -536,9 +525,12 @@ bool m_parse_dxdispatch(const mctx *j, const json_value *root, model *m)
         mpath_key(p, sizeof p, "$.resources", e->key);
         if (!parse_resource(j, e->key, e, p, &m->res[m->nres++])) return false;
     }
+    /* Names are unique within their object (the JSON reader refuses a key twice). */
+    if ((m->nres && !(m->res_names = m_names_of_resources(m))) || (m->nops && !(m->op_names = m_names_of_ops(m))))
+        return mfail(j, "$", "out of memory");
     for (const json_value *e = cmds->child; e; e = e->next) {
         mpath(p, sizeof p, "$.commands[%zu]", m->ncmds);
-        if (!parse_command(j, e, p, m, res, dis, &m->cmds[m->ncmds++])) return false;
+        if (!parse_command(j, e, p, m, &m->cmds[m->ncmds++])) return false;
     }
     return true;
 }

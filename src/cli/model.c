@@ -16,9 +16,7 @@
 
 static int find_resource(const model *m, const char *name)
 {
-    for (size_t i = 0; i < m->nres; i++)
-        if (m->res[i].name && !strcmp(m->res[i].name, name)) return (int)i;
-    return -1;
+    return (int)m_names_find(m->res_names, m->nres, name);
 }
 
 static bool parse_bindings(const mctx *j, const json_value *v, const char *path, model *m, const model_op *op,
@@ -378,9 +376,12 @@ bool m_parse_dmlops(const mctx *j, const json_value *root, model *m)
         mpath(p, sizeof p, "$.resources[%zu]", m->nres);
         model_resource *r = &m->res[m->nres++];
         if (!parse_resource(j, e, p, r)) return false;
-        for (size_t k = 0; k + 1 < m->nres; k++)
-            if (!strcmp(m->res[k].name, r->name))
-                return mfail(j, p, "a resource named %s already exists", json_quote(r->name, q, sizeof q));
+    }
+    if (m->nres && !(m->res_names = m_names_of_resources(m))) return mfail(j, "$", "out of memory");
+    const size_t dup = m_names_duplicate(m->res_names, m->nres);
+    if (dup != SIZE_MAX) {
+        mpath(p, sizeof p, "$.resources[%zu]", dup);
+        return mfail(j, p, "a resource named %s already exists", json_quote(m->res[dup].name, q, sizeof q));
     }
     for (const json_value *e = ops->child; e; e = e->next) {
         mpath(p, sizeof p, "$.operators[%zu]", m->nops);
@@ -479,6 +480,8 @@ void model_free(model *m)
     free(m->ops);
     free(m->cmds);
     free(m->file);
+    free(m->res_names);
+    free(m->op_names);
     memset(m, 0, sizeof *m);
 }
 

@@ -87,13 +87,23 @@ typedef struct model_cmd {
     uint64_t dims[NPY_MAX_DIMS];
 } model_cmd;
 
+/* A name and where it is, sorted by name for lookups (model_parse.h, m_names_*): a model
+ * may hold many thousands of resources, and a linear search per binding made a hostile
+ * one quadratic (50,000 resources took 6 s to check for duplicates alone). */
+typedef struct m_name {
+    const char *name;
+    size_t index;
+} m_name;
+
 typedef struct model {
     model_format format;
     char *file;
     size_t nres, nops, ncmds;
     model_resource *res;
     model_op *ops;
-    model_cmd *cmds; /* ours: one DISPATCH per operator, in order */
+    model_cmd *cmds;     /* ours: one DISPATCH per operator, in order */
+    m_name *res_names;   /* res[i].name sorted, once the resources are parsed */
+    m_name *op_names;    /* DxDispatch: ops[i].name sorted */
 } model;
 
 /* Loads path, telling the formats apart by their members. Input files resolve against the

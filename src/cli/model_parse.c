@@ -450,6 +450,52 @@ char *m_read_file(const char *path, size_t *len, char *err, size_t errlen)
     return buf;
 }
 
+static int m_name_cmp(const void *a, const void *b)
+{
+    const m_name *x = a, *y = b;
+    const int c = strcmp(x->name, y->name);
+    return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+static m_name *m_names_sorted(m_name *v, size_t n)
+{
+    if (v) qsort(v, n, sizeof *v, m_name_cmp);
+    return v;
+}
+
+m_name *m_names_of_resources(const model *m)
+{
+    m_name *v = m->nres ? malloc(m->nres * sizeof *v) : NULL;
+    for (size_t i = 0; v && i < m->nres; i++) v[i] = (m_name){m->res[i].name ? m->res[i].name : "", i};
+    return m_names_sorted(v, m->nres);
+}
+
+m_name *m_names_of_ops(const model *m)
+{
+    m_name *v = m->nops ? malloc(m->nops * sizeof *v) : NULL;
+    for (size_t i = 0; v && i < m->nops; i++) v[i] = (m_name){m->ops[i].name ? m->ops[i].name : "", i};
+    return m_names_sorted(v, m->nops);
+}
+
+long m_names_find(const m_name *v, size_t n, const char *name)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) { /* the first entry not below name */
+        const size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(v[mid].name, name) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && !strcmp(v[lo].name, name) ? (long)v[lo].index : -1;
+}
+
+size_t m_names_duplicate(const m_name *v, size_t n)
+{
+    size_t best = SIZE_MAX;
+    for (size_t i = 1; i < n; i++)
+        if (!strcmp(v[i - 1].name, v[i].name) && v[i].index < best) best = v[i].index;
+    return best;
+}
+
 bool m_read_npy(const char *path, npy_array *out, char *err, size_t errlen)
 {
     size_t len = 0;

@@ -73,6 +73,14 @@ bool m_parse_op_fields(const mctx *j, const json_value *obj, const char *path, m
 /* Points the DML descs into the op, once it has its final address. */
 void m_wire_operator(model_op *op);
 
+/* The names of n resources (ops: operators) sorted (malloc'd; NULL when out of memory
+ * or n is 0), the index of name in them or -1, and the later of the first two entries
+ * sharing a name (by position in the model) or SIZE_MAX. */
+m_name *m_names_of_resources(const model *m);
+m_name *m_names_of_ops(const model *m);
+long m_names_find(const m_name *v, size_t n, const char *name);
+size_t m_names_duplicate(const m_name *v, size_t n);
+
 /* dir/p, or p when absolute or dir is empty. malloc'd; NULL when out of memory. */
 char *m_join_path(const char *dir, const char *p);
 /* The whole file, malloc'd (plus a NUL). On failure writes why to err and returns NULL.
