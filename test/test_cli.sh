@@ -689,6 +689,11 @@ cat >"$T/dup.json" <<'EOF'
 EOF
 expect "a resource name given twice: the first repeat is named" 2 '$.resources[3]: a resource named "b" already exists' \
     "$D" run "$T/dup.json" --backend cpu
+# A DxDispatch model with a trailing comma (allowed there) and a real error after it: the
+# message names the real one.
+printf '{"resources": {"a": {"initialValuesDataType": "UINT8", "initialValues": [1,],}},\n "dispatchables": {}, "commands": [{"type": "print" "resource": "a"}]}\n' >"$T/r2.json"
+expect "DxDispatch: the error after an allowed trailing comma is the one named" 2 \
+    "r2.json:2:53: expected ',' or '}' after an object member" "$D" run "$T/r2.json"
 expect "bench --csv into a missing directory fails before running" 2 "cannot write in /nonexistent" \
     timeout 20 "$D" bench --csv /nonexistent/b.csv
 

@@ -549,6 +549,13 @@ bool json_parse_relaxed(const char *text, size_t len, json_doc *doc, char *err, 
     return jp_parse(text, len, true, doc, err, errlen);
 }
 
+bool json_error_after(const char *a, const char *b)
+{
+    unsigned la = 0, ca = 0, lb = 0, cb = 0;
+    if (sscanf(a, "%u:%u", &la, &ca) != 2 || sscanf(b, "%u:%u", &lb, &cb) != 2) return false;
+    return la > lb || (la == lb && ca > cb);
+}
+
 void json_free(json_doc *doc)
 {
     arena_free(doc->arena);

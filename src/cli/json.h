@@ -45,6 +45,8 @@ bool json_parse(const char *text, size_t len, json_doc *doc, char *err, size_t e
  * before ']' or '}', and anything after the value. */
 bool json_parse_relaxed(const char *text, size_t len, json_doc *doc, char *err, size_t errlen);
 void json_free(json_doc *doc);
+/* Whether parse error a ("LINE:COL: ...") lies after parse error b in the text. */
+bool json_error_after(const char *a, const char *b);
 
 /* The member of obj named key, or NULL (also when obj is not an object). */
 const json_value *json_member(const json_value *obj, const char *key);

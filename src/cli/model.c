@@ -424,6 +424,11 @@ bool model_load(const char *path, const char *output_dir, model *m, bool *oom)
             } else {
                 json_free(&relaxed);
             }
+        } else if (json_error_after(err2, err)) {
+            /* It got further: what stopped the strict reader (a trailing comma, a
+             * comment) is allowed in a DxDispatch model, so the later error is the one
+             * that stops every reading. */
+            memcpy(err, err2, sizeof err);
         }
     }
     free(text);
