@@ -2,7 +2,9 @@
  * byte picks the reader, the rest is its input.
  *   0: the .npy parser (npy_parse); an accepted array must be self-consistent: its count
  *      is the product of its shape and its data holds count elements.
- *   1: the strict JSON reader (json_parse), then every value walked.
+ *   1: the strict JSON reader (json_parse), then the relaxed one (json_parse_relaxed:
+ *      comments, trailing commas, text after the value), every value walked; what the
+ *      strict reader accepts the relaxed one must accept too.
  *   2: a whole model file, our format or DxDispatch's, through model_load (which also
  *      reads any .npy file the model names, relative to it).
  * Under AddressSanitizer and UBSan any out-of-bounds access, overflow or leak is a bug;
@@ -58,11 +60,19 @@ static void check_json(const uint8_t *data, size_t size)
     text[size] = 0;
     json_doc doc;
     char err[256] = "";
-    if (json_parse(text, size, &doc, err, sizeof err)) {
+    const bool strict = json_parse(text, size, &doc, err, sizeof err);
+    if (strict) {
         walk(doc.root, 0);
         json_free(&doc);
     } else if (!err[0] || strchr(err, '\n')) {
         abort(); /* a refusal says why, on one line */
+    }
+    err[0] = '\0';
+    if (json_parse_relaxed(text, size, &doc, err, sizeof err)) {
+        walk(doc.root, 0);
+        json_free(&doc);
+    } else if (strict || !err[0] || strchr(err, '\n')) {
+        abort();
     }
     free(text);
 }
