@@ -575,7 +575,7 @@ sed "s|\"Output\": \"out1024.npy\"|\"Output\": \"$long\"|" "$T/w1024.json" >"$T/
 mkdir -p "$T/wn"
 expect "an output named with 250 characters" 0 "wrote" "$D" run "$T/wlong.json" --backend cpu --output-dir "$T/wn"
 expect "a standard output that cannot be written: exit 1" 1 "writing standard output" \
-    sh -c '"$1" run "$2" --backend cpu >/dev/full' sh "$D" "$T/w1024.json"
+    sh -c '"$1" run "$2" --backend cpu --output-dir "$3" >/dev/full' sh "$D" "$T/w1024.json" "$T/wf"
 # An output of no elements prints [] however long its other extents.
 cat >"$T/zero.json" <<'EOF'
 {"resources": [{"Name": "in", "DataType": "FLOAT32", "Data": [1, 2, 3, 4]},
