@@ -167,20 +167,30 @@ static void lengths_up_to_axis(uint8_t *const *data, const uint64_t *sizes, dmt_
  * a length per column) with 96-byte windows: the flat walk's output pieces meet sources in
  * other windows, so its chunks are refused and go element by element after a batch of
  * runs (flat_lanes). No other suite reaches that pass: leaving it out failed only this. */
-TEST(flat_walk_refused_chunks_match_cpu)
+/* REVERSE of FLOAT32 [T, C] along T for each shape, lengths from fix (user: &T), checked
+ * against the CPU, on the kernel path in at most max_dispatches dispatches. */
+static void reverse_outer_rows_match_cpu(dmlops_context *vk, const uint32_t (*shapes)[2], size_t n, uint64_t seed,
+                                         vkt_fixup fix, uint32_t max_dispatches)
 {
-    dmlops_context *vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 96, 0);
-    if (!vk) return;
-    static const uint32_t shapes[][2] = {{200, 3}, {333, 5}, {64, 2}, {150, 7}};
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+    for (size_t i = 0; i < n; i++) {
         dmt_reverse rev;
         dmt_reverse_init(&rev, DML_TENSOR_DATA_TYPE_FLOAT32, 2, shapes[i], 0, DML_TENSOR_DATA_TYPE_UINT32, NULL);
         const uint64_t bytes = (uint64_t)shapes[i][0] * shapes[i][1] * 4;
         const uint64_t sizes[3] = {bytes, (uint64_t)shapes[i][1] * 4, bytes};
         dmlops_operator_info info;
-        if (vkt_same_as_cpu(vk, &rev.desc, 2, sizes, 0xF1A7 + i, &info, lengths_up_to_axis, &shapes[i][0]))
-            CHECK(info.last_path == DMLOPS_PATH_KERNEL, "shape %zu ran %s", i, dmlops_path_name(info.last_path));
+        if (vkt_same_as_cpu(vk, &rev.desc, 2, sizes, seed + i, &info, fix, &shapes[i][0]))
+            CHECK(info.last_path == DMLOPS_PATH_KERNEL && info.dispatch_count <= max_dispatches,
+                  "shape %zu ran %s in %u dispatches", i, dmlops_path_name(info.last_path),
+                  (unsigned)info.dispatch_count);
     }
+}
+
+TEST(flat_walk_refused_chunks_match_cpu)
+{
+    dmlops_context *vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 96, 0);
+    if (!vk) return;
+    static const uint32_t shapes[][2] = {{200, 3}, {333, 5}, {64, 2}, {150, 7}};
+    reverse_outer_rows_match_cpu(vk, shapes, sizeof shapes / sizeof shapes[0], 0xF1A7, lengths_up_to_axis, UINT32_MAX);
     vkt_done(vk);
 }
 
@@ -208,16 +218,7 @@ TEST(flat_walk_refused_chunks_of_many_runs_match_cpu)
      * the bound below). Split into single rows it needed 140000 pieces, past the 65536 a
      * plan may hold. */
     static const uint32_t shapes[][2] = {{12000, 3}, {9000, 5}, {20000, 2}, {6000, 7}, {70000, 2}};
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-        dmt_reverse rev;
-        dmt_reverse_init(&rev, DML_TENSOR_DATA_TYPE_FLOAT32, 2, shapes[i], 0, DML_TENSOR_DATA_TYPE_UINT32, NULL);
-        const uint64_t bytes = (uint64_t)shapes[i][0] * shapes[i][1] * 4;
-        const uint64_t sizes[3] = {bytes, (uint64_t)shapes[i][1] * 4, bytes};
-        dmlops_operator_info info;
-        if (vkt_same_as_cpu(vk, &rev.desc, 2, sizes, 0xBA7C + i, &info, lengths_whole_and_any, &shapes[i][0]))
-            CHECK(info.last_path == DMLOPS_PATH_KERNEL && info.dispatch_count <= 64, "shape %zu ran %s in %u dispatches",
-                  i, dmlops_path_name(info.last_path), (unsigned)info.dispatch_count);
-    }
+    reverse_outer_rows_match_cpu(vk, shapes, sizeof shapes / sizeof shapes[0], 0xBA7C, lengths_whole_and_any, 64);
     vkt_done(vk);
 }
 
@@ -239,60 +240,69 @@ static void indices_up_to_depth(uint8_t *const *data, const uint64_t *sizes, dmt
  * axis 0 kept its 16 rows apart (128 dispatches where 8 do); a column-major [65515, 2]
  * UINT8 source, whose one row spans all but 20 bytes of a window, left room for one row
  * per piece (65515 dispatches). Each must match the CPU in a handful of dispatches. */
+/* SLICE1 copying all of a column-major (strides {1, rows}) [rows, cols] source into a
+ * packed output. */
+static void slice_column_major(gcase *c, DML_TENSOR_DATA_TYPE dt, uint32_t rows, uint32_t cols)
+{
+    const uint32_t in[2] = {rows, cols}, cm[2] = {1, rows};
+    memset(c, 0, sizeof *c);
+    dmt_tensor_init(&c->t[0], dt, 2, in, cm, 0);
+    dmt_tensor_init(&c->t[1], dt, 2, in, NULL, 0);
+    c->win[0] = rows;
+    c->win[1] = cols;
+    c->step[0] = c->step[1] = 1;
+    c->slice = (DML_SLICE1_OPERATOR_DESC){&c->t[0].desc, &c->t[1].desc, 2, c->off, c->win, c->step};
+    c->desc = (DML_OPERATOR_DESC){DML_OPERATOR_SLICE1, &c->slice};
+    c->nin = 1;
+}
+
+/* Runs c against the CPU (fix and user fill its data) and checks that it took the kernel
+ * path in at most bound dispatches. */
+static void few_dispatches_as_cpu(dmlops_context *vk, gcase *c, uint64_t seed, vkt_fixup fix, const void *user,
+                                  uint32_t bound)
+{
+    dmlops_operator_info info;
+    for (uint32_t i = 0; i <= c->nin; i++) c->sizes[i] = c->t[i].buf.TotalTensorSizeInBytes;
+    if (vkt_same_as_cpu(vk, &c->desc, c->nin, c->sizes, seed, &info, fix, user))
+        CHECK(info.last_path == DMLOPS_PATH_KERNEL && info.dispatch_count <= bound, "seed 0x%llx ran %s in %u dispatches",
+              (unsigned long long)seed, dmlops_path_name(info.last_path), (unsigned)info.dispatch_count);
+}
+
 TEST(column_major_short_rows_plan_few_pieces)
 {
     dmlops_context *vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 64 << 10, 0);
     if (!vk) return;
     gcase c;
-    dmlops_operator_info info;
-    for (int k = 0; k < 4; k++) {
-        memset(&c, 0, sizeof c);
-        const bool rev = k == 1, edge = k == 3; /* edge: one row spans all but 20 bytes of a window */
-        const uint32_t rows = rev ? 70000 : edge ? 65515 : 12000, cols = rev || edge ? 2 : 5, in[2] = {rows, cols},
-                       cm[2] = {1, rows};
-        const DML_TENSOR_DATA_TYPE dt = rev || edge ? DML_TENSOR_DATA_TYPE_UINT8 : DML_TENSOR_DATA_TYPE_FLOAT32;
-        uint32_t bound = 64;
-        dmt_tensor_init(&c.t[0], dt, 2, in, cm, 0);
-        if (k == 0 || edge) {
-            dmt_tensor_init(&c.t[1], dt, 2, in, NULL, 0);
-            c.win[0] = rows;
-            c.win[1] = cols;
-            c.step[0] = c.step[1] = 1;
-            c.slice = (DML_SLICE1_OPERATOR_DESC){&c.t[0].desc, &c.t[1].desc, 2, c.off, c.win, c.step};
-            c.desc = (DML_OPERATOR_DESC){DML_OPERATOR_SLICE1, &c.slice};
-            c.nin = 1;
-        } else if (k == 1) {
-            const uint32_t len_sizes[2] = {1, cols};
-            dmt_tensor_init(&c.t[1], DML_TENSOR_DATA_TYPE_UINT32, 2, len_sizes, NULL, 0);
-            dmt_tensor_init(&c.t[2], dt, 2, in, NULL, 0);
-            c.rev = (DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC){&c.t[0].desc, &c.t[1].desc, &c.t[2].desc, 0};
-            c.desc = (DML_OPERATOR_DESC){DML_OPERATOR_REVERSE_SUBSEQUENCES, &c.rev};
-            c.nin = 2;
-        } else { /* ONE_HOT: INT64 indices [1, 65536], 16 elements apart, into UINT8 [16, 65536] along axis 0 */
-            const uint32_t isz[2] = {1, 65536}, istr[2] = {0, 16}, vsz[2] = {1, 2}, osz[2] = {16, 65536};
-            dmt_tensor_init(&c.t[0], DML_TENSOR_DATA_TYPE_INT64, 2, isz, istr, 0);
-            dmt_tensor_init(&c.t[1], DML_TENSOR_DATA_TYPE_UINT8, 2, vsz, NULL, 0);
-            dmt_tensor_init(&c.t[2], DML_TENSOR_DATA_TYPE_UINT8, 2, osz, NULL, 0);
-            c.hot = (DML_ONE_HOT_OPERATOR_DESC){&c.t[0].desc, &c.t[1].desc, &c.t[2].desc, 0};
-            c.desc = (DML_OPERATOR_DESC){DML_OPERATOR_ONE_HOT, &c.hot};
-            c.nin = 2;
-            bound = 32;
-            dmlops_context_destroy(vk); /* indices 8 MiB apart in all: 1 MiB windows */
-            vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 1 << 20, 0);
-            if (!vk) return;
-        }
-        if (edge) { /* back to 64 KiB windows */
-            dmlops_context_destroy(vk);
-            vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 64 << 10, 0);
-            if (!vk) return;
-        }
-        for (uint32_t i = 0; i <= c.nin; i++) c.sizes[i] = c.t[i].buf.TotalTensorSizeInBytes;
-        const uint32_t depth = 16;
-        if (vkt_same_as_cpu(vk, &c.desc, c.nin, c.sizes, 0xC01 + (uint64_t)k, &info,
-                            k == 1 ? lengths_up_to_axis : k == 2 ? indices_up_to_depth : NULL, k == 1 ? &rows : &depth))
-            CHECK(info.last_path == DMLOPS_PATH_KERNEL && info.dispatch_count <= bound,
-                  "case %d ran %s in %u dispatches", k, dmlops_path_name(info.last_path), (unsigned)info.dispatch_count);
-    }
+    slice_column_major(&c, DML_TENSOR_DATA_TYPE_FLOAT32, 12000, 5);
+    few_dispatches_as_cpu(vk, &c, 0xC01, NULL, NULL, 64);
+    /* REVERSE of a column-major UINT8 [70000, 2] along axis 0, a length per column. */
+    const uint32_t rows = 70000, in[2] = {rows, 2}, cm[2] = {1, rows}, len_sizes[2] = {1, 2};
+    memset(&c, 0, sizeof c);
+    dmt_tensor_init(&c.t[0], DML_TENSOR_DATA_TYPE_UINT8, 2, in, cm, 0);
+    dmt_tensor_init(&c.t[1], DML_TENSOR_DATA_TYPE_UINT32, 2, len_sizes, NULL, 0);
+    dmt_tensor_init(&c.t[2], DML_TENSOR_DATA_TYPE_UINT8, 2, in, NULL, 0);
+    c.rev = (DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC){&c.t[0].desc, &c.t[1].desc, &c.t[2].desc, 0};
+    c.desc = (DML_OPERATOR_DESC){DML_OPERATOR_REVERSE_SUBSEQUENCES, &c.rev};
+    c.nin = 2;
+    few_dispatches_as_cpu(vk, &c, 0xC02, lengths_up_to_axis, &rows, 64);
+    /* One row spans all but 20 bytes of a window. */
+    slice_column_major(&c, DML_TENSOR_DATA_TYPE_UINT8, 65515, 2);
+    few_dispatches_as_cpu(vk, &c, 0xC04, NULL, NULL, 64);
+    vkt_done(vk);
+
+    /* ONE_HOT: INT64 indices [1, 65536], 16 elements apart (8 MiB in all: 1 MiB windows),
+     * into UINT8 [16, 65536] along axis 0. */
+    vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 1 << 20, 0);
+    if (!vk) return;
+    const uint32_t isz[2] = {1, 65536}, istr[2] = {0, 16}, vsz[2] = {1, 2}, osz[2] = {16, 65536}, depth = 16;
+    memset(&c, 0, sizeof c);
+    dmt_tensor_init(&c.t[0], DML_TENSOR_DATA_TYPE_INT64, 2, isz, istr, 0);
+    dmt_tensor_init(&c.t[1], DML_TENSOR_DATA_TYPE_UINT8, 2, vsz, NULL, 0);
+    dmt_tensor_init(&c.t[2], DML_TENSOR_DATA_TYPE_UINT8, 2, osz, NULL, 0);
+    c.hot = (DML_ONE_HOT_OPERATOR_DESC){&c.t[0].desc, &c.t[1].desc, &c.t[2].desc, 0};
+    c.desc = (DML_OPERATOR_DESC){DML_OPERATOR_ONE_HOT, &c.hot};
+    c.nin = 2;
+    few_dispatches_as_cpu(vk, &c, 0xC03, indices_up_to_depth, &depth, 32);
     vkt_done(vk);
 }
 
