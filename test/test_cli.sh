@@ -576,15 +576,21 @@ mkdir -p "$T/wn"
 expect "an output named with 250 characters" 0 "wrote" "$D" run "$T/wlong.json" --backend cpu --output-dir "$T/wn"
 expect "a standard output that cannot be written: exit 1" 1 "writing standard output" \
     sh -c '"$1" run "$2" --backend cpu --output-dir "$3" >/dev/full' sh "$D" "$T/w1024.json" "$T/wf"
-# An output of no elements prints [] however long its other extents.
-cat >"$T/zero.json" <<'EOF'
-{"resources": [{"Name": "in", "DataType": "FLOAT32", "Data": [1, 2, 3, 4]},
-  {"Name": "out", "DataType": "FLOAT32", "Sizes": [4294967295, 0], "SizeInBytes": 16}],
- "operators": [{"Type": "SLICE1", "InputTensor": {"DataType": "FLOAT32", "Sizes": [4]},
-   "OutputTensor": {"DataType": "FLOAT32", "Sizes": [4]}, "InputWindowOffsets": [0],
-   "InputWindowSizes": [4], "InputWindowStrides": [1],
-   "Bindings": {"InputTensor": {"Resource": "in"}, "OutputTensor": {"Resource": "out"}}}]}
+# copy1d FILE TYPE N RESOURCES IN OUT: a model of our format over RESOURCES whose one
+# operator, a SLICE1, copies N elements of TYPE from binding IN to binding OUT.
+copy1d() {
+    cat >"$1" <<EOF
+{"resources": [$4],
+ "operators": [{"Type": "SLICE1", "InputTensor": {"DataType": "$2", "Sizes": [$3]},
+   "OutputTensor": {"DataType": "$2", "Sizes": [$3]}, "InputWindowOffsets": [0],
+   "InputWindowSizes": [$3], "InputWindowStrides": [1],
+   "Bindings": {"InputTensor": $5, "OutputTensor": $6}}]}
 EOF
+}
+# An output of no elements prints [] however long its other extents.
+copy1d "$T/zero.json" FLOAT32 4 '{"Name": "in", "DataType": "FLOAT32", "Data": [1, 2, 3, 4]},
+  {"Name": "out", "DataType": "FLOAT32", "Sizes": [4294967295, 0], "SizeInBytes": 16}' \
+    '{"Resource": "in"}' '{"Resource": "out"}'
 expect "an output of shape [4294967295, 0] prints []" 0 "FLOAT32 [4294967295, 0]" \
     timeout 20 "$D" run "$T/zero.json" --backend cpu
 if [ "$(wc -c <"$T/out")" -lt 2000 ] && grep -qx '  \[\]' "$T/out"; then ok "and prints only []"; else fail "and prints only []" "$T/out"; fi
@@ -614,25 +620,13 @@ case "$B" in
     ;;
 esac
 # Integer text is decimal, or hexadecimal after 0x; a leading zero is not octal.
-cat >"$T/ints.json" <<'EOF'
-{"resources": [{"Name": "in", "DataType": "INT32", "Data": ["010", "0x10", "-010", "-0x10"]},
-  {"Name": "out", "DataType": "INT32", "Sizes": [4]}],
- "operators": [{"Type": "SLICE1", "InputTensor": {"DataType": "INT32", "Sizes": [4]},
-   "OutputTensor": {"DataType": "INT32", "Sizes": [4]}, "InputWindowOffsets": [0],
-   "InputWindowSizes": [4], "InputWindowStrides": [1],
-   "Bindings": {"InputTensor": {"Resource": "in"}, "OutputTensor": {"Resource": "out"}}}]}
-EOF
+copy1d "$T/ints.json" INT32 4 '{"Name": "in", "DataType": "INT32", "Data": ["010", "0x10", "-010", "-0x10"]},
+  {"Name": "out", "DataType": "INT32", "Sizes": [4]}' '{"Resource": "in"}' '{"Resource": "out"}'
 expect "integer strings: \"010\" is ten, \"0x10\" sixteen" 0 "[10, 16, -10, -16]" "$D" run "$T/ints.json" --backend cpu
 expect "-i 08 is eight iterations" 0 "timing, 8 iterations" "$D" run "$T/ints.json" --backend cpu -i 08
 # A binding that cannot size its resource says so, rather than that there is none.
-cat >"$T/ovf.json" <<'EOF'
-{"resources": [{"Name": "in", "DataType": "FLOAT32", "Data": [1, 2, 3, 4]}, {"Name": "out"}],
- "operators": [{"Type": "SLICE1", "InputTensor": {"DataType": "FLOAT32", "Sizes": [4]},
-   "OutputTensor": {"DataType": "FLOAT32", "Sizes": [4]}, "InputWindowOffsets": [0],
-   "InputWindowSizes": [4], "InputWindowStrides": [1],
-   "Bindings": {"InputTensor": {"Resource": "in"},
-                "OutputTensor": {"Resource": "out", "Offset": 18446744073709551615}}}]}
-EOF
+copy1d "$T/ovf.json" FLOAT32 4 '{"Name": "in", "DataType": "FLOAT32", "Data": [1, 2, 3, 4]}, {"Name": "out"}' \
+    '{"Resource": "in"}' '{"Resource": "out", "Offset": 18446744073709551615}'
 expect "an Offset that passes 2^64 is named" 2 \
     'its binding $.operators[0].Bindings.OutputTensor cannot size it (Offset 18446744073709551615, 16 bytes' \
     "$D" run "$T/ovf.json" --backend cpu
@@ -678,15 +672,9 @@ sed 's|{"type": "print", "resource": "out"},\]|{"type": "writeFile", "resource":
 expect "DxDispatch: writeFile into missing folders" 0 "written to" "$D" run "$T/wdeep.json" --backend cpu --output-dir "$T/wd"
 if [ -f "$T/wd/new/deeper/out.npy" ]; then ok "and the file is there"; else fail "and the file is there"; fi
 # Resource names are unique; the second of two is named (the check sorts the names).
-cat >"$T/dup.json" <<'EOF'
-{"resources": [{"Name": "a", "DataType": "UINT8", "Data": [1]}, {"Name": "b", "DataType": "UINT8", "Data": [2]},
-               {"Name": "c", "DataType": "UINT8", "Data": [3]}, {"Name": "b", "DataType": "UINT8", "Data": [4]},
-               {"Name": "a", "DataType": "UINT8", "Data": [5]}],
- "operators": [{"Type": "SLICE1", "InputTensor": {"DataType": "UINT8", "Sizes": [1]},
-   "OutputTensor": {"DataType": "UINT8", "Sizes": [1]}, "InputWindowOffsets": [0],
-   "InputWindowSizes": [1], "InputWindowStrides": [1],
-   "Bindings": {"InputTensor": {"Resource": "a"}, "OutputTensor": {"Resource": "c"}}}]}
-EOF
+copy1d "$T/dup.json" UINT8 1 '{"Name": "a", "DataType": "UINT8", "Data": [1]}, {"Name": "b", "DataType": "UINT8", "Data": [2]},
+  {"Name": "c", "DataType": "UINT8", "Data": [3]}, {"Name": "b", "DataType": "UINT8", "Data": [4]},
+  {"Name": "a", "DataType": "UINT8", "Data": [5]}' '{"Resource": "a"}' '{"Resource": "c"}'
 expect "a resource name given twice: the first repeat is named" 2 '$.resources[3]: a resource named "b" already exists' \
     "$D" run "$T/dup.json" --backend cpu
 # A DxDispatch model with a trailing comma (allowed there) and a real error after it: the
