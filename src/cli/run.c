@@ -57,9 +57,7 @@ static const char *res_where(const run_state *s, const model_resource *r, char *
 {
     if (s->m.format == MODEL_FORMAT_DMLOPS) snprintf(buf, len, "%s (%s)", r->where, r->name);
     else snprintf(buf, len, "%s", r->where);
-    for (char *c = buf; *c; c++)
-        if (*c == '\n' || *c == '\r') *c = ' ';
-    return buf;
+    return buf; /* printed through cli_error, which keeps it on one line */
 }
 
 static int fail_call(const run_state *s, const char *where, const char *what, dmlops_status st)
@@ -67,9 +65,7 @@ static int fail_call(const run_state *s, const char *where, const char *what, dm
     char line[1400];
     snprintf(line, sizeof line, "%s: %s%s%s%s: %s: %s", s->m.file, where, what[0] ? " (" : "", what, what[0] ? ")" : "",
              dmlops_status_string(st), dmlops_last_error_message());
-    for (char *c = line; *c; c++) /* one line, whatever the names hold */
-        if (*c == '\n' || *c == '\r') *c = ' ';
-    cli_error("%s\n", line);
+    cli_error("%s\n", line); /* one line, whatever the names hold */
     return cli_status_exit(st);
 }
 

@@ -132,6 +132,26 @@ const char *scalar_from_double(DML_TENSOR_DATA_TYPE t, double v, void *dst)
     return NULL;
 }
 
+/* An integer's text p: decimal, or hexadecimal after 0x, with an optional '-'. Returns 0
+ * with its 64 bits (two's complement when negative), 1 when p is not an integer, 2 when
+ * it is one beyond 64 bits. */
+static int int_text(const char *p, uint64_t *bits, bool *negative)
+{
+    char *end;
+    errno = 0;
+    *negative = *p == '-';
+    if (*negative) {
+        long long v = strtoll(p, &end, cli_int_base(p));
+        if (!p[1] || *end) return 1;
+        *bits = (uint64_t)v;
+    } else {
+        unsigned long long v = strtoull(p, &end, cli_int_base(p));
+        if (!*p || *end || *p == '+') return 1;
+        *bits = v;
+    }
+    return errno ? 2 : 0;
+}
+
 const char *scalar_from_text(DML_TENSOR_DATA_TYPE t, const char *s, void *dst)
 {
     char *end;
@@ -147,17 +167,12 @@ const char *scalar_from_text(DML_TENSOR_DATA_TYPE t, const char *s, void *dst)
     if (e) return e;
     const char *p = s;
     while (*p == ' ') p++;
-    if (*p == '-') {
-        long long v = strtoll(p, &end, cli_int_base(p));
-        if (!p[1] || *end) return "is not an integer";
-        if (errno || v < lo) return "is out of range for the data type";
-        store_int(t, (uint64_t)v, dst);
-    } else {
-        unsigned long long v = strtoull(p, &end, cli_int_base(p));
-        if (!*p || *end || *p == '+') return "is not an integer";
-        if (errno || v > hi) return "is out of range for the data type";
-        store_int(t, v, dst);
-    }
+    uint64_t bits;
+    bool negative;
+    const int r = int_text(p, &bits, &negative);
+    if (r == 1) return "is not an integer";
+    if (r == 2 || (negative ? (int64_t)bits < lo : bits > hi)) return "is out of range for the data type";
+    store_int(t, bits, dst);
     return NULL;
 }
 
@@ -181,21 +196,13 @@ const char *scalar_cast_text(DML_TENSOR_DATA_TYPE t, const char *s, void *dst)
     if (!dmlops_data_type_size(t)) return "is not a supported data type";
     const char *p = s;
     while (*p == ' ') p++;
-    char *end;
-    errno = 0;
-    if (*p == '-') {
-        long long v = strtoll(p, &end, cli_int_base(p));
-        if (p[1] && !*end && !errno) {
-            store_int(t, (uint64_t)v, dst);
-            return NULL;
-        }
-    } else if (*p && *p != '+') {
-        unsigned long long v = strtoull(p, &end, cli_int_base(p));
-        if (!*end && !errno) {
-            store_int(t, v, dst);
-            return NULL;
-        }
+    uint64_t bits;
+    bool negative;
+    if (int_text(p, &bits, &negative) == 0) {
+        store_int(t, bits, dst);
+        return NULL;
     }
+    char *end;
     double d = strtod(s, &end); /* 1.5, 1e3, or an integer past 64 bits */
     if (!*s || *end) return "is not a number";
     return scalar_cast_double(t, d, dst);
