@@ -153,14 +153,21 @@ TEST(vulkan_matches_cpu_with_tiny_binding_windows)
     vkt_done(vk);
 }
 
+/* Fills the bytes of a binding (its data starts 16 bytes in, vkt_same_as_cpu) with
+ * little-endian integers of `width` bytes in [0, top]; with even_top, the even ones are
+ * top itself. */
+static void fill_up_to(uint8_t *data, uint64_t bytes, uint32_t width, uint32_t top, bool even_top, dmt_rng *r)
+{
+    for (uint64_t i = 0; i + width <= bytes; i += width) {
+        const uint64_t v = even_top && (i / width) % 2 == 0 ? top : dmt_next(r) % (top + 1ull);
+        memcpy(data + 16 + i, &v, width);
+    }
+}
+
 /* Lengths in [0, T] for a REVERSE along axis 0 of [T, ...] (data[1]: one UINT32 per column). */
 static void lengths_up_to_axis(uint8_t *const *data, const uint64_t *sizes, dmt_rng *r, const void *user)
 {
-    const uint32_t t = *(const uint32_t *)user;
-    for (uint64_t i = 0; i + 4 <= sizes[1]; i += 4) {
-        const uint32_t v = (uint32_t)(dmt_next(r) % (t + 1u));
-        memcpy(data[1] + 16 + i, &v, 4);
-    }
+    fill_up_to(data[1], sizes[1], 4, *(const uint32_t *)user, false, r);
 }
 
 /* REVERSE along the outer axis of packed rows shorter than a chunk ([T, 2] to [T, 7],
@@ -198,11 +205,7 @@ TEST(flat_walk_refused_chunks_match_cpu)
  * way through every window, and any value up to T in odd ones. */
 static void lengths_whole_and_any(uint8_t *const *data, const uint64_t *sizes, dmt_rng *r, const void *user)
 {
-    const uint32_t t = *(const uint32_t *)user;
-    for (uint64_t i = 0; i + 4 <= sizes[1]; i += 4) {
-        const uint32_t v = (i / 4) % 2 == 0 ? t : (uint32_t)(dmt_next(r) % (t + 1u));
-        memcpy(data[1] + 16 + i, &v, 4);
-    }
+    fill_up_to(data[1], sizes[1], 4, *(const uint32_t *)user, true, r);
 }
 
 /* The same with 128 KiB windows and one workgroup per dispatch: each lane group then walks
@@ -225,11 +228,7 @@ TEST(flat_walk_refused_chunks_of_many_runs_match_cpu)
 /* INT64 indices in [0, depth] (depth itself: a row of OffValues) over all of binding 0. */
 static void indices_up_to_depth(uint8_t *const *data, const uint64_t *sizes, dmt_rng *r, const void *user)
 {
-    const uint32_t depth = *(const uint32_t *)user;
-    for (uint64_t i = 0; i + 8 <= sizes[0]; i += 8) {
-        const int64_t v = (int64_t)(dmt_next(r) % (depth + 1u));
-        memcpy(data[0] + 16 + i, &v, 8);
-    }
+    fill_up_to(data[0], sizes[0], 8, *(const uint32_t *)user, false, r);
 }
 
 /* Short packed output rows whose source runs down the columns (strides {1, R}), or whose
