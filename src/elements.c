@@ -80,6 +80,18 @@ static inline dm_v4u32 dm_even16(dm_v4u32 a, dm_v4u32 b, uint32_t esize)
     }
     }
 }
+
+/* The odd-numbered elements of the 32 bytes a, b (a first), as 16 bytes: the even ones
+ * of the same bytes moved down by one element within each pair. */
+static inline dm_v4u32 dm_odd16(dm_v4u32 a, dm_v4u32 b, uint32_t esize)
+{
+    switch (esize) {
+    case 8: return __builtin_shufflevector(a, b, 2, 3, 6, 7);
+    case 4: return __builtin_shufflevector(a, b, 1, 3, 5, 7);
+    case 2: return dm_even16(a >> 16, b >> 16, 2);
+    default: return dm_even16((dm_v4u32)((dm_v8u16)a >> 8), (dm_v4u32)((dm_v8u16)b >> 8), 1);
+    }
+}
 #else
 #define DM_VECTORS 0
 #endif
@@ -166,19 +178,47 @@ static uint64_t dm_head(const uint8_t *dst, uint64_t count, uint32_t esize)
 
 /* dst[i] = src[-i]: src is the first element read, the highest address of the run.
  * Each 16-byte block of output is one 16-byte load ending at the mirrored position,
- * reversed in registers. */
+ * reversed in registers. A run of at least one block does its unaligned head and tail as
+ * one block each, overlapping the aligned blocks (rewriting some elements with the same
+ * values) instead of element by element: a 64-element UINT8 row had a quarter of its
+ * elements in such loops. */
 static void dm_copy_reversed(uint8_t *dst, const uint8_t *src, uint64_t count, uint32_t esize, bool stream)
 {
     uint64_t i = dm_head(dst, count, esize);
+#if DM_VECTORS
+    const uint64_t k = 16 / esize;
+    const uint8_t *top = src + esize;
+    if (count >= k) {
+        if (i) dm_store16(dst, dm_reverse16(dm_load16(top - k * esize), esize));
+        i = DM_SPECIALISE(dm_reversed_body, dst, top, i, count, esize, stream);
+        if (i < count) dm_store16(dst + (count - k) * esize, dm_reverse16(dm_load16(top - count * esize), esize));
+        return;
+    }
+#endif
     if (i) dm_copy_strided(dst, 1, src, -1, i, esize);
     i = DM_SPECIALISE(dm_reversed_body, dst, src + esize, i, count, esize, stream);
     if (i < count) dm_copy_strided(dst + i * esize, 1, src - (int64_t)(i * esize), -1, count - i, esize);
 }
 
-/* dst[i] = src[2 i]: two 16-byte loads give one 16-byte block of output. */
+/* dst[i] = src[2 i]: two 16-byte loads give one 16-byte block of output. A run of more
+ * than one block does its head and tail as overlapping blocks, as dm_copy_reversed does;
+ * the tail's loads start one element early, so as to end at the run's last element, and
+ * keep the odd lanes. */
 static void dm_copy_even(uint8_t *dst, const uint8_t *src, uint64_t count, uint32_t esize, bool stream)
 {
     uint64_t i = dm_head(dst, count, esize);
+#if DM_VECTORS
+    const uint64_t k = 16 / esize;
+    if (count > k) {
+        if (i) dm_store16(dst, dm_even16(dm_load16(src), dm_load16(src + 16), esize));
+        i = DM_SPECIALISE(dm_even_body, dst, src, i, count, esize, stream);
+        if (i < count) {
+            const uint8_t *s = src + (2 * (count - k) - 1) * esize;
+            dm_store16(dst + (count - k) * esize, dm_odd16(dm_load16(s), dm_load16(s + 16), esize));
+        }
+        return;
+    }
+#endif
     if (i) dm_copy_strided(dst, 1, src, 2, i, esize);
     i = DM_SPECIALISE(dm_even_body, dst, src, i, count, esize, stream);
     if (i < count) dm_copy_strided(dst + i * esize, 1, src + 2 * i * esize, 2, count - i, esize);
@@ -258,9 +298,10 @@ void dm_copy_run(uint8_t *dst, int64_t dst_stride, const uint8_t *src, int64_t s
  * (rewriting bytes of the same row with the same values), so that no call and no loop per
  * byte is made. */
 static void dm_copy_row_bytes(uint8_t *dst, int64_t dst_row, const uint8_t *src, int64_t src_row, uint64_t rows,
-                              uint64_t n)
+                              uint64_t n, dm_prefetch pf)
 {
     for (uint64_t r = 0; r < rows; r++, dst += dst_row, src += src_row) {
+        dm_prefetch_row(src, pf);
         if (n >= 8) {
             uint64_t i = 0;
             for (; i + 8 <= n; i += 8) DM_MOVE(uint64_t, dst + i, src + i);
@@ -282,14 +323,16 @@ static void dm_copy_row_bytes(uint8_t *dst, int64_t dst_row, const uint8_t *src,
     for (uint64_t r = 0; r < rows; r++) {                                                 \
         uint8_t *dst = first_dst + (int64_t)r * dst_row;                                  \
         const uint8_t *src = first_src + (int64_t)r * src_row;                            \
+        dm_prefetch_row(dm_row_low(src, src_stride, count, esize), pf);                   \
         DM_STRIDED_LOOP(T);                                                               \
     }
 
 void dm_copy_rows(uint8_t *first_dst, int64_t dst_row, int64_t dst_stride, const uint8_t *first_src, int64_t src_row,
                   int64_t src_stride, uint64_t rows, uint64_t count, uint32_t esize)
 {
+    const dm_prefetch pf = dm_prefetch_plan(src_row, src_stride, count, esize, rows);
     if (dst_stride == 1 && src_stride == 1) {
-        dm_copy_row_bytes(first_dst, dst_row, first_src, src_row, rows, count * esize);
+        dm_copy_row_bytes(first_dst, dst_row, first_src, src_row, rows, count * esize, pf);
         return;
     }
     switch (esize) {
@@ -298,6 +341,57 @@ void dm_copy_rows(uint8_t *first_dst, int64_t dst_row, int64_t dst_stride, const
     case 4: DM_ROWS_LOOP(uint32_t); break;
     default: DM_ROWS_LOOP(uint64_t); break;
     }
+}
+
+/* One row of dm_reverse_rows_prefix with esize a constant: the first L elements as
+ * blocks reversed in registers (overlapping at the row's start when L is not a whole
+ * number of blocks), or one by one when L is under a block; the rest copied. */
+DM_INLINE void dm_reverse_prefix_row(uint8_t *dst, const uint8_t *src, uint64_t L, uint64_t m, const uint32_t esize)
+{
+    if (L < m) memcpy(dst + L * esize, src + L * esize, (size_t)((m - L) * esize));
+    if (L == 0) return;
+#if DM_VECTORS
+    const uint64_t k = 16 / esize;
+    if (L >= k) {
+        const uint8_t *top = src + L * esize;
+        uint64_t i = 0;
+        for (; i + k <= L; i += k) dm_store16(dst + i * esize, dm_reverse16(dm_load16(top - (i + k) * esize), esize));
+        if (i < L) dm_store16(dst + (L - k) * esize, dm_reverse16(dm_load16(src), esize));
+        return;
+    }
+#endif
+    dm_copy_strided(dst, 1, src + (int64_t)(L - 1) * esize, -1, L, esize);
+}
+
+#define DM_REVERSE_PREFIX_LOOP(E)                                                         \
+    for (uint64_t r = 0; r < rows; r++, dst += dst_row, src += src_row, lp += len_row) {  \
+        dm_prefetch_row(src, pf);                                                         \
+        dm_reverse_prefix_row(dst, src, dm_read_length(len_type, lp, n), m, E);           \
+    }
+
+void dm_reverse_rows_prefix(uint8_t *dst, int64_t dst_row, const uint8_t *src, int64_t src_row, uint64_t rows,
+                            uint64_t m, uint32_t esize, const uint8_t *lp, int64_t len_row,
+                            DML_TENSOR_DATA_TYPE len_type, uint64_t n)
+{
+    const dm_prefetch pf = dm_prefetch_plan(src_row, 1, m, esize, rows);
+    switch (esize) {
+    case 1: DM_REVERSE_PREFIX_LOOP(1); break;
+    case 2: DM_REVERSE_PREFIX_LOOP(2); break;
+    case 4: DM_REVERSE_PREFIX_LOOP(4); break;
+    default: DM_REVERSE_PREFIX_LOOP(8); break;
+    }
+}
+
+dm_prefetch dm_prefetch_plan(int64_t row_step, int64_t elem_step, uint64_t count, uint32_t esize, uint64_t rows)
+{
+    const dm_prefetch none = {0, 0};
+    if (count == 0 || rows < 2 * DM_PREFETCH_ROWS) return none;
+    const uint64_t e = elem_step < 0 ? (uint64_t)-elem_step : (uint64_t)elem_step;
+    const uint64_t step = row_step < 0 ? (uint64_t)-row_step : (uint64_t)row_step;
+    if (e > DM_PREFETCH_SPAN_MAX || count > DM_PREFETCH_SPAN_MAX) return none; /* keeps the product small */
+    const uint64_t span = (count - 1) * e * esize + esize;
+    if (span > DM_PREFETCH_SPAN_MAX || step < span + 64 || step > (1ull << 40)) return none;
+    return (dm_prefetch){row_step * DM_PREFETCH_ROWS, span};
 }
 
 void dm_fill_run(uint8_t *dst, int64_t dst_stride, const uint8_t *value, uint64_t count, uint32_t esize)

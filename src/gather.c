@@ -140,3 +140,11 @@ void dm_rows_skip(dm_rows *r, uint64_t k)
     for (uint32_t s = 0; s < DM_SLOT_COUNT; s++) r->off[s] += (int64_t)(k - 1) * g->stride[s][d];
     r->left -= (k - 1) * g->size[r->last];
 }
+
+dm_prefetch dm_rows_prefetch(const dm_gather *g, int64_t elem_step)
+{
+    if (g->rank < 2) return (dm_prefetch){0, 0};
+    const uint32_t last = g->rank - 1;
+    return dm_prefetch_plan(g->stride[DM_SLOT_SRC][last - 1] * (int64_t)g->esize, elem_step, g->size[last], g->esize,
+                            g->size[last - 1]);
+}

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 
+#include "elements.h"
 #include "op.h"
 
 /* The GPU kernel (glsl/<name>.comp) that computes a gather. Backends use it only as an
@@ -105,6 +106,9 @@ uint64_t dm_rows_batch(const dm_rows *r);
 /* Moves onto the last row of a batch of k (1 <= k <= dm_rows_batch) that the caller has
  * done; dm_rows_next then goes on after it. */
 void dm_rows_skip(dm_rows *r, uint64_t k);
+/* The source prefetch (elements.h, dm_prefetch_plan) of a walk over g's rows whose
+ * source elements are elem_step elements apart: rows along dimension rank - 2. */
+dm_prefetch dm_rows_prefetch(const dm_gather *g, int64_t elem_step);
 /* Rows this short are done a batch at a time by the CPU loops (dm_copy_rows): below
  * them, deciding how to copy a row (its length, direction and alignment) costs more than
  * copying it (SLICE1 of [N, 3] FLOAT32 with columns reversed ran at 0.8x numpy, 4x

@@ -101,6 +101,7 @@ static bool dm_reverse_slabs(const dm_gather *g, const uint8_t *aux, dm_slab_sin
  * dimension rank - 2: each row's length, then its elements one by one. */
 #define DM_REVERSE_SHORT_LOOP(T)                                                          \
     for (uint64_t r = 0; r < rows; r++, dst += dst_row, src += src_row, lp += len_row) {  \
+        dm_prefetch_row(src, pf);                                                         \
         const uint64_t L = dm_read_length(g->aux_dtype, lp, g->n);                        \
         for (uint64_t c = 0; c < m; c++) {                                                \
             const uint64_t j = c < L ? L - 1 - c : c;                                     \
@@ -118,6 +119,14 @@ static void dm_reverse_short_rows(const dm_gather *g, uint8_t *dst, const uint8_
     const int64_t es = g->esize, sa = g->window_stride, ds = g->stride[DM_SLOT_DST][last];
     const int64_t dst_row = g->stride[DM_SLOT_DST][d] * es, src_row = g->stride[DM_SLOT_SRC][d] * es;
     const int64_t len_row = g->stride[DM_SLOT_AUX][d] * (int64_t)g->aux_esize;
+    const dm_prefetch pf = dm_prefetch_plan(src_row, sa, m, g->esize, rows);
+    if (ds == 1 && sa == 1) {
+        /* Contiguous rows: each reversed prefix as 16-byte blocks reversed in registers
+         * where it has one, in a loop specialised per element size ([N, 16] UINT8 ran at
+         * 0.6x numpy, 11 ns a row, element by element). */
+        dm_reverse_rows_prefix(dst, dst_row, src, src_row, rows, m, g->esize, lp, len_row, g->aux_dtype, g->n);
+        return;
+    }
     switch (es) {
     case 1: DM_REVERSE_SHORT_LOOP(uint8_t); break;
     case 2: DM_REVERSE_SHORT_LOOP(uint16_t); break;
@@ -134,6 +143,7 @@ static void dm_reverse_rows_along_axis(const dm_gather *g, uint8_t *const *slot,
     const int64_t ds = g->stride[DM_SLOT_DST][g->rank - 1];
     const bool stream = g->stream;
     const bool short_rows = g->rank >= 2 && g->size[g->rank - 1] <= DM_SHORT_ROW_ELEMENTS;
+    const dm_prefetch pf = dm_rows_prefetch(g, sa); /* a row's sequence, whatever its length */
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
         const uint64_t batch = short_rows ? dm_rows_batch(&r) : 1;
@@ -147,6 +157,7 @@ static void dm_reverse_rows_along_axis(const dm_gather *g, uint8_t *const *slot,
         const int64_t c0 = r.c0, c1 = r.c1;
         uint8_t *dst = slot[DM_SLOT_DST] + r.off[DM_SLOT_DST] * es;
         const uint8_t *src = slot[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] * es;
+        dm_prefetch_row(src, pf);
         if (c0 < L) {
             int64_t hi = c1 < L ? c1 : L;
             dm_copy_run(dst + c0 * ds * es, ds, src + (L - 1 - c0) * sa * es, -sa, (uint64_t)(hi - c0), g->esize,

@@ -104,13 +104,14 @@ static void dm_slice_rows(const dm_gather *g, uint8_t *const *slot, uint64_t e0,
     const int64_t es = g->esize;
     const bool stream = g->stream;
     const bool short_rows = g->rank >= 2 && g->size[g->rank - 1] <= DM_SHORT_ROW_ELEMENTS;
+    const dm_prefetch pf = dm_rows_prefetch(g, g->stride[DM_SLOT_SRC][g->rank - 1]);
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
         if (short_rows && dm_slice_batch(g, slot, &r)) continue;
         const int64_t ds = g->stride[DM_SLOT_DST][r.last], ss = g->stride[DM_SLOT_SRC][r.last], c0 = r.c0;
-        dm_copy_run(slot[DM_SLOT_DST] + (r.off[DM_SLOT_DST] + c0 * ds) * es, ds,
-                    slot[DM_SLOT_SRC] + (g->base[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] + c0 * ss) * es, ss, r.c1 - r.c0, g->esize,
-                    stream);
+        const uint8_t *src = slot[DM_SLOT_SRC] + (g->base[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] + c0 * ss) * es;
+        dm_prefetch_row(dm_row_low(src, ss, r.c1 - r.c0, g->esize), pf);
+        dm_copy_run(slot[DM_SLOT_DST] + (r.off[DM_SLOT_DST] + c0 * ds) * es, ds, src, ss, r.c1 - r.c0, g->esize, stream);
     }
     if (stream) dm_stream_fence();
 }
@@ -122,11 +123,13 @@ static void dm_slice_rows_memcpy(const dm_gather *g, uint8_t *const *slot, uint6
     const int64_t es = g->esize;
     const bool stream = g->stream;
     const bool short_rows = g->rank >= 2 && g->size[g->rank - 1] * (uint64_t)es <= DM_SHORT_ROW_BYTES;
+    const dm_prefetch pf = dm_rows_prefetch(g, 1);
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
         if (short_rows && dm_slice_batch(g, slot, &r)) continue; /* strides 1: rows move as words */
         uint8_t *dst = slot[DM_SLOT_DST] + (r.off[DM_SLOT_DST] + r.c0) * es;
         const uint8_t *src = slot[DM_SLOT_SRC] + (g->base[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] + r.c0) * es;
+        dm_prefetch_row(src, pf);
         if (stream) dm_stream_copy(dst, src, (uint64_t)(r.c1 - r.c0) * (uint64_t)es);
         else memcpy(dst, src, (size_t)((r.c1 - r.c0) * es));
     }

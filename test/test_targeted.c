@@ -837,3 +837,73 @@ TEST_CTX(targeted_one_hot_short_rows)
     run_one_hot_rows(ctx, "targeted_one_hot_short_rows", shapes, sizeof shapes / sizeof shapes[0], 0x5407,
                      "rows shorter than a chunk");
 }
+
+/* Rows of one to a few 16-byte blocks, reversed or every other element, for every
+ * element size: the CPU loops do a row's unaligned head and tail as 16-byte blocks that
+ * overlap the aligned ones, the step-2 tail reading one element early and keeping odd
+ * lanes. Lengths around one and two blocks, window offsets that move the source's
+ * alignment, output rows whose starts move through every alignment; input rows wider
+ * than the window by more than a line, and 24 of them, so that the source prefetch of
+ * short rows with gaps is on. */
+TEST_CTX(targeted_row_block_edges)
+{
+    static const DML_TENSOR_DATA_TYPE types[] = {T_U8, T_F16, T_F32, T_F64};
+    static const int32_t steps[] = {2, -1, -2, 1};
+    static const uint32_t offs[] = {0, 1, 3};
+    enum { N = 4 * 4 * 3 * 7 };
+    rows_shape *shapes = malloc(N * sizeof *shapes);
+    REQUIRE(shapes != NULL);
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < 4; t++) {
+        const uint32_t es = (uint32_t)dmlops_data_type_size(types[t]), k = 16 / es;
+        const uint32_t counts[] = {k - 1, k, k + 1, 2 * k - 1, 2 * k + 1, 3 * k + 3, 1};
+        for (uint32_t s = 0; s < 4; s++)
+            for (uint32_t o = 0; o < 3; o++)
+                for (uint32_t c = 0; c < 7; c++) {
+                    const uint32_t step = (uint32_t)(steps[s] < 0 ? -steps[s] : steps[s]);
+                    const uint32_t win = (counts[c] - 1) * step + 1;
+                    shapes[n++] = (rows_shape){DML_OPERATOR_SLICE1, 24, offs[o] + win + 80 / es, win, offs[o],
+                                               steps[s], types[t], 0};
+                }
+    }
+    run_rows_shapes(ctx, "targeted_row_block_edges", shapes, n, 0xB10C);
+    free(shapes);
+}
+
+/* Every length 0 .. m + 1 (m + 1 clamps to m) in turn down the rows. */
+static void fill_len_every(rcase *rc, void *user)
+{
+    (void)user;
+    const uint32_t rows = rc->t[1].sizes[0], m = rc->t[0].sizes[1];
+    for (uint32_t r = 0; r < rows; r++) put_elem(rc, 1, (uint32_t[]){r, 0}, r % (m + 2));
+}
+
+/* REVERSE along contiguous rows of at most 16 elements, every length: the CPU's short
+ * rows reverse each prefix as 16-byte blocks (the first overlapping the second when the
+ * prefix is not whole blocks) and copy the rest, or element by element under a block. */
+TEST_CTX(targeted_reverse_short_row_prefixes)
+{
+    static const struct {
+        uint32_t cols;
+        DML_TENSOR_DATA_TYPE type;
+    } shapes[] = {
+        {16, T_U8}, {15, T_U8}, {8, T_U8}, {8, T_F16}, {13, T_F16}, {16, T_F16}, {4, T_F32},
+        {7, T_F32}, {16, T_F32}, {2, T_F64}, {3, T_U64}, {9, T_F64}, {1, T_F32},
+    };
+    suite_state st = {.test = "targeted_reverse_short_row_prefixes"};
+    rcase *rc = malloc(sizeof *rc);
+    REQUIRE(rc != NULL);
+    for (uint32_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        const uint32_t sizes[2] = {301, shapes[i].cols}, lsz[2] = {301, 1};
+        case_init(rc, DML_OPERATOR_REVERSE_SUBSEQUENCES);
+        rc->axis = 1;
+        dmt_tensor_init(&rc->t[0], shapes[i].type, 2, sizes, NULL, 0);
+        dmt_tensor_init(&rc->t[1], index_types[i % 4], 2, lsz, NULL, 0);
+        dmt_tensor_init(&rc->t[2], shapes[i].type, 2, sizes, NULL, 0);
+        rc->layout[0] = rc->layout[1] = rc->layout[2] = "packed-NULL";
+        run_fixed(ctx, &st, rc, (int)i, 0x5E0F + (uint64_t)i, fill_len_every, NULL);
+        case_free_images(rc);
+    }
+    free(rc);
+    finish_targeted(&st);
+}
