@@ -125,7 +125,6 @@ static void dm_copy_strided(uint8_t *dst, int64_t dst_stride, const uint8_t *src
 /* The vector body of the reversed and the every-other-element copies, inlined once per
  * element size and store kind so that the loop holds no decision: dst is 16-byte
  * aligned, and i counts elements from `from`. */
-#define DM_INLINE static inline __attribute__((always_inline))
 DM_INLINE uint64_t dm_reversed_body(uint8_t *dst, const uint8_t *top, uint64_t i, uint64_t count, const uint32_t esize,
                                     const bool stream)
 {
@@ -184,20 +183,27 @@ static uint64_t dm_head(const uint8_t *dst, uint64_t count, uint32_t esize)
  * elements in such loops. */
 static void dm_copy_reversed(uint8_t *dst, const uint8_t *src, uint64_t count, uint32_t esize, bool stream)
 {
+    const uint8_t *top = src + esize;
     uint64_t i = dm_head(dst, count, esize);
 #if DM_VECTORS
     const uint64_t k = 16 / esize;
-    const uint8_t *top = src + esize;
-    if (count >= k) {
-        if (i) dm_store16(dst, dm_reverse16(dm_load16(top - k * esize), esize));
-        i = DM_SPECIALISE(dm_reversed_body, dst, top, i, count, esize, stream);
-        if (i < count) dm_store16(dst + (count - k) * esize, dm_reverse16(dm_load16(top - count * esize), esize));
-        return;
-    }
+    const bool blocks = count >= k;
 #endif
-    if (i) dm_copy_strided(dst, 1, src, -1, i, esize);
-    i = DM_SPECIALISE(dm_reversed_body, dst, src + esize, i, count, esize, stream);
-    if (i < count) dm_copy_strided(dst + i * esize, 1, src - (int64_t)(i * esize), -1, count - i, esize);
+    if (i) {
+#if DM_VECTORS
+        if (blocks) dm_store16(dst, dm_reverse16(dm_load16(top - k * esize), esize));
+        else
+#endif
+            dm_copy_strided(dst, 1, src, -1, i, esize);
+    }
+    i = DM_SPECIALISE(dm_reversed_body, dst, top, i, count, esize, stream);
+    if (i < count) {
+#if DM_VECTORS
+        if (blocks) dm_store16(dst + (count - k) * esize, dm_reverse16(dm_load16(top - count * esize), esize));
+        else
+#endif
+            dm_copy_strided(dst + i * esize, 1, src - (int64_t)(i * esize), -1, count - i, esize);
+    }
 }
 
 /* dst[i] = src[2 i]: two 16-byte loads give one 16-byte block of output. A run of more
@@ -209,19 +215,25 @@ static void dm_copy_even(uint8_t *dst, const uint8_t *src, uint64_t count, uint3
     uint64_t i = dm_head(dst, count, esize);
 #if DM_VECTORS
     const uint64_t k = 16 / esize;
-    if (count > k) {
-        if (i) dm_store16(dst, dm_even16(dm_load16(src), dm_load16(src + 16), esize));
-        i = DM_SPECIALISE(dm_even_body, dst, src, i, count, esize, stream);
-        if (i < count) {
+    const bool blocks = count > k;
+#endif
+    if (i) {
+#if DM_VECTORS
+        if (blocks) dm_store16(dst, dm_even16(dm_load16(src), dm_load16(src + 16), esize));
+        else
+#endif
+            dm_copy_strided(dst, 1, src, 2, i, esize);
+    }
+    i = DM_SPECIALISE(dm_even_body, dst, src, i, count, esize, stream);
+    if (i < count) {
+#if DM_VECTORS
+        if (blocks) {
             const uint8_t *s = src + (2 * (count - k) - 1) * esize;
             dm_store16(dst + (count - k) * esize, dm_odd16(dm_load16(s), dm_load16(s + 16), esize));
-        }
-        return;
-    }
+        } else
 #endif
-    if (i) dm_copy_strided(dst, 1, src, 2, i, esize);
-    i = DM_SPECIALISE(dm_even_body, dst, src, i, count, esize, stream);
-    if (i < count) dm_copy_strided(dst + i * esize, 1, src + 2 * i * esize, 2, count - i, esize);
+            dm_copy_strided(dst + i * esize, 1, src + 2 * i * esize, 2, count - i, esize);
+    }
 }
 
 void dm_stream_copy(uint8_t *dst, const uint8_t *src, uint64_t bytes)
@@ -297,11 +309,11 @@ void dm_copy_run(uint8_t *dst, int64_t dst_stride, const uint8_t *src, int64_t s
 /* Contiguous short rows of n bytes: whole words, the last one overlapping the one before
  * (rewriting bytes of the same row with the same values), so that no call and no loop per
  * byte is made. */
-static void dm_copy_row_bytes(uint8_t *dst, int64_t dst_row, const uint8_t *src, int64_t src_row, uint64_t rows,
-                              uint64_t n, dm_prefetch pf)
+DM_INLINE void dm_copy_row_bytes_as(uint8_t *dst, int64_t dst_row, const uint8_t *src, int64_t src_row, uint64_t rows,
+                                    uint64_t n, dm_prefetch pf, const bool prefetch)
 {
     for (uint64_t r = 0; r < rows; r++, dst += dst_row, src += src_row) {
-        dm_prefetch_row(src, pf);
+        if (prefetch) dm_prefetch_row(src, pf);
         if (n >= 8) {
             uint64_t i = 0;
             for (; i + 8 <= n; i += 8) DM_MOVE(uint64_t, dst + i, src + i);
@@ -318,13 +330,28 @@ static void dm_copy_row_bytes(uint8_t *dst, int64_t dst_row, const uint8_t *src,
     }
 }
 
+/* The prefetch is decided once per call, outside the loop: in the loop, even a test per
+ * row of 3 bytes cost RGBA -> RGB a third of its speed. */
+static void dm_copy_row_bytes(uint8_t *dst, int64_t dst_row, const uint8_t *src, int64_t src_row, uint64_t rows,
+                              uint64_t n, dm_prefetch pf)
+{
+    if (pf.ahead) dm_copy_row_bytes_as(dst, dst_row, src, src_row, rows, n, pf, true);
+    else dm_copy_row_bytes_as(dst, dst_row, src, src_row, rows, n, pf, false);
+}
+
 /* Each row of a batch as one strided run (DM_STRIDED_LOOP on the row's own pointers). */
-#define DM_ROWS_LOOP(T)                                                                   \
+#define DM_ROWS_LOOP_AS(T, PREFETCH)                                                      \
     for (uint64_t r = 0; r < rows; r++) {                                                 \
         uint8_t *dst = first_dst + (int64_t)r * dst_row;                                  \
         const uint8_t *src = first_src + (int64_t)r * src_row;                            \
-        dm_prefetch_row(dm_row_low(src, src_stride, count, esize), pf);                   \
+        if (PREFETCH) dm_prefetch_row(dm_row_low(src, src_stride, count, esize), pf);     \
         DM_STRIDED_LOOP(T);                                                               \
+    }
+#define DM_ROWS_LOOP(T)                                                                   \
+    if (pf.ahead) {                                                                       \
+        DM_ROWS_LOOP_AS(T, true)                                                          \
+    } else {                                                                              \
+        DM_ROWS_LOOP_AS(T, false)                                                         \
     }
 
 void dm_copy_rows(uint8_t *first_dst, int64_t dst_row, int64_t dst_stride, const uint8_t *first_src, int64_t src_row,
@@ -343,12 +370,56 @@ void dm_copy_rows(uint8_t *first_dst, int64_t dst_row, int64_t dst_stride, const
     }
 }
 
+#if DM_VECTORS
+/* The elements of an 8- or 4-byte word in reverse order. */
+DM_INLINE uint64_t dm_reverse8(uint64_t v, const uint32_t esize)
+{
+    if (esize == 8) return v;
+    if (esize == 1) return __builtin_bswap64(v);
+    v = (v >> 32) | (v << 32);
+    if (esize == 2) v = ((v >> 16) & 0x0000FFFF0000FFFFull) | ((v & 0x0000FFFF0000FFFFull) << 16);
+    return v;
+}
+
+DM_INLINE uint32_t dm_reverse4(uint32_t v, const uint32_t esize)
+{
+    return esize == 1 ? __builtin_bswap32(v) : esize == 2 ? (v >> 16) | (v << 16) : v;
+}
+
+/* Reverses the n bytes (a whole number of elements, under 16) at src into dst: two words
+ * that overlap in the middle, each from the other end, reversed in a register. */
+DM_INLINE void dm_reverse_small(uint8_t *dst, const uint8_t *src, uint64_t n, const uint32_t esize)
+{
+    if (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, src + n - 8, 8);
+        memcpy(&b, src, 8);
+        a = dm_reverse8(a, esize), b = dm_reverse8(b, esize);
+        memcpy(dst, &a, 8);
+        memcpy(dst + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, src + n - 4, 4);
+        memcpy(&b, src, 4);
+        a = dm_reverse4(a, esize), b = dm_reverse4(b, esize);
+        memcpy(dst, &a, 4);
+        memcpy(dst + n - 4, &b, 4);
+    } else if (n >= 2) { /* 1-byte elements: 2 or 3 of them; or one 2-byte element */
+        const uint8_t first = src[0], last = src[n - 1], mid = src[n / 2];
+        if (esize == 2) { memcpy(dst, src, 2); return; }
+        dst[0] = last, dst[n / 2] = mid, dst[n - 1] = first;
+    } else {
+        dst[0] = src[0];
+    }
+}
+#endif
+
 /* One row of dm_reverse_rows_prefix with esize a constant: the first L elements as
  * blocks reversed in registers (overlapping at the row's start when L is not a whole
- * number of blocks), or one by one when L is under a block; the rest copied. */
+ * number of blocks), or as words when L is under a block; the rest copied. */
 DM_INLINE void dm_reverse_prefix_row(uint8_t *dst, const uint8_t *src, uint64_t L, uint64_t m, const uint32_t esize)
 {
-    if (L < m) memcpy(dst + L * esize, src + L * esize, (size_t)((m - L) * esize));
+    for (uint64_t i = L; i < m; i++) memcpy(dst + i * esize, src + i * esize, esize); /* one move each */
     if (L == 0) return;
 #if DM_VECTORS
     const uint64_t k = 16 / esize;
@@ -357,16 +428,24 @@ DM_INLINE void dm_reverse_prefix_row(uint8_t *dst, const uint8_t *src, uint64_t 
         uint64_t i = 0;
         for (; i + k <= L; i += k) dm_store16(dst + i * esize, dm_reverse16(dm_load16(top - (i + k) * esize), esize));
         if (i < L) dm_store16(dst + (L - k) * esize, dm_reverse16(dm_load16(src), esize));
-        return;
+    } else {
+        dm_reverse_small(dst, src, L * esize, esize);
     }
+#else
+    dm_copy_strided(dst, 1, src + (L - 1) * esize, -1, L, esize);
 #endif
-    dm_copy_strided(dst, 1, src + (int64_t)(L - 1) * esize, -1, L, esize);
 }
 
-#define DM_REVERSE_PREFIX_LOOP(E)                                                         \
+#define DM_REVERSE_PREFIX_LOOP_AS(E, PREFETCH)                                            \
     for (uint64_t r = 0; r < rows; r++, dst += dst_row, src += src_row, lp += len_row) {  \
-        dm_prefetch_row(src, pf);                                                         \
+        if (PREFETCH) dm_prefetch_row(src, pf);                                           \
         dm_reverse_prefix_row(dst, src, dm_read_length(len_type, lp, n), m, E);           \
+    }
+#define DM_REVERSE_PREFIX_LOOP(E)                                                         \
+    if (pf.ahead) {                                                                       \
+        DM_REVERSE_PREFIX_LOOP_AS(E, true)                                                \
+    } else {                                                                              \
+        DM_REVERSE_PREFIX_LOOP_AS(E, false)                                               \
     }
 
 void dm_reverse_rows_prefix(uint8_t *dst, int64_t dst_row, const uint8_t *src, int64_t src_row, uint64_t rows,
@@ -390,7 +469,9 @@ dm_prefetch dm_prefetch_plan(int64_t row_step, int64_t elem_step, uint64_t count
     const uint64_t step = row_step < 0 ? (uint64_t)-row_step : (uint64_t)row_step;
     if (e > DM_PREFETCH_SPAN_MAX || count > DM_PREFETCH_SPAN_MAX) return none; /* keeps the product small */
     const uint64_t span = (count - 1) * e * esize + esize;
-    if (span > DM_PREFETCH_SPAN_MAX || step < span + 64 || step > (1ull << 40)) return none;
+    /* A gap of a line (a crop of 224 of 256 FLOAT16 columns) the hardware follows, and
+     * the prefetch cost it 20%; a gap as long as the row (every other row) it does not. */
+    if (span > DM_PREFETCH_SPAN_MAX || step < 2 * span || step < span + 128 || step > (1ull << 40)) return none;
     return (dm_prefetch){row_step * DM_PREFETCH_ROWS, span};
 }
 

@@ -9,6 +9,10 @@
 
 #include "dmlops.h"
 
+/* A loop body inlined into each caller, so that the constants it is given (an element
+ * size, whether to prefetch) leave no test inside the loop. */
+#define DM_INLINE static inline __attribute__((always_inline))
+
 /* By default, outputs of at least dm_stream_min_bytes() are written with streaming (non-temporal)
  * stores where the CPU has them (SSE2): stores that do not first read the line they write
  * move a third less memory, but they bypass the cache. So only outputs that would not stay
@@ -39,7 +43,8 @@ void dm_copy_rows(uint8_t *dst, int64_t dst_row, int64_t dst_stride, const uint8
  * memory (SLICE1 of every other row and column of [64, 16, 128, 128] UINT8: 85 ns per
  * 64-byte row, 0.23x numpy). The row loops ask for the source lines of the row
  * DM_PREFETCH_ROWS ahead instead (6.6x faster in that case). Rows longer than
- * DM_PREFETCH_SPAN_MAX bytes, or without a gap, stream well without help. */
+ * DM_PREFETCH_SPAN_MAX bytes, or with a gap shorter than the row or than two lines,
+ * stream well without help. */
 enum { DM_PREFETCH_ROWS = 8, DM_PREFETCH_SPAN_MAX = 512 };
 
 /* A walk's source rows, for dm_prefetch_row: `ahead` bytes from one row's lowest source
@@ -52,7 +57,8 @@ typedef struct dm_prefetch {
 
 /* The prefetch of `rows` rows (`rows` along the walked dimension, row_step bytes apart)
  * of count elements of esize bytes, elem_step elements apart: none unless the rows are
- * short, have a gap of a line between them, and are enough to be worth it. */
+ * short, have a gap at least as long as a row and two lines, and are enough to be worth
+ * it. */
 dm_prefetch dm_prefetch_plan(int64_t row_step, int64_t elem_step, uint64_t count, uint32_t esize, uint64_t rows);
 
 /* The lowest source byte of a row whose first element is at `first` (elem_step elements

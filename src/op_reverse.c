@@ -99,9 +99,9 @@ static bool dm_reverse_slabs(const dm_gather *g, const uint8_t *aux, dm_slab_sin
 
 /* Short sequences (gather.h, DM_SHORT_ROW_ELEMENTS), `rows` whole rows a batch apart along
  * dimension rank - 2: each row's length, then its elements one by one. */
-#define DM_REVERSE_SHORT_LOOP(T)                                                          \
+#define DM_REVERSE_SHORT_LOOP_AS(T, PREFETCH)                                             \
     for (uint64_t r = 0; r < rows; r++, dst += dst_row, src += src_row, lp += len_row) {  \
-        dm_prefetch_row(src, pf);                                                         \
+        if (PREFETCH) dm_prefetch_row(src, pf);                                           \
         const uint64_t L = dm_read_length(g->aux_dtype, lp, g->n);                        \
         for (uint64_t c = 0; c < m; c++) {                                                \
             const uint64_t j = c < L ? L - 1 - c : c;                                     \
@@ -109,6 +109,12 @@ static bool dm_reverse_slabs(const dm_gather *g, const uint8_t *aux, dm_slab_sin
             memcpy(&v, src + (int64_t)j * sa * (int64_t)sizeof(T), sizeof v);             \
             memcpy(dst + (int64_t)c * ds * (int64_t)sizeof(T), &v, sizeof v);             \
         }                                                                                 \
+    }
+#define DM_REVERSE_SHORT_LOOP(T)                                                          \
+    if (pf.ahead) {                                                                       \
+        DM_REVERSE_SHORT_LOOP_AS(T, true)                                                 \
+    } else {                                                                              \
+        DM_REVERSE_SHORT_LOOP_AS(T, false)                                                \
     }
 
 static void dm_reverse_short_rows(const dm_gather *g, uint8_t *dst, const uint8_t *src, const uint8_t *lp,
@@ -137,13 +143,13 @@ static void dm_reverse_short_rows(const dm_gather *g, uint8_t *dst, const uint8_
 
 /* Axis innermost: each row is one sequence with one length. Columns [c0, c1) split into
  * the reversed prefix (a run read backwards) and the copied rest. */
-static void dm_reverse_rows_along_axis(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
+DM_INLINE void dm_reverse_rows_along_axis_as(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1,
+                                             dm_prefetch pf, const bool prefetch)
 {
     const int64_t es = g->esize, sa = g->window_stride;
     const int64_t ds = g->stride[DM_SLOT_DST][g->rank - 1];
     const bool stream = g->stream;
     const bool short_rows = g->rank >= 2 && g->size[g->rank - 1] <= DM_SHORT_ROW_ELEMENTS;
-    const dm_prefetch pf = dm_rows_prefetch(g, sa); /* a row's sequence, whatever its length */
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
         const uint64_t batch = short_rows ? dm_rows_batch(&r) : 1;
@@ -157,7 +163,7 @@ static void dm_reverse_rows_along_axis(const dm_gather *g, uint8_t *const *slot,
         const int64_t c0 = r.c0, c1 = r.c1;
         uint8_t *dst = slot[DM_SLOT_DST] + r.off[DM_SLOT_DST] * es;
         const uint8_t *src = slot[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] * es;
-        dm_prefetch_row(src, pf);
+        if (prefetch) dm_prefetch_row(src, pf);
         if (c0 < L) {
             int64_t hi = c1 < L ? c1 : L;
             dm_copy_run(dst + c0 * ds * es, ds, src + (L - 1 - c0) * sa * es, -sa, (uint64_t)(hi - c0), g->esize,
@@ -168,6 +174,15 @@ static void dm_reverse_rows_along_axis(const dm_gather *g, uint8_t *const *slot,
             dm_copy_run(dst + lo * ds * es, ds, src + lo * sa * es, sa, (uint64_t)(c1 - lo), g->esize, stream);
     }
     if (stream) dm_stream_fence();
+}
+
+/* The prefetch (of a row's whole sequence, whatever its length) is decided per call,
+ * outside the loop. */
+static void dm_reverse_rows_along_axis(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
+{
+    const dm_prefetch pf = dm_rows_prefetch(g, g->window_stride);
+    if (pf.ahead) dm_reverse_rows_along_axis_as(g, slot, e0, e1, pf, true);
+    else dm_reverse_rows_along_axis_as(g, slot, e0, e1, pf, false);
 }
 
 /* Runs of columns with one length each, found once and reused for every axis

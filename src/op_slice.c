@@ -98,42 +98,57 @@ static bool dm_slice_batch(const dm_gather *g, uint8_t *const *slot, dm_rows *r)
 }
 
 /* Each row segment is one strided run; dm_copy_run picks memcpy, the reversed or the
- * every-other-element vector loop, or a constant-stride loop from the two strides. */
-static void dm_slice_rows(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
+ * every-other-element vector loop, or a constant-stride loop from the two strides. The
+ * prefetch is decided per call, outside the loop (a test per row cost 5% here). */
+DM_INLINE void dm_slice_rows_as(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1, dm_prefetch pf,
+                                const bool prefetch)
 {
     const int64_t es = g->esize;
     const bool stream = g->stream;
     const bool short_rows = g->rank >= 2 && g->size[g->rank - 1] <= DM_SHORT_ROW_ELEMENTS;
-    const dm_prefetch pf = dm_rows_prefetch(g, g->stride[DM_SLOT_SRC][g->rank - 1]);
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
         if (short_rows && dm_slice_batch(g, slot, &r)) continue;
         const int64_t ds = g->stride[DM_SLOT_DST][r.last], ss = g->stride[DM_SLOT_SRC][r.last], c0 = r.c0;
         const uint8_t *src = slot[DM_SLOT_SRC] + (g->base[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] + c0 * ss) * es;
-        dm_prefetch_row(dm_row_low(src, ss, r.c1 - r.c0, g->esize), pf);
+        if (prefetch) dm_prefetch_row(dm_row_low(src, ss, r.c1 - r.c0, g->esize), pf);
         dm_copy_run(slot[DM_SLOT_DST] + (r.off[DM_SLOT_DST] + c0 * ds) * es, ds, src, ss, r.c1 - r.c0, g->esize, stream);
     }
     if (stream) dm_stream_fence();
 }
 
+static void dm_slice_rows(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
+{
+    const dm_prefetch pf = dm_rows_prefetch(g, g->stride[DM_SLOT_SRC][g->rank - 1]);
+    if (pf.ahead) dm_slice_rows_as(g, slot, e0, e1, pf, true);
+    else dm_slice_rows_as(g, slot, e0, e1, pf, false);
+}
+
 /* Contiguous rows on both sides (after collapsing, this means rows that are not
  * contiguous with each other): one copy per row segment. */
-static void dm_slice_rows_memcpy(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
+DM_INLINE void dm_slice_rows_memcpy_as(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1,
+                                       dm_prefetch pf, const bool prefetch)
 {
     const int64_t es = g->esize;
     const bool stream = g->stream;
     const bool short_rows = g->rank >= 2 && g->size[g->rank - 1] * (uint64_t)es <= DM_SHORT_ROW_BYTES;
-    const dm_prefetch pf = dm_rows_prefetch(g, 1);
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
         if (short_rows && dm_slice_batch(g, slot, &r)) continue; /* strides 1: rows move as words */
         uint8_t *dst = slot[DM_SLOT_DST] + (r.off[DM_SLOT_DST] + r.c0) * es;
         const uint8_t *src = slot[DM_SLOT_SRC] + (g->base[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] + r.c0) * es;
-        dm_prefetch_row(src, pf);
+        if (prefetch) dm_prefetch_row(src, pf);
         if (stream) dm_stream_copy(dst, src, (uint64_t)(r.c1 - r.c0) * (uint64_t)es);
         else memcpy(dst, src, (size_t)((r.c1 - r.c0) * es));
     }
     if (stream) dm_stream_fence();
+}
+
+static void dm_slice_rows_memcpy(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
+{
+    const dm_prefetch pf = dm_rows_prefetch(g, 1);
+    if (pf.ahead) dm_slice_rows_memcpy_as(g, slot, e0, e1, pf, true);
+    else dm_slice_rows_memcpy_as(g, slot, e0, e1, pf, false);
 }
 
 dm_cpu_loop dm_affine_cpu_loop(const dm_gather *g)
