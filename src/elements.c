@@ -314,7 +314,9 @@ DM_INLINE void dm_copy_row_bytes_as(uint8_t *dst, int64_t dst_row, const uint8_t
 {
     for (uint64_t r = 0; r < rows; r++, dst += dst_row, src += src_row) {
         if (prefetch) dm_prefetch_row(src, pf);
-        if (n >= 8) {
+        if (n > 64) {
+            memcpy(dst, src, (size_t)n); /* rows of REVERSE's batches of long rows */
+        } else if (n >= 8) {
             uint64_t i = 0;
             for (; i + 8 <= n; i += 8) DM_MOVE(uint64_t, dst + i, src + i);
             if (i < n) DM_MOVE(uint64_t, dst + n - 8, src + n - 8);

@@ -907,3 +907,39 @@ TEST_CTX(targeted_reverse_short_row_prefixes)
     free(rc);
     finish_targeted(&st);
 }
+
+/* Lengths [B, 1, F] broadcast along F (strides 1, 1, 0): b's length is 11 b modulo T + 2,
+ * so sequences are empty, partial, whole and clamped. */
+static void fill_len_per_sequence(rcase *rc, void *user)
+{
+    (void)user;
+    const uint32_t b = rc->t[1].sizes[0], t = rc->t[0].sizes[1];
+    for (uint32_t i = 0; i < b; i++) put_elem(rc, 1, (uint32_t[]){i, 0, 0}, (11 * i) % (t + 2));
+}
+
+/* REVERSE of [B, T, F] along T with one length per sequence, rows longer than 64 bytes:
+ * the CPU walks one sequence's rows as a batch of row copies whatever their length. */
+TEST_CTX(targeted_reverse_long_rows_per_sequence)
+{
+    static const struct {
+        uint32_t f;
+        DML_TENSOR_DATA_TYPE type;
+    } shapes[] = {{65, T_U8}, {17, T_F32}, {100, T_F16}, {9, T_F64}, {300, T_U8}, {224, T_U8}};
+    suite_state st = {.test = "targeted_reverse_long_rows_per_sequence"};
+    rcase *rc = malloc(sizeof *rc);
+    REQUIRE(rc != NULL);
+    for (uint32_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        const uint32_t sizes[3] = {7, 37, shapes[i].f}, lsz[3] = {7, 1, shapes[i].f}, lstr[3] = {1, 1, 0};
+        case_init(rc, DML_OPERATOR_REVERSE_SUBSEQUENCES);
+        rc->axis = 1;
+        dmt_tensor_init(&rc->t[0], shapes[i].type, 3, sizes, NULL, 0);
+        dmt_tensor_init(&rc->t[1], index_types[i % 4], 3, lsz, lstr, 0);
+        dmt_tensor_init(&rc->t[2], shapes[i].type, 3, sizes, NULL, 0);
+        rc->layout[0] = rc->layout[2] = "packed-NULL";
+        rc->layout[1] = "broadcast along F";
+        run_fixed(ctx, &st, rc, (int)i, 0x5E9 + (uint64_t)i, fill_len_per_sequence, NULL);
+        case_free_images(rc);
+    }
+    free(rc);
+    finish_targeted(&st);
+}
