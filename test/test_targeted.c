@@ -515,6 +515,23 @@ TEST_CTX(targeted_reverse_outer_axis_varying_lengths)
  * row on CPU devices (lanes share a row only with a run of 32 chunks each), rows starting
  * off 16-byte boundaries, lengths varying per row: the chunks left to the element path
  * must land on the lane's own chunks, whatever the lane count. */
+/* Case i of a REVERSE test along axis 1: input and output packed, of `type` and `sizes`,
+ * lengths of `lsz` (strides lstr, NULL: packed) of the i-th index type, filled by fill. */
+static void run_reverse_case(dmlops_context *ctx, suite_state *st, rcase *rc, uint32_t i, DML_TENSOR_DATA_TYPE type,
+                             uint32_t rank, const uint32_t *sizes, const uint32_t *lsz, const uint32_t *lstr,
+                             uint64_t seed, fill_fn fill)
+{
+    case_init(rc, DML_OPERATOR_REVERSE_SUBSEQUENCES);
+    rc->axis = 1;
+    dmt_tensor_init(&rc->t[0], type, rank, sizes, NULL, 0);
+    dmt_tensor_init(&rc->t[1], index_types[i % 4], rank, lsz, lstr, 0);
+    dmt_tensor_init(&rc->t[2], type, rank, sizes, NULL, 0);
+    rc->layout[0] = rc->layout[1] = rc->layout[2] = "packed-NULL";
+    if (lstr) rc->layout[1] = "strided lengths";
+    run_fixed(ctx, st, rc, (int)i, seed, fill, NULL);
+    case_free_images(rc);
+}
+
 TEST_CTX(targeted_reverse_rows_lane_counts)
 {
     static const struct {
@@ -529,14 +546,7 @@ TEST_CTX(targeted_reverse_rows_lane_counts)
     REQUIRE(rc != NULL);
     for (uint32_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         const uint32_t sizes[2] = {shapes[i].rows, shapes[i].cols}, lsz[2] = {shapes[i].rows, 1};
-        case_init(rc, DML_OPERATOR_REVERSE_SUBSEQUENCES);
-        rc->axis = 1;
-        dmt_tensor_init(&rc->t[0], shapes[i].type, 2, sizes, NULL, 0);
-        dmt_tensor_init(&rc->t[1], index_types[i % 4], 2, lsz, NULL, 0);
-        dmt_tensor_init(&rc->t[2], shapes[i].type, 2, sizes, NULL, 0);
-        rc->layout[0] = rc->layout[1] = rc->layout[2] = "packed-NULL";
-        run_fixed(ctx, &st, rc, (int)i, 0x1A7E + (uint64_t)i, fill_len_varying, NULL);
-        case_free_images(rc);
+        run_reverse_case(ctx, &st, rc, i, shapes[i].type, 2, sizes, lsz, NULL, 0x1A7E + (uint64_t)i, fill_len_varying);
     }
     free(rc);
     finish_targeted(&st);
@@ -895,14 +905,7 @@ TEST_CTX(targeted_reverse_short_row_prefixes)
     REQUIRE(rc != NULL);
     for (uint32_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         const uint32_t sizes[2] = {301, shapes[i].cols}, lsz[2] = {301, 1};
-        case_init(rc, DML_OPERATOR_REVERSE_SUBSEQUENCES);
-        rc->axis = 1;
-        dmt_tensor_init(&rc->t[0], shapes[i].type, 2, sizes, NULL, 0);
-        dmt_tensor_init(&rc->t[1], index_types[i % 4], 2, lsz, NULL, 0);
-        dmt_tensor_init(&rc->t[2], shapes[i].type, 2, sizes, NULL, 0);
-        rc->layout[0] = rc->layout[1] = rc->layout[2] = "packed-NULL";
-        run_fixed(ctx, &st, rc, (int)i, 0x5E0F + (uint64_t)i, fill_len_every, NULL);
-        case_free_images(rc);
+        run_reverse_case(ctx, &st, rc, i, shapes[i].type, 2, sizes, lsz, NULL, 0x5E0F + (uint64_t)i, fill_len_every);
     }
     free(rc);
     finish_targeted(&st);
@@ -930,15 +933,8 @@ TEST_CTX(targeted_reverse_long_rows_per_sequence)
     REQUIRE(rc != NULL);
     for (uint32_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         const uint32_t sizes[3] = {7, 37, shapes[i].f}, lsz[3] = {7, 1, shapes[i].f}, lstr[3] = {1, 1, 0};
-        case_init(rc, DML_OPERATOR_REVERSE_SUBSEQUENCES);
-        rc->axis = 1;
-        dmt_tensor_init(&rc->t[0], shapes[i].type, 3, sizes, NULL, 0);
-        dmt_tensor_init(&rc->t[1], index_types[i % 4], 3, lsz, lstr, 0);
-        dmt_tensor_init(&rc->t[2], shapes[i].type, 3, sizes, NULL, 0);
-        rc->layout[0] = rc->layout[2] = "packed-NULL";
-        rc->layout[1] = "broadcast along F";
-        run_fixed(ctx, &st, rc, (int)i, 0x5E9 + (uint64_t)i, fill_len_per_sequence, NULL);
-        case_free_images(rc);
+        run_reverse_case(ctx, &st, rc, i, shapes[i].type, 3, sizes, lsz, lstr, 0x5E9 + (uint64_t)i,
+                         fill_len_per_sequence);
     }
     free(rc);
     finish_targeted(&st);
