@@ -4,41 +4,68 @@
 # package registry, so the binaries travel from here:
 #
 #   here:   make gpu-bundle          # .gpu/: dmlops, the Vulkan test binaries, libcjson
-#           (and once, the loader packages in .gl/, as the device tool's README says)
-#   there:  carry [".gpu", ".gl"], command: sh bench/gpu_run.sh [tests|bench|all]
+#           (and once, the loader and validation-layer packages in .gl/, see the docs)
+#   there:  carry [".gpu", ".gl"], command: sh bench/gpu_run.sh [STEP...]
 #
-# Writes into $OUT, the tool's output folder (at most 8 files come back): info.txt (the
-# GPU and `dmlops info`), tests.txt (the Vulkan suites on the GPU, ending "N passed, N
-# failed"), bench.txt (the table) and report/: docs/performance.md with the device's
-# section added by --report, and report/bench/<device>.csv and .svg. Copy the section and
-# the two files into docs/ here. `tests` and `bench` each fit one 10-minute call;
-# BENCH_FILTER keeps the bench cases whose name holds it ("64 MiB", to split a run).
+# STEPs, run in the order given (default: bench tune tests):
+#   tests  the Vulkan suites on the GPU (TESTS: which), each under a time limit -> tests.txt
+#   bench  dmlops bench --backend vulkan --large --report -> bench.txt, report/
+#   tune   the 256 MiB cases again under each DMLOPS_VK_* setting below -> tune.txt
+# Always writes info.txt (the GPU and `dmlops info`). At most 8 files come back from $OUT:
+# these four, report/performance.md (with the device's section added) and
+# report/bench/<device>.csv and .svg. Variables: BENCH_FILTER keeps the bench cases whose
+# name holds it, TUNE_FILTER those of tune ("256 MiB"); NUMPY=1 adds the numpy peer
+# (minutes of CPU time at --large); TESTS names the test binaries; TEST_LIMIT (150) and
+# BENCH_LIMIT (300) are seconds per test binary and for the bench.
 set -u
 : "${OUT:?OUT: the folder whose files come back}"
-step=${1:-all}
+[ $# -gt 0 ] || set -- bench tune tests
 for f in .gl/*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done
 ldconfig
 # The NVIDIA driver's manifest lies outside the loader's search path on these machines.
 icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 [ -f "$icd" ] && export VK_DRIVER_FILES="$icd"
 export LD_LIBRARY_PATH="$PWD/.gpu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# Line-buffered output, so that a step stopped at its limit still leaves what it printed.
+lb=; command -v stdbuf >/dev/null 2>&1 && lb="stdbuf -oL"
 
-{ nvidia-smi -L; .gpu/dmlops info; } >"$OUT/info.txt" 2>&1
+{ date -u; nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv
+  ls /usr/share/vulkan/explicit_layer.d 2>&1; .gpu/dmlops info; } >"$OUT/info.txt" 2>&1
 rc=0
-if [ "$step" = tests ] || [ "$step" = all ]; then
-    # The same binaries as `make test` builds; AUTO picks the GPU, and each suite's
-    # [vulkan] cases run against the CPU backend's answers and the naive references.
-    sh test/run.sh .gpu/test_vulkan .gpu/test_targeted .gpu/test_random .gpu/big_tensors >"$OUT/tests.txt" 2>&1 || rc=1
-    tail -n 1 "$OUT/tests.txt"
-fi
-if [ "$step" = bench ] || [ "$step" = all ]; then
-    mkdir -p "$OUT/report"
-    cp docs/performance.md "$OUT/report/"
-    peer=; python3 -c 'import numpy' 2>/dev/null && peer="python3 bench/numpy_peer.py"
-    DMLOPS_BENCH_TARGET='sh bench/gpu_run.sh bench (dmlops bench --backend vulkan --large)' \
-        .gpu/dmlops bench --backend vulkan --large ${peer:+--numpy-peer "$peer"} --report "$OUT/report" \
-        ${BENCH_FILTER:+--filter "$BENCH_FILTER"} \
-        >"$OUT/bench.txt" 2>&1 || rc=1
-    tail -n 3 "$OUT/bench.txt"
-fi
+for step in "$@"; do
+    case $step in
+    tests)
+        # The same binaries as `make test` builds; AUTO picks the GPU, and each suite's
+        # [vulkan] cases run against the CPU backend's answers and the naive references,
+        # under the validation layer when .gl carries it.
+        for t in ${TESTS:-test_vulkan test_targeted test_random big_tensors}; do
+            s=$(date +%s)
+            DMLOPS_TEST_REQUIRE_VULKAN=1 timeout "${TEST_LIMIT:-150}" $lb ".gpu/$t" >>"$OUT/tests.txt" 2>&1
+            r=$?; [ $r -eq 0 ] || rc=1
+            echo "== $t: exit $r, $(( $(date +%s) - s )) s" >>"$OUT/tests.txt"
+        done
+        awk '/^[0-9]+ passed, [0-9]+ failed$/ {p += $1; f += $3} /^== .*: exit/ {print}
+             END {print p " passed, " f " failed"}' "$OUT/tests.txt" | tee -a "$OUT/tests.txt"
+        ;;
+    bench)
+        mkdir -p "$OUT/report"
+        cp docs/performance.md "$OUT/report/"
+        peer=; [ "${NUMPY:-0}" = 1 ] && python3 -c 'import numpy' 2>/dev/null && peer="python3 bench/numpy_peer.py"
+        DMLOPS_BENCH_TARGET='sh bench/gpu_run.sh bench (dmlops bench --backend vulkan --large)' \
+            timeout "${BENCH_LIMIT:-300}" $lb .gpu/dmlops bench --backend vulkan --large ${peer:+--numpy-peer "$peer"} \
+            --report "$OUT/report" ${BENCH_FILTER:+--filter "$BENCH_FILTER"} >"$OUT/bench.txt" 2>&1 || rc=1
+        tail -n 3 "$OUT/bench.txt"
+        ;;
+    tune)
+        # Each GPU default of src/vk/vk_properties.c against its neighbours, same binary.
+        for v in "" DMLOPS_VK_GRID=1024 DMLOPS_VK_GRID=65536 DMLOPS_VK_GRID=1048576 DMLOPS_VK_WORKGROUP=64 \
+                 DMLOPS_VK_WORKGROUP=256 DMLOPS_VK_WORKGROUP=512 DMLOPS_VK_TEXEL=1 DMLOPS_VK_COPY_MIN=1099511627776 ""; do
+            echo "== setting: ${v:-defaults}" >>"$OUT/tune.txt"
+            env $v timeout 60 $lb .gpu/dmlops bench --backend vulkan --large --filter "${TUNE_FILTER:-256 MiB}" --iterations 20 \
+                --no-scaling >>"$OUT/tune.txt" 2>&1 || rc=1
+        done
+        ;;
+    *) echo "gpu_run.sh: unknown step '$step' (tests, bench, tune)" >&2; exit 2 ;;
+    esac
+done
 exit $rc

@@ -177,6 +177,13 @@ int main(int argc, char **argv)
         dmlops_context_desc d = {.backend = b ? DMLOPS_BACKEND_VULKAN : DMLOPS_BACKEND_CPU,
                                  .flags = b ? DMLOPS_CONTEXT_FLAG_DEBUG : 0};
         dmlops_status st = dmlops_context_create(&d, &ctxs[b]);
+        if (st == DMLOPS_ERROR_UNSUPPORTED && d.flags) {
+            /* No validation layer on this machine (a lent GPU machine has none unless it
+             * is carried): the suites still run, unvalidated, and say so. */
+            printf("note: vulkan context without validation (%s)\n", dmlops_last_error_message());
+            d.flags = 0;
+            st = dmlops_context_create(&d, &ctxs[b]);
+        }
         if (st != DMLOPS_SUCCESS) {
             printf("note: no %s context (%s: %s)\n", names[b], dmlops_status_string(st), dmlops_last_error_message());
             if (b == 1 && getenv("DMLOPS_TEST_REQUIRE_VULKAN")) {
