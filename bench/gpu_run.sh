@@ -4,7 +4,7 @@
 # package registry, so the binaries travel from here:
 #
 #   here:   make gpu-bundle          # .gpu/: dmlops, the Vulkan test binaries, libcjson
-#           (and once, the loader and validation-layer packages in .gl/, see the docs)
+#           (and once, the loader, glvnd and validation-layer packages in .gl/, see the docs)
 #   there:  carry [".gpu", ".gl"], command: sh bench/gpu_run.sh [STEP...]
 #
 # STEPs, run in the order given (default: bench tune tests):
@@ -31,6 +31,11 @@ lb=; command -v stdbuf >/dev/null 2>&1 && lb="stdbuf -oL"
 
 { date -u; nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv
   ls /usr/share/vulkan/explicit_layer.d 2>&1; .gpu/dmlops info; } >"$OUT/info.txt" 2>&1
+if grep -q "Vulkan devices: none" "$OUT/info.txt"; then
+    # No driver: say why (the loader's own log) and spend no more of the lease.
+    { find / -xdev -name '*nvidia_icd*.json' 2>/dev/null; VK_LOADER_DEBUG=error,warn,driver .gpu/dmlops info 2>&1 | tail -n 40; } >>"$OUT/info.txt"
+    tail -n 20 "$OUT/info.txt"; exit 3
+fi
 rc=0
 for step in "$@"; do
     case $step in
