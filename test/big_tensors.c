@@ -107,7 +107,11 @@ static void reverse_320_mib_with(uint32_t flags, dmlops_path expect)
         CHECK_OK(dmlops_operator_get_info(op, &info));
         printf("    %llu MiB, path %s, %u dispatches\n", (unsigned long long)(count * 4 >> 20),
                dmlops_path_name(info.last_path), info.dispatch_count);
-        CHECK(info.dispatch_count >= 3, "a 320 MiB tensor fitted in %u dispatches", info.dispatch_count);
+        /* Windows split the tensor only where one binding cannot reach it: lavapipe's
+         * 128 MiB maxStorageBufferRange, not an NVIDIA card's 4 GiB. */
+        dmlops_context_info ci;
+        if (CHECK_OK(dmlops_context_get_info(ctx, &ci)) && count * 4 > ci.device.max_storage_buffer_range)
+            CHECK(info.dispatch_count >= 3, "a 320 MiB tensor fitted in %u dispatches", info.dispatch_count);
         if (expect != DMLOPS_PATH_NONE) CHECK(info.last_path == expect, "ran %s", dmlops_path_name(info.last_path));
     }
     dmlops_operator_destroy(op);

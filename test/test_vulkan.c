@@ -407,14 +407,24 @@ TEST(slice_with_long_rows_uses_copy_regions)
     gcase c;
     dmlops_operator_info info;
     slice_rows(&c, DML_TENSOR_DATA_TYPE_FLOAT32, 8, 4096, 4000); /* 16000-byte runs */
+    const dmlops_path want = vkt_copies_by_default(vk) ? DMLOPS_PATH_COPY_REGIONS : DMLOPS_PATH_KERNEL;
     if (vkt_same_as_cpu(vk, &c.desc, 1, c.sizes, 7, &info, NULL, NULL)) {
-        CHECK(info.planned_path == DMLOPS_PATH_COPY_REGIONS, "planned %s", dmlops_path_name(info.planned_path));
-        CHECK(info.last_path == DMLOPS_PATH_COPY_REGIONS, "ran %s", dmlops_path_name(info.last_path));
-        CHECK(info.copy_region_count == 8, "%u regions", info.copy_region_count);
+        CHECK(info.planned_path == want, "planned %s", dmlops_path_name(info.planned_path));
+        CHECK(info.last_path == want, "ran %s", dmlops_path_name(info.last_path));
+        CHECK(info.copy_region_count == (want == DMLOPS_PATH_KERNEL ? 0 : 8), "%u regions", info.copy_region_count);
     }
     slice_rows(&c, DML_TENSOR_DATA_TYPE_UINT8, 64, 40, 17); /* 17-byte runs: a kernel wins */
     if (vkt_same_as_cpu(vk, &c.desc, 1, c.sizes, 8, &info, NULL, NULL))
         CHECK(info.last_path == DMLOPS_PATH_KERNEL, "ran %s", dmlops_path_name(info.last_path));
+    vkt_done(vk);
+
+    /* Every device copies them as regions when asked to. */
+    vk = vkt_context(DMLOPS_CONTEXT_FLAG_PREFER_COPY, 0, 0);
+    slice_rows(&c, DML_TENSOR_DATA_TYPE_FLOAT32, 8, 4096, 4000);
+    if (vk && vkt_same_as_cpu(vk, &c.desc, 1, c.sizes, 10, &info, NULL, NULL)) {
+        CHECK(info.last_path == DMLOPS_PATH_COPY_REGIONS, "PREFER_COPY ran %s", dmlops_path_name(info.last_path));
+        CHECK(info.copy_region_count == 8, "PREFER_COPY: %u regions", info.copy_region_count);
+    }
     vkt_done(vk);
 
     vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 0, 0);
@@ -431,27 +441,27 @@ TEST(environment_tunes_the_vulkan_backend)
 {
     static const struct {
         const char *copy_min, *grid, *workgroup, *lanes, *tuning, *texel;
-        dmlops_path path; /* of a slice with 16000-byte runs */
+        dmlops_path path; /* of a slice with 16000-byte runs; NONE: the device's default */
         const char *note; /* in the context's note, or NULL for no tuning clause */
     } runs[] = {
         {"0", "3", "64", NULL, NULL, NULL, DMLOPS_PATH_COPY_REGIONS,
          "tuning from the environment: grid 3 workgroups, workgroup 64, copy regions from 0 bytes"},
         {"1099511627776", NULL, "1", NULL, NULL, NULL, DMLOPS_PATH_KERNEL, "workgroup 1, copy regions from 1099511627776 bytes"},
         /* each out of range or not a power of two */
-        {"1099511627777", "0", "100", "3", NULL, NULL, DMLOPS_PATH_COPY_REGIONS,
+        {"1099511627777", "0", "100", "3", NULL, NULL, DMLOPS_PATH_NONE,
          "devices; ignored, not understood (docs/api.md): DMLOPS_VK_LANES=\"3\", DMLOPS_VK_GRID=\"0\", "
          "DMLOPS_VK_WORKGROUP=\"100\", DMLOPS_VK_COPY_MIN=\"109951162777\""},
-        {"-5", "1048577", "2048", "128", NULL, NULL, DMLOPS_PATH_COPY_REGIONS, "DMLOPS_VK_WORKGROUP=\"2048\", DMLOPS_VK_COPY_MIN=\"-5\""},
-        {"12x", "three", "", "", "fast", "2", DMLOPS_PATH_COPY_REGIONS,
+        {"-5", "1048577", "2048", "128", NULL, NULL, DMLOPS_PATH_NONE, "DMLOPS_VK_WORKGROUP=\"2048\", DMLOPS_VK_COPY_MIN=\"-5\""},
+        {"12x", "three", "", "", "fast", "2", DMLOPS_PATH_NONE,
          "; ignored, not understood (docs/api.md): DMLOPS_VK_TUNING=\"fast\", DMLOPS_VK_TEXEL=\"2\", "
          "DMLOPS_VK_GRID=\"three\", DMLOPS_VK_COPY_MIN=\"12x\""},
         {"64", "7", NULL, "5", NULL, NULL, DMLOPS_PATH_COPY_REGIONS,
          "; tuning from the environment: grid 7 workgroups, copy regions from 64 bytes; ignored, not understood "
          "(docs/api.md): DMLOPS_VK_LANES=\"5\""},
         /* understood, but more lanes than the workgroup has invocations */
-        {NULL, NULL, "32", "64", NULL, NULL, DMLOPS_PATH_COPY_REGIONS,
+        {NULL, NULL, "32", "64", NULL, NULL, DMLOPS_PATH_NONE,
          "tuning from the environment: lanes 64 (not taken: above the workgroup of 32), workgroup 32"},
-        {NULL, NULL, NULL, NULL, NULL, NULL, DMLOPS_PATH_COPY_REGIONS, NULL},
+        {NULL, NULL, NULL, NULL, NULL, NULL, DMLOPS_PATH_NONE, NULL},
     };
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         dmt_env copy_min, grid, workgroup, lanes, tuning, texel;
@@ -477,8 +487,10 @@ TEST(environment_tunes_the_vulkan_backend)
         gcase c;
         dmlops_operator_info info;
         slice_rows(&c, DML_TENSOR_DATA_TYPE_FLOAT32, 8, 4096, 4000);
+        dmlops_path want = runs[i].path;
+        if (want == DMLOPS_PATH_NONE) want = vkt_copies_by_default(vk) ? DMLOPS_PATH_COPY_REGIONS : DMLOPS_PATH_KERNEL;
         if (vkt_same_as_cpu(vk, &c.desc, 1, c.sizes, 70 + i, &info, NULL, NULL))
-            CHECK(info.last_path == runs[i].path, "run %zu: ran %s", i, dmlops_path_name(info.last_path));
+            CHECK(info.last_path == want, "run %zu: ran %s", i, dmlops_path_name(info.last_path));
         vkt_done(vk);
     }
 }
@@ -779,7 +791,7 @@ TEST_CTX(command_list_reverse_reads_current_lengths)
         CHECK_OK(dmlops_operator_get_info(op, &info));
         dmlops_context_info ci;
         CHECK_OK(dmlops_context_get_info(ctx, &ci));
-        if (dmt_is_vulkan() && ci.device.unified_memory)
+        if (dmt_is_vulkan() && ci.device.unified_memory && ci.device.type == DMLOPS_DEVICE_TYPE_CPU)
             CHECK(info.last_path == (variant ? DMLOPS_PATH_KERNEL : DMLOPS_PATH_COPY_REGIONS), "variant %d ran %s",
                   variant, dmlops_path_name(info.last_path));
         /* The regions follow the lengths, so only an execution knows their count. */
@@ -828,7 +840,7 @@ TEST_CTX(reverse_with_per_element_lengths)
         }
         dmlops_operator_info info;
         CHECK_OK(dmlops_operator_get_info(op, &info));
-        if (dmt_is_vulkan() && ci.device.unified_memory)
+        if (dmt_is_vulkan() && ci.device.unified_memory && ci.device.type == DMLOPS_DEVICE_TYPE_CPU)
             CHECK(info.last_path == (differ ? DMLOPS_PATH_KERNEL : DMLOPS_PATH_COPY_REGIONS), "differ %d ran %s", differ,
                   dmlops_path_name(info.last_path));
         dmlops_buffer_destroy(bx);

@@ -29,6 +29,15 @@ static inline dmlops_context *vkt_context(uint32_t flags, uint64_t max_range, ui
     return vkt_context_alloc(flags, max_range, max_groups, 0);
 }
 
+/* Whether the device's own defaults turn long contiguous runs into copy regions: CPU
+ * devices do (lavapipe copies 8-byte regions faster than a kernel); GPUs take kernels,
+ * since regions measured slower at every length on the NVIDIA H200 (docs/performance.md). */
+static inline bool vkt_copies_by_default(dmlops_context *vk)
+{
+    dmlops_context_info ci;
+    return dmlops_context_get_info(vk, &ci) == DMLOPS_SUCCESS && ci.device.type == DMLOPS_DEVICE_TYPE_CPU;
+}
+
 /* Destroys a context from vkt_context*, after checking that the validation layer (always
  * on for them) reported nothing. */
 static inline void vkt_done(dmlops_context *ctx)
