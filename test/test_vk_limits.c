@@ -1,0 +1,76 @@
+/* The limits the Vulkan planner works within, derived from device properties that no
+ * machine here has: an NVIDIA H200's, as `dmlops info` printed them on the lent GPU
+ * (docs/performance.md), and lavapipe's. White-box: dm_vk_limits_init is internal, so
+ * these run without a device and guard the GPU defaults on every CI run. */
+#include <stdint.h>
+
+#include "../src/vk/vk_abi.h"
+#include "../src/vk/vk_physical.h"
+#include "harness.h"
+
+static dmlops_device_info h200_info(void)
+{
+    dmlops_device_info d = {0};
+    d.type = DMLOPS_DEVICE_TYPE_DISCRETE_GPU;
+    d.max_storage_buffer_range = 4294967295u;
+    d.max_memory_allocation_size = 4292870144u;
+    d.max_compute_work_group_count[0] = 2147483647u;
+    d.max_compute_work_group_count[1] = d.max_compute_work_group_count[2] = 65535;
+    d.max_compute_work_group_invocations = 1024;
+    d.min_storage_buffer_offset_alignment = 16;
+    d.subgroup_size = 32;
+    return d;
+}
+
+static dmlops_device_info lavapipe_info(void)
+{
+    dmlops_device_info d = h200_info();
+    d.type = DMLOPS_DEVICE_TYPE_CPU;
+    d.max_storage_buffer_range = 134217728u;
+    d.subgroup_size = 8;
+    return d;
+}
+
+/* What a context without DMLOPS_VK_* variables passes. */
+static dm_vk_params no_tuning(void)
+{
+    dm_vk_params p = {0};
+    p.texel = -1;
+    p.cpu_tuning = -1;
+    p.copy_min_bytes = -1;
+    return p;
+}
+
+TEST(kernel_bindings_stay_below_2_gib)
+{
+    /* The H200 left a 2.34 GiB kernel output unwritten when one binding covered it. */
+    const dmlops_device_info gpu = h200_info(), cpu = lavapipe_info();
+    const dm_vk_params p = no_tuning();
+    dm_vk_limits lim;
+    dm_vk_limits_init(&gpu, &p, 0, &lim);
+    CHECK(lim.max_range == 1ull << 31, "H200 window limit %llu", (unsigned long long)lim.max_range);
+    dm_vk_limits_init(&cpu, &p, 0, &lim);
+    CHECK(lim.max_range == 134217728u, "lavapipe window limit %llu", (unsigned long long)lim.max_range);
+    dm_vk_params small = no_tuning();
+    small.max_binding_range = 1 << 20;
+    dm_vk_limits_init(&gpu, &small, 0, &lim);
+    CHECK(lim.max_range == 1 << 20, "asked-for window limit %llu", (unsigned long long)lim.max_range);
+}
+
+TEST(gpus_take_kernels_for_contiguous_runs)
+{
+    /* On the H200 a copy region cost ~1.9 us each and even one region ran below the
+     * compute copy; lavapipe copies 8-byte regions faster than a kernel. */
+    const dmlops_device_info gpu = h200_info(), cpu = lavapipe_info();
+    dm_vk_params p = no_tuning();
+    dm_vk_limits lim;
+    dm_vk_limits_init(&gpu, &p, 0, &lim);
+    CHECK(lim.copy_min_bytes == UINT64_MAX, "GPU copy-region threshold %llu", (unsigned long long)lim.copy_min_bytes);
+    CHECK(!lim.cpu_tuning && lim.workgroup == DM_VK_WORKGROUP && lim.grid_cap == 8192 && lim.lanes == 1,
+          "GPU tuning: cpu %d, workgroup %u, grid %u, lanes %u", lim.cpu_tuning, lim.workgroup, lim.grid_cap, lim.lanes);
+    dm_vk_limits_init(&cpu, &p, 0, &lim);
+    CHECK(lim.copy_min_bytes == 64, "CPU-device copy-region threshold %llu", (unsigned long long)lim.copy_min_bytes);
+    p.copy_min_bytes = 4096; /* DMLOPS_VK_COPY_MIN still moves it on a GPU */
+    dm_vk_limits_init(&gpu, &p, 0, &lim);
+    CHECK(lim.copy_min_bytes == 4096, "DMLOPS_VK_COPY_MIN=4096 gave %llu", (unsigned long long)lim.copy_min_bytes);
+}
