@@ -1,8 +1,8 @@
 /* The compute copy (vk_record.h): dmlops_command_list_record_compute_copy, the benchmark's
  * copy-shader ceiling. A transfer is cut where either buffer changes segment, then into
- * windows that fit maxStorageBufferRange once bound at their aligned-down starts; each
- * window gets a descriptor set, push constants (the remainders and the count, in 16-byte
- * vectors) and one dispatch of up to 65535 workgroups. */
+ * windows that fit maxStorageBufferRange (and 2 GiB, dm_vk_limits) once bound at their
+ * aligned-down starts; each window gets a descriptor set, push constants (the remainders
+ * and the count, in 16-byte vectors) and one dispatch of up to 65535 workgroups. */
 #include <stdlib.h>
 
 #include "../checked.h"
