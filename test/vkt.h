@@ -17,7 +17,14 @@ static inline dmlops_context *vkt_context_alloc(uint32_t flags, uint64_t max_ran
     dmlops_context_options o = {.max_binding_range = max_range, .max_workgroup_count = max_groups,
                                 .max_allocation_size = max_alloc};
     dmlops_context *ctx = NULL;
-    if (dmlops_context_create_with_options(&d, &o, &ctx) != DMLOPS_SUCCESS) {
+    dmlops_status st = dmlops_context_create_with_options(&d, &o, &ctx);
+    if (st == DMLOPS_ERROR_UNSUPPORTED) {
+        /* No validation layer (a lent GPU machine, unless it is carried): the test still
+         * runs, unvalidated, rather than passing vacuously. */
+        d.flags = flags;
+        st = dmlops_context_create_with_options(&d, &o, &ctx);
+    }
+    if (st != DMLOPS_SUCCESS) {
         printf("    note: no Vulkan device (%s)\n", dmlops_last_error_message());
         return NULL;
     }
@@ -38,8 +45,8 @@ static inline bool vkt_copies_by_default(dmlops_context *vk)
     return dmlops_context_get_info(vk, &ci) == DMLOPS_SUCCESS && ci.device.type == DMLOPS_DEVICE_TYPE_CPU;
 }
 
-/* Destroys a context from vkt_context*, after checking that the validation layer (always
- * on for them) reported nothing. */
+/* Destroys a context from vkt_context*, after checking that the validation layer (on for
+ * them wherever it is installed) reported nothing. */
 static inline void vkt_done(dmlops_context *ctx)
 {
     dmlops_context_info info;
