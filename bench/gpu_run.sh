@@ -42,8 +42,10 @@ for step in "$@"; do
     tests)
         # The same binaries as `make test` builds; AUTO picks the GPU, and each suite's
         # [vulkan] cases run against the CPU backend's answers and the naive references,
-        # under the validation layer when .gl carries it.
-        for t in ${TESTS:-test_vulkan test_targeted test_random big_tensors}; do
+        # under the validation layer when .gl carries it. big_tensors first: its 2.34 GiB
+        # kernel output failed on the H200 before the 2 GiB window cap (docs/performance.md);
+        # test_random last, the longest (over 3 minutes there).
+        for t in ${TESTS:-big_tensors test_vulkan test_targeted test_random}; do
             s=$(date +%s)
             DMLOPS_TEST_REQUIRE_VULKAN=1 timeout "${TEST_LIMIT:-150}" $lb ".gpu/$t" >>"$OUT/tests.txt" 2>&1
             r=$?; [ $r -eq 0 ] || rc=1
