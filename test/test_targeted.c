@@ -848,26 +848,27 @@ TEST_CTX(targeted_one_hot_short_rows)
                      "rows shorter than a chunk");
 }
 
-/* Rows of one to a few 16-byte blocks, reversed or every other element, for every
- * element size: the CPU loops do a row's unaligned head and tail as 16-byte blocks that
- * overlap the aligned ones, the step-2 tail reading one element early and keeping odd
- * lanes. Lengths around one and two blocks, window offsets that move the source's
+/* Rows of one to a few 16-byte blocks, reversed, every other or every third element
+ * (either way), for every element size: the CPU loops do a row's unaligned head and tail
+ * as 16-byte blocks that overlap the aligned ones, the step-2 tail reading one element
+ * early and keeping odd lanes; steps of 3 gather blocks from three loads that reach two
+ * elements past the block's last source element. Lengths around one and two blocks, window offsets that move the source's
  * alignment, output rows whose starts move through every alignment; input rows wider
  * than the window by more than a line, and 24 of them, so that the source prefetch of
  * short rows with gaps is on. */
 TEST_CTX(targeted_row_block_edges)
 {
     static const DML_TENSOR_DATA_TYPE types[] = {T_U8, T_F16, T_F32, T_F64};
-    static const int32_t steps[] = {2, -1, -2, 1};
+    static const int32_t steps[] = {2, -1, -2, 1, 3, -3};
     static const uint32_t offs[] = {0, 1, 3};
-    enum { N = 4 * 4 * 3 * 7 };
+    enum { NSTEPS = sizeof steps / sizeof steps[0], N = 4 * NSTEPS * 3 * 7 };
     rows_shape *shapes = malloc(N * sizeof *shapes);
     REQUIRE(shapes != NULL);
     uint32_t n = 0;
     for (uint32_t t = 0; t < 4; t++) {
         const uint32_t es = (uint32_t)dmlops_data_type_size(types[t]), k = 16 / es;
         const uint32_t counts[] = {k - 1, k, k + 1, 2 * k - 1, 2 * k + 1, 3 * k + 3, 1};
-        for (uint32_t s = 0; s < 4; s++)
+        for (uint32_t s = 0; s < NSTEPS; s++)
             for (uint32_t o = 0; o < 3; o++)
                 for (uint32_t c = 0; c < 7; c++) {
                     const uint32_t step = (uint32_t)(steps[s] < 0 ? -steps[s] : steps[s]);
