@@ -254,6 +254,36 @@ static void dm_copy_even(uint8_t *dst, const uint8_t *src, uint64_t count, uint3
     }
 }
 
+/* dst[i] = src[-2 i]: the odd elements of the 32 bytes ending at the block's first source
+ * element, reversed. The loads start one element below the block's last source element,
+ * inside the run while i + k < count, as in dm_even_body. */
+DM_INLINE uint64_t dm_even_down_body(uint8_t *dst, const uint8_t *top, uint64_t i, uint64_t count,
+                                     const uint32_t esize, const bool stream)
+{
+#if DM_VECTORS
+    const uint64_t k = 16 / esize;
+    for (; i + k < count; i += k) {
+        const uint8_t *s = top - 2 * (i + k) * esize; /* top: one element past src */
+        dm_store16_to(dst + i * esize, dm_reverse16(dm_odd16(dm_load16(s), dm_load16(s + 16), esize), esize), stream);
+    }
+#else
+    (void)dst, (void)top, (void)count, (void)esize, (void)stream;
+#endif
+    return i;
+}
+
+/* dst[i] = src[-2 i] (the real or imaginary parts of complex pairs in reverse, every other
+ * element of a flipped row): scalar up to dst's 16-byte boundary and after the blocks.
+ * One thread, [2048, 1024, 2] -> [2048, 1024, 1] FLOAT32 with the middle axis reversed
+ * ran at 0.3-0.55x numpy element by element. */
+static void dm_copy_even_down(uint8_t *dst, const uint8_t *src, uint64_t count, uint32_t esize, bool stream)
+{
+    const uint64_t head = dm_head(dst, count, esize);
+    dm_copy_strided(dst, 1, src, -2, head, esize);
+    const uint64_t i = DM_SPECIALISE(dm_even_down_body, dst, src + esize, head, count, esize, stream);
+    dm_copy_strided(dst + i * esize, 1, src - (int64_t)(2 * i * esize), -2, count - i, esize);
+}
+
 /* dst[i] = src[3 i] (dir 1) or src[-3 i] (dir -1), 2- and 4-byte elements: three 16-byte
  * loads give one 16-byte block of output, reversed when going down. A block's loads reach
  * two elements past its last source element (below it going down), which stays inside
@@ -349,6 +379,10 @@ void dm_copy_run(uint8_t *dst, int64_t dst_stride, const uint8_t *src, int64_t s
     }
     if (dst_stride == 1 && src_stride == 2) {
         dm_copy_even(dst, src, count, esize, stream);
+        return;
+    }
+    if (DM_VECTORS && dst_stride == 1 && src_stride == -2) {
+        dm_copy_even_down(dst, src, count, esize, stream);
         return;
     }
     if (DM_VECTORS && dst_stride == 1 && (src_stride == 3 || src_stride == -3) && (esize == 2 || esize == 4)) {
