@@ -134,7 +134,9 @@ DM_INLINE void dm_slice_rows_memcpy_as(const dm_gather *g, uint8_t *const *slot,
     const bool short_rows = g->rank >= 2 && g->size[g->rank - 1] * (uint64_t)es <= DM_SHORT_ROW_BYTES;
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
-        if (short_rows && dm_slice_batch(g, slot, &r)) continue; /* strides 1: rows move as words */
+        /* Strides 1: short rows move as words, longer ones as a memcpy each, a batch at a
+         * time; streaming outputs go row by row below. */
+        if ((short_rows || !stream) && dm_slice_batch(g, slot, &r)) continue;
         uint8_t *dst = slot[DM_SLOT_DST] + (r.off[DM_SLOT_DST] + r.c0) * es;
         const uint8_t *src = slot[DM_SLOT_SRC] + (g->base[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] + r.c0) * es;
         if (prefetch) dm_prefetch_row(src, pf);
