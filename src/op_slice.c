@@ -110,6 +110,22 @@ DM_INLINE void dm_slice_rows_as(const dm_gather *g, uint8_t *const *slot, uint64
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
         if (short_rows && dm_slice_batch(g, slot, &r)) continue;
         const int64_t ds = g->stride[DM_SLOT_DST][r.last], ss = g->stride[DM_SLOT_SRC][r.last], c0 = r.c0;
+        const uint64_t batch = short_rows ? 1 : dm_rows_batch(&r);
+        if (batch >= 2) {
+            /* Whole rows along the next-to-innermost axis without the row iterator, whose
+             * coordinate step took 13% of flipping 224-byte rows. */
+            const uint32_t d = r.last - 1;
+            const int64_t dr = g->stride[DM_SLOT_DST][d] * es, sr = g->stride[DM_SLOT_SRC][d] * es;
+            const uint64_t m = r.c1;
+            uint8_t *dst = slot[DM_SLOT_DST] + r.off[DM_SLOT_DST] * es;
+            const uint8_t *src = slot[DM_SLOT_SRC] + (g->base[DM_SLOT_SRC] + r.off[DM_SLOT_SRC]) * es;
+            for (uint64_t k = 0; k < batch; k++, dst += dr, src += sr) {
+                if (prefetch) dm_prefetch_row(dm_row_low(src, ss, m, g->esize), pf);
+                dm_copy_run(dst, ds, src, ss, m, g->esize, stream);
+            }
+            dm_rows_skip(&r, batch);
+            continue;
+        }
         const uint8_t *src = slot[DM_SLOT_SRC] + (g->base[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] + c0 * ss) * es;
         if (prefetch) dm_prefetch_row(dm_row_low(src, ss, r.c1 - r.c0, g->esize), pf);
         dm_copy_run(slot[DM_SLOT_DST] + (r.off[DM_SLOT_DST] + c0 * ds) * es, ds, src, ss, r.c1 - r.c0, g->esize, stream);
