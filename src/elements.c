@@ -480,24 +480,25 @@ DM_INLINE uint32_t dm_reverse4(uint32_t v, const uint32_t esize)
     return esize == 1 ? __builtin_bswap32(v) : esize == 2 ? (v >> 16) | (v << 16) : v;
 }
 
-/* Reverses the n bytes (a whole number of elements, under 16) at src into dst: two words
- * that overlap in the middle, each from the other end, reversed in a register. */
+/* The n bytes at src into dst as two words of type T that overlap in the middle, each
+ * from the other end and reversed in a register by REVERSE. */
+#define DM_REVERSE_ENDS(T, REVERSE)                                                       \
+    do {                                                                                  \
+        T a_, b_;                                                                         \
+        memcpy(&a_, src + n - sizeof(T), sizeof(T));                                      \
+        memcpy(&b_, src, sizeof(T));                                                      \
+        a_ = REVERSE(a_, esize), b_ = REVERSE(b_, esize);                                 \
+        memcpy(dst, &a_, sizeof(T));                                                      \
+        memcpy(dst + n - sizeof(T), &b_, sizeof(T));                                      \
+    } while (0)
+
+/* Reverses the n bytes (a whole number of elements, under 16) at src into dst. */
 DM_INLINE void dm_reverse_small(uint8_t *dst, const uint8_t *src, uint64_t n, const uint32_t esize)
 {
     if (n >= 8) {
-        uint64_t a, b;
-        memcpy(&a, src + n - 8, 8);
-        memcpy(&b, src, 8);
-        a = dm_reverse8(a, esize), b = dm_reverse8(b, esize);
-        memcpy(dst, &a, 8);
-        memcpy(dst + n - 8, &b, 8);
+        DM_REVERSE_ENDS(uint64_t, dm_reverse8);
     } else if (n >= 4) {
-        uint32_t a, b;
-        memcpy(&a, src + n - 4, 4);
-        memcpy(&b, src, 4);
-        a = dm_reverse4(a, esize), b = dm_reverse4(b, esize);
-        memcpy(dst, &a, 4);
-        memcpy(dst + n - 4, &b, 4);
+        DM_REVERSE_ENDS(uint32_t, dm_reverse4);
     } else if (n >= 2) { /* 1-byte elements: 2 or 3 of them; or one 2-byte element */
         const uint8_t first = src[0], last = src[n - 1], mid = src[n / 2];
         if (esize == 2) { memcpy(dst, src, 2); return; }
