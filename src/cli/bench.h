@@ -87,7 +87,8 @@ typedef struct bench_overhead {
 
 /* Vulkan: dmlops_operator_create of a kernel-path operator, milliseconds (medians): the
  * first in a fresh context with no pipeline cache (cold: the pipeline is compiled), the
- * first in a fresh context whose pipeline cache file the previous one wrote (warm cache),
+ * first in each of several fresh contexts whose pipeline cache file the previous one wrote
+ * (warm cache; the median),
  * and further ones in a context that already holds the pipeline. */
 typedef struct bench_creation {
     bool measured;

@@ -254,8 +254,8 @@ static char *markdown_section(const bench_run *run)
     const bench_creation *cr = &run->creation;
     if (cr->measured)
         fprintf(f, "\nOperator creation (`dmlops_operator_create`, a kernel-path SLICE1): %.3f ms cold (a fresh context, "
-                   "empty pipeline cache), %.3f ms in a fresh context with a warm pipeline cache file, %.3f ms once the "
-                   "context holds the pipeline.\n",
+                   "empty pipeline cache), %.3f ms in a fresh context with a warm pipeline cache file (the median of "
+                   "7 contexts), %.3f ms once the context holds the pipeline.\n",
                 cr->cold_ms, cr->warm_ms, cr->hot_ms);
     fprintf(f, "<!-- bench:%s:end -->\n", run->slug);
     if (fclose(f) != 0) {
