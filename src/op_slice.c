@@ -84,15 +84,30 @@ static void dm_slice_lower(const dm_op *op, dm_gather *g)
 
 /* Copies the batch of short rows that starts at r's segment (gather.h, dm_rows_batch) and
  * moves r onto its last row; false when the segment starts none. */
+/* A batch of whole rows along the next-to-innermost axis, from r's segment: where its
+ * first row starts on each side and how many bytes apart its rows are. */
+typedef struct dm_row_batch {
+    uint8_t *dst;
+    const uint8_t *src;
+    int64_t dst_row, src_row; /* bytes */
+} dm_row_batch;
+
+DM_INLINE dm_row_batch dm_row_batch_at(const dm_gather *g, uint8_t *const *slot, const dm_rows *r)
+{
+    const int64_t es = g->esize;
+    const uint32_t d = r->last - 1;
+    return (dm_row_batch){slot[DM_SLOT_DST] + r->off[DM_SLOT_DST] * es,
+                          slot[DM_SLOT_SRC] + (g->base[DM_SLOT_SRC] + r->off[DM_SLOT_SRC]) * es,
+                          g->stride[DM_SLOT_DST][d] * es, g->stride[DM_SLOT_SRC][d] * es};
+}
+
 static bool dm_slice_batch(const dm_gather *g, uint8_t *const *slot, dm_rows *r)
 {
     const uint64_t batch = dm_rows_batch(r);
     if (batch < 2) return false;
-    const int64_t es = g->esize;
-    const uint32_t last = r->last, d = last - 1;
-    dm_copy_rows(slot[DM_SLOT_DST] + r->off[DM_SLOT_DST] * es, g->stride[DM_SLOT_DST][d] * es,
-                 g->stride[DM_SLOT_DST][last], slot[DM_SLOT_SRC] + (g->base[DM_SLOT_SRC] + r->off[DM_SLOT_SRC]) * es,
-                 g->stride[DM_SLOT_SRC][d] * es, g->stride[DM_SLOT_SRC][last], batch, r->c1, g->esize);
+    const dm_row_batch b = dm_row_batch_at(g, slot, r);
+    dm_copy_rows(b.dst, b.dst_row, g->stride[DM_SLOT_DST][r->last], b.src, b.src_row, g->stride[DM_SLOT_SRC][r->last],
+                 batch, r->c1, g->esize);
     dm_rows_skip(r, batch);
     return true;
 }
@@ -114,14 +129,11 @@ DM_INLINE void dm_slice_rows_as(const dm_gather *g, uint8_t *const *slot, uint64
         if (batch >= 2) {
             /* Whole rows along the next-to-innermost axis without the row iterator, whose
              * coordinate step took 13% of flipping 224-byte rows. */
-            const uint32_t d = r.last - 1;
-            const int64_t dr = g->stride[DM_SLOT_DST][d] * es, sr = g->stride[DM_SLOT_SRC][d] * es;
             const uint64_t m = r.c1;
-            uint8_t *dst = slot[DM_SLOT_DST] + r.off[DM_SLOT_DST] * es;
-            const uint8_t *src = slot[DM_SLOT_SRC] + (g->base[DM_SLOT_SRC] + r.off[DM_SLOT_SRC]) * es;
-            for (uint64_t k = 0; k < batch; k++, dst += dr, src += sr) {
-                if (prefetch) dm_prefetch_row(dm_row_low(src, ss, m, g->esize), pf);
-                dm_copy_run(dst, ds, src, ss, m, g->esize, stream);
+            dm_row_batch b = dm_row_batch_at(g, slot, &r);
+            for (uint64_t k = 0; k < batch; k++, b.dst += b.dst_row, b.src += b.src_row) {
+                if (prefetch) dm_prefetch_row(dm_row_low(b.src, ss, m, g->esize), pf);
+                dm_copy_run(b.dst, ds, b.src, ss, m, g->esize, stream);
             }
             dm_rows_skip(&r, batch);
             continue;

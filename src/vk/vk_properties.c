@@ -142,8 +142,10 @@ void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *param
      * (maxStorageBufferRange 4 GiB - 1) a SLICE1 kernel writing a 2.34 GiB output in one
      * binding left it unwritten, where the same operator as copy regions, and kernels
      * with outputs of 1.17 GiB, were right (docs/performance.md). Past 2^31 bytes a signed
-     * 32-bit offset anywhere between GLSL and the driver wraps; windows below it are the
-     * split that lavapipe's 128 MiB limit tests on every run. */
+     * 32-bit offset anywhere between GLSL and the driver wraps (wgpu caps storage bindings
+     * at 2^31 - 1 for that reason, gfx-rs/wgpu#8105; GLSL's .length() is an int, Khronos
+     * Vulkan-Docs#1016); windows below it are the split that lavapipe's 128 MiB limit
+     * tests on every run. */
     lim->max_range = dm_min_u64(info->max_storage_buffer_range, 1ull << 31);
     if (params->max_binding_range && params->max_binding_range < lim->max_range)
         lim->max_range = dm_max_u64(params->max_binding_range, lim->align + 64); /* room for a window */
