@@ -1,10 +1,11 @@
-/* The limits the Vulkan planner works within, derived from device properties that no
- * machine here has: an NVIDIA H200's, as `dmlops info` printed them on the lent GPU
+/* The limits the Vulkan planner works within, and the memory types it allocates from,
+ * derived from device properties that no machine here has: an NVIDIA H200's, as `dmlops info` printed them on the lent GPU
  * (docs/performance.md), and lavapipe's. White-box: dm_vk_limits_init is internal, so
  * these run without a device and guard the GPU defaults on every CI run. */
 #include <stdint.h>
 
 #include "../src/vk/vk_abi.h"
+#include "../src/vk/vk_memory.h"
 #include "../src/vk/vk_physical.h"
 #include "harness.h"
 
@@ -73,4 +74,49 @@ TEST(gpus_take_kernels_for_contiguous_runs)
     p.copy_min_bytes = 4096; /* DMLOPS_VK_COPY_MIN still moves it on a GPU */
     dm_vk_limits_init(&gpu, &p, 0, &lim);
     CHECK(lim.copy_min_bytes == 4096, "DMLOPS_VK_COPY_MIN=4096 gave %llu", (unsigned long long)lim.copy_min_bytes);
+}
+
+enum {
+    DL = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+    HV = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+    HC = VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
+};
+
+static VkPhysicalDeviceMemoryProperties memory_types(const VkMemoryPropertyFlags *flags, uint32_t n)
+{
+    VkPhysicalDeviceMemoryProperties mp = {0};
+    mp.memoryTypeCount = n;
+    for (uint32_t i = 0; i < n; i++) mp.memoryTypes[i].propertyFlags = flags[i];
+    return mp;
+}
+
+TEST(parameter_records_live_in_bar_memory_where_offered)
+{
+    /* A discrete NVIDIA GPU's types: none, device-local, host coherent, host cached, and
+     * the BAR window (device-local and host-visible). Parameter records go to the BAR so
+     * that creating an operator writes them through a mapping, with no staging buffer
+     * and no submission; tensors stay device-local, staging host-cached. */
+    const VkMemoryPropertyFlags nv[] = {0, DL, HV, HV | HC, DL | HV};
+    VkPhysicalDeviceMemoryProperties mp = memory_types(nv, 5);
+    const uint32_t all = 0x1f;
+    CHECK(dm_vk_memory_type(&mp, all, DM_VK_MEM_PARAMS, false) == 4, "params on a BAR GPU: type %u",
+          dm_vk_memory_type(&mp, all, DM_VK_MEM_PARAMS, false));
+    CHECK(dm_vk_memory_type(&mp, all, DM_VK_MEM_DEVICE, false) == 1, "tensors: type %u",
+          dm_vk_memory_type(&mp, all, DM_VK_MEM_DEVICE, false));
+    CHECK(dm_vk_memory_type(&mp, all, DM_VK_MEM_HOST, false) == 3, "staging: type %u",
+          dm_vk_memory_type(&mp, all, DM_VK_MEM_HOST, false));
+    /* The buffer cannot live in the BAR type: device-local, uploaded through staging. */
+    CHECK(dm_vk_memory_type(&mp, 0x0f, DM_VK_MEM_PARAMS, false) == 1, "params without the BAR type: %u",
+          dm_vk_memory_type(&mp, 0x0f, DM_VK_MEM_PARAMS, false));
+    /* No BAR type at all (older GPUs and drivers). */
+    mp = memory_types(nv, 4);
+    CHECK(dm_vk_memory_type(&mp, all, DM_VK_MEM_PARAMS, false) == 1, "params on a GPU without BAR: type %u",
+          dm_vk_memory_type(&mp, all, DM_VK_MEM_PARAMS, false));
+    /* Unified memory (lavapipe, integrated GPUs): one host-visible device-local type
+     * serves everything, cached where offered. */
+    const VkMemoryPropertyFlags igpu[] = {DL, DL | HV, DL | HV | HC};
+    mp = memory_types(igpu, 3);
+    for (int use = DM_VK_MEM_DEVICE; use <= DM_VK_MEM_PARAMS; use++)
+        CHECK(dm_vk_memory_type(&mp, 7, (dm_vk_mem)use, true) == 2, "unified memory, use %d: type %u", use,
+              dm_vk_memory_type(&mp, 7, (dm_vk_mem)use, true));
 }

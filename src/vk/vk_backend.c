@@ -41,7 +41,7 @@ dmlops_status dm_vk_context_setup(dmlops_context *ctx, dm_vk_ctx *vk, const dm_v
     dm_vk_limits_init(&vk->dev.info, params, ctx->flags, &vk->dev.lim);
     dm_vk_texel_init(&vk->dev.inst.vki, vk->dev.phys, params->texel, &vk->dev.lim);
     DM_TRY(dm_vk_submitter_init(&vk->dev, &ctx->lock, &vk->sub));
-    DM_TRY(dm_vk_alloc(&vk->dev, 256, false, "creating the context", &vk->dummy));
+    DM_TRY(dm_vk_alloc(&vk->dev, 256, DM_VK_MEM_DEVICE, "creating the context", &vk->dummy));
     DM_TRY(dm_vk_texel_view(&vk->dev, vk->dummy.buffer, 0, 256, VK_FORMAT_R32G32B32A32_UINT, "creating the context",
                             &vk->dummy_view));
     DM_TRY(dm_vk_texel_view(&vk->dev, vk->dummy.buffer, 0, 256, VK_FORMAT_R32_UINT, "creating the context",

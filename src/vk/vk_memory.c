@@ -7,12 +7,12 @@
 #include "vk_memory.h"
 #include "../fault.h"
 
-static uint32_t dm_find_type(const dm_vk_device *d, uint32_t bits, VkMemoryPropertyFlags want,
+static uint32_t dm_find_type(const VkPhysicalDeviceMemoryProperties *mp, uint32_t bits, VkMemoryPropertyFlags want,
                              VkMemoryPropertyFlags nice)
 {
     uint32_t best = UINT32_MAX;
-    for (uint32_t i = 0; i < d->memprops.memoryTypeCount; i++) {
-        VkMemoryPropertyFlags f = d->memprops.memoryTypes[i].propertyFlags;
+    for (uint32_t i = 0; i < mp->memoryTypeCount && i < 32; i++) {
+        VkMemoryPropertyFlags f = mp->memoryTypes[i].propertyFlags;
         if (!(bits & (1u << i)) || (f & want) != want) continue;
         if ((f & nice) == nice) return i;
         if (best == UINT32_MAX) best = i;
@@ -20,7 +20,21 @@ static uint32_t dm_find_type(const dm_vk_device *d, uint32_t bits, VkMemoryPrope
     return best;
 }
 
-dmlops_status dm_vk_alloc(dm_vk_device *d, uint64_t size, bool host_visible, const char *what, dm_vk_memory *m)
+uint32_t dm_vk_memory_type(const VkPhysicalDeviceMemoryProperties *mp, uint32_t bits, dm_vk_mem use, bool uma)
+{
+    const VkMemoryPropertyFlags hv = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                dl = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+    uint32_t type = UINT32_MAX;
+    if (use == DM_VK_MEM_PARAMS && !uma) type = dm_find_type(mp, bits, hv | dl, 0); /* BAR memory */
+    if (type != UINT32_MAX) return type;
+    if (use == DM_VK_MEM_HOST || uma)
+        type = dm_find_type(mp, bits, hv, VK_MEMORY_PROPERTY_HOST_CACHED_BIT | (use == DM_VK_MEM_HOST ? 0 : dl));
+    else
+        type = dm_find_type(mp, bits, dl, 0);
+    return type != UINT32_MAX ? type : dm_find_type(mp, bits, 0, 0);
+}
+
+dmlops_status dm_vk_alloc(dm_vk_device *d, uint64_t size, dm_vk_mem use, const char *what, dm_vk_memory *m)
 {
     memset(m, 0, sizeof *m);
     uint64_t padded;
@@ -36,16 +50,18 @@ dmlops_status dm_vk_alloc(dm_vk_device *d, uint64_t size, bool host_visible, con
     DM_VK_CALL(d, what, CreateBuffer, (d->device, &bci, NULL, &m->buffer));
     VkMemoryRequirements req;
     d->vkd.GetBufferMemoryRequirements(d->device, m->buffer, &req);
-    const VkMemoryPropertyFlags hv = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    uint32_t type;
-    if (host_visible || d->lim.uma)
-        type = dm_find_type(d, req.memoryTypeBits, hv,
-                            VK_MEMORY_PROPERTY_HOST_CACHED_BIT | (host_visible ? 0 : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT));
-    else
-        type = dm_find_type(d, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
-    if (type == UINT32_MAX) type = dm_find_type(d, req.memoryTypeBits, 0, 0);
+    uint32_t type = dm_vk_memory_type(&d->memprops, req.memoryTypeBits, use, d->lim.uma);
     VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size, .memoryTypeIndex = type};
     VkResult r = d->vkd.AllocateMemory(d->device, &mai, NULL, &m->memory);
+    if (r != VK_SUCCESS && use == DM_VK_MEM_PARAMS) {
+        /* BAR memory is a small heap on GPUs without resizable BAR: full, the records go
+         * to device-only memory through staging instead. */
+        const uint32_t plain = dm_vk_memory_type(&d->memprops, req.memoryTypeBits, DM_VK_MEM_DEVICE, d->lim.uma);
+        if (plain != type) {
+            mai.memoryTypeIndex = type = plain;
+            r = d->vkd.AllocateMemory(d->device, &mai, NULL, &m->memory);
+        }
+    }
     if (r != VK_SUCCESS) {
         d->vkd.DestroyBuffer(d->device, m->buffer, NULL);
         m->buffer = VK_NULL_HANDLE;
@@ -93,7 +109,7 @@ dmlops_status dm_vk_buffer_alloc(dm_vk_device *d, uint64_t size, dm_vk_buffer *b
     dmlops_status st = DMLOPS_SUCCESS;
     for (uint32_t i = 0; i < b->nseg && st == DMLOPS_SUCCESS; i++) {
         uint64_t bytes = i + 1 < b->nseg ? seg : size - (uint64_t)i * seg;
-        st = dm_vk_alloc(d, bytes, false, "dmlops_buffer_create", &b->seg[i]);
+        st = dm_vk_alloc(d, bytes, DM_VK_MEM_DEVICE, "dmlops_buffer_create", &b->seg[i]);
         if (st == DMLOPS_SUCCESS && b->seg[i].map) memset(b->seg[i].map, 0, (size_t)bytes);
         *unmapped |= st == DMLOPS_SUCCESS && !b->seg[i].map;
     }

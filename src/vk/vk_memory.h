@@ -18,10 +18,25 @@ typedef struct dm_vk_memory {
  * kernels' texel path (dm_vk_limits.texel) reads sources through. */
 #define DM_VK_TEXEL_USAGE VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT
 
-/* A VkBuffer of size bytes with storage, transfer and texel usage, bound to its own memory:
- * host-visible when asked for (else device-local, and host-visible too on unified
- * memory). `what` names the caller's operation in messages. */
-dmlops_status dm_vk_alloc(dm_vk_device *d, uint64_t size, bool host_visible, const char *what, dm_vk_memory *m);
+/* What memory an allocation is for. */
+typedef enum dm_vk_mem {
+    DM_VK_MEM_DEVICE, /* tensors: device-local (host-visible too on unified memory) */
+    DM_VK_MEM_HOST,   /* staging: host-visible and coherent, cached where offered */
+    /* parameter records, written once by the host and read by every dispatch:
+     * device-local and host-visible where a type is both (a discrete GPU's BAR), so
+     * they are written through the mapping with no staging submission; else as DEVICE */
+    DM_VK_MEM_PARAMS,
+} dm_vk_mem;
+
+/* The memory type an allocation for `use` takes among those in `bits`, on a device with
+ * unified memory or not (UINT32_MAX: none). Pure, so tests can feed it the types of
+ * devices no machine here has. */
+uint32_t dm_vk_memory_type(const VkPhysicalDeviceMemoryProperties *mp, uint32_t bits, dm_vk_mem use, bool uma);
+
+/* A VkBuffer of size bytes with storage, transfer and texel usage, bound to its own
+ * memory of the type dm_vk_memory_type picks (PARAMS falls back to DEVICE when its BAR
+ * heap is full), mapped where coherent. `what` names the caller's operation in messages. */
+dmlops_status dm_vk_alloc(dm_vk_device *d, uint64_t size, dm_vk_mem use, const char *what, dm_vk_memory *m);
 void dm_vk_free(const dm_vk_device *d, dm_vk_memory *m);
 
 /* A buffer is one allocation, or, above the device's largest allocation, several

@@ -14,7 +14,7 @@ static dmlops_status dm_vk_staging(dm_vk_device *d, dm_vk_submitter *s, uint64_t
     want = dm_min_u64(dm_max_u64(want, 1 << 20), DM_STAGING_MAX);
     if (s->staging.buffer && s->staging.size >= want) return DMLOPS_SUCCESS;
     dm_vk_free(d, &s->staging);
-    return dm_vk_alloc(d, want, true, "allocating staging memory", &s->staging);
+    return dm_vk_alloc(d, want, DM_VK_MEM_HOST, "allocating staging memory", &s->staging);
 }
 
 /* Moves bytes between host memory and (buffer, offset) through staging. Lock held. */
