@@ -378,6 +378,33 @@ expect "DxDispatch: a verbose print shows each element with its bits, as DxDispa
 sed 's#{"type": "print", "resource": "out"}#{"type": "printf", "resource": "out"}#' "$T/int64.json" >"$T/badcmd.json"
 expect "DxDispatch: an unknown command" 2 "unknown command \"printf\" (expected dispatch, print or writeFile)" \
     "$D" run "$T/badcmd.json"
+dxd "$T/int64low.json" '"in": {"initialValuesDataType": "INT64", "initialValues": [-9223372036854775809]},
+    "out": {"initialValuesDataType": "INT64", "initialValues": [0]}' "$copy4" '"InputTensor": "in", "OutputTensor": "out"'
+expect "DxDispatch: an integer just below -2^63 is refused, not rounded onto -2^63" 2 \
+    "-9223372036854775809 is beyond every 64-bit integer" "$D" run "$T/int64low.json"
+# Names are any JSON strings, the empty one included (spec/dxdispatch.md).
+cat >"$T/emptyname.json" <<'EOF'
+{"resources": {"": {"initialValuesDataType": "UINT32", "initialValues": [7, 8, 9, 10]},
+               "out": {"initialValuesDataType": "UINT32", "initialValues": [0, 0, 0, 0]}},
+ "dispatchables": {"": {"type": "SLICE1", "desc": {"InputTensor": {"DataType": "UINT32", "Sizes": [4]}, "OutputTensor": {"DataType": "UINT32", "Sizes": [2]}, "InputWindowOffsets": [1], "InputWindowSizes": [2], "InputWindowStrides": [-1]}}},
+ "commands": [{"type": "dispatch", "dispatchable": "", "bindings": {"InputTensor": "", "OutputTensor": "out"}},
+              {"type": "print", "resource": "out"}, {"type": "print", "resource": ""}]}
+EOF
+expect "DxDispatch: a resource and a dispatchable named \"\"" 0 "Resource 'out': 9, 8, 0, 0" "$D" run "$T/emptyname.json"
+# writeFile dimensions: a 0 among them makes an empty array however large the rest; a shape
+# past what a .npy can describe is refused before anything runs.
+sed 's#{"type": "print", "resource": "out"}#{"type": "writeFile", "resource": "out", "targetPath": "empty.npy", "dimensions": [3, 0, 7]}#' \
+    "$T/int64.json" >"$T/wempty.json"
+expect "DxDispatch: writeFile with a 0 dimension writes an empty array" 0 "" "$D" run "$T/wempty.json" --output-dir "$T/we"
+if [ -f "$T/we/empty.npy" ] && head -c 80 "$T/we/empty.npy" | grep -q "'shape': (3, 0, 7)"; then
+    ok "DxDispatch: the empty array's shape is (3, 0, 7)"
+else
+    fail "DxDispatch: the empty array's shape is (3, 0, 7)"
+fi
+sed 's#{"type": "print", "resource": "out"}#{"type": "writeFile", "resource": "out", "targetPath": "huge.npy", "dimensions": [65536, 65536, 65536, 65536, 0]}#' \
+    "$T/int64.json" >"$T/whuge.json"
+expect "DxDispatch: writeFile dimensions past 2^63 bytes are refused" 2 \
+    "dimensions describe more than 2^63 bytes of INT64" "$D" run "$T/whuge.json" --output-dir "$T/we"
 sed 's#{"type": "print", "resource": "out"}#{"type": "writeFile", "resource": "out", "targetPath": "o.png"}#' "$T/int64.json" >"$T/png.json"
 expect "DxDispatch: writing an image exits 2" 2 "o.png: writing images is not supported" "$D" run "$T/png.json"
 mkdir -p "$T/sub"
@@ -682,8 +709,19 @@ expect "a resource name given twice: the first repeat is named" 2 '$.resources[3
 printf '{"resources": {"a": {"initialValuesDataType": "UINT8", "initialValues": [1,],}},\n "dispatchables": {}, "commands": [{"type": "print" "resource": "a"}]}\n' >"$T/r2.json"
 expect "DxDispatch: the error after an allowed trailing comma is the one named" 2 \
     "r2.json:2:53: expected ',' or '}' after an object member" "$D" run "$T/r2.json"
-expect "bench --csv into a missing directory fails before running" 2 "cannot write in /nonexistent" \
+expect "bench --csv into a missing directory fails before running" 2 "--csv /nonexistent/b.csv: cannot be written" \
     timeout 20 "$D" bench --csv /nonexistent/b.csv
+# The folder exists but the file cannot be made there, or the path is a folder: refused
+# before anything is measured (the timeout would stop a full run), and nothing is left.
+expect "bench --csv naming a folder fails before running" 2 "--csv $T: is a folder" timeout 20 "$D" bench --csv "$T"
+expect "bench --svg where no file can be created fails before running" 2 "--svg /proc/b.svg: cannot be written" \
+    timeout 20 "$D" bench --svg /proc/b.svg
+: >"$T/plain"
+expect "bench --report naming a file fails before running" 2 "--report $T/plain: is not a folder" \
+    timeout 20 "$D" bench --report "$T/plain"
+expect "bench --report in a folder that takes no files fails before running" 2 "--report /proc: cannot create files in it" \
+    timeout 20 "$D" bench --report /proc
+if ls -a "$T" | grep -q dmlops-probe; then fail "bench's path checks leave no probe file"; else ok "bench's path checks leave no probe file"; fi
 
 # ---- bench --quick ---------------------------------------------------------------------
 expect "bench --quick" 0 "small-operator overhead" \

@@ -5,10 +5,11 @@
  * memset of a ONE_HOT's output, and numpy doing the same operation (bench_peer.c). On
  * the CPU backend it also measures how the headline cases scale with threads. */
 #include <errno.h>
-#include <libgen.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
@@ -517,20 +518,38 @@ static const char usage[] =
     "                    [--report DIR] [--numpy-peer COMMAND] [--no-scaling] [--list]\n"
     "                    [--backend auto|vulkan|cpu] [--device D]\n";
 
-/* A file we will write at the end: its directory must exist and be writable now, so a
- * bad path fails before minutes of measuring. */
+/* A file (or, for --report, a folder) we will write at the end must be writable now, so a
+ * bad path fails before minutes of measuring: an existing file is opened for writing
+ * without truncating it, a new one is created and removed again, an existing folder takes
+ * a probe file, a new one is made and removed. Nothing is left behind. */
 static bool writable_path(const char *what, const char *path, bool is_dir)
 {
-    char copy[4096];
-    snprintf(copy, sizeof copy, "%s", path);
-    const char *dir = is_dir ? copy : dirname(copy);
-    if (is_dir && access(dir, F_OK) != 0) { /* --report creates DIR, inside an existing parent */
-        snprintf(copy, sizeof copy, "%s", path);
-        dir = dirname(copy);
+    struct stat st;
+    char probe[4200];
+    const bool exists = stat(path, &st) == 0;
+    if (exists && is_dir != !!S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "dmlops bench: %s %s: %s\n", what, path, is_dir ? "is not a folder" : "is a folder");
+        return false;
     }
-    if (access(dir, W_OK) == 0) return true;
-    fprintf(stderr, "dmlops bench: %s %s: cannot write in %s: %s\n", what, path, dir, strerror(errno));
-    return false;
+    const char *failed; /* what could not be done, when ok is false */
+    bool ok;
+    int fd = -1;
+    if (is_dir && exists) {
+        failed = "cannot create files in it";
+        snprintf(probe, sizeof probe, "%s/.dmlops-probe-XXXXXX", path);
+        if ((ok = (fd = mkstemp(probe)) >= 0)) unlink(probe);
+    } else if (is_dir) {
+        failed = "cannot be created";
+        ok = mkdir(path, 0777) == 0 && rmdir(path) == 0;
+    } else {
+        failed = "cannot be written";
+        fd = open(path, exists ? O_WRONLY : O_WRONLY | O_CREAT | O_EXCL, 0666);
+        if ((ok = fd >= 0) && !exists) unlink(path);
+    }
+    const int err = errno;
+    if (fd >= 0) close(fd);
+    if (!ok) fprintf(stderr, "dmlops bench: %s %s: %s: %s\n", what, path, failed, strerror(err));
+    return ok;
 }
 
 static int parse_opts(int argc, char **argv, bench_opts *o)

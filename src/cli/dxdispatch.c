@@ -347,7 +347,7 @@ static bool parse_resource_ref(const mctx *j, const json_value *v, const char *p
 {
     const char *name;
     char q[80];
-    if (!m_get_string(j, v, path, &name)) return false;
+    if (!m_get_name(j, v, path, &name)) return false;
     const long r = m_names_find(m->res_names, m->nres, name);
     if (r < 0) return mfail(j, path, "no resource is named %s", json_quote(name, q, sizeof q));
     *out = (size_t)r;
@@ -410,7 +410,7 @@ static bool parse_dispatch(const mctx *j, const json_value *v, const char *path,
     const char *name;
     if (!m_check_keys(j, v, path, keys)) return false;
     mpath(p, sizeof p, "%s.dispatchable", path);
-    if (!m_get_string(j, json_member(v, "dispatchable"), p, &name)) return false;
+    if (!m_get_name(j, json_member(v, "dispatchable"), p, &name)) return false;
     const long d = m_names_find(m->op_names, m->nops, name);
     if (d < 0) return mfail(j, p, "no dispatchable is named %s", json_quote(name, q, sizeof q));
     c->op = (size_t)d;
@@ -480,12 +480,21 @@ static bool parse_command(const mctx *j, const json_value *v, const char *path, 
         uint32_t dims[MODEL_MAX_DIMS];
         mpath(p, sizeof p, "%s.dimensions", path);
         if (!m_get_u32_array(j, f, p, dims, &c->ndims, NULL)) return false;
-        uint64_t n = 1;
+        /* numpy refuses a shape whose nonzero dimensions multiply past 2^63 bytes, even
+         * with a 0 among them, so such a file could not be read back. */
+        uint64_t n = 1, nonzero = 1;
+        bool empty = false;
+        uint32_t es = npy_element_size(r->init.type);
         for (uint32_t d = 0; d < c->ndims; d++) {
             c->dims[d] = dims[d];
-            n = dims[d] && n > UINT64_MAX / dims[d] ? UINT64_MAX : n * dims[d];
+            empty |= !dims[d];
+            if (dims[d] && nonzero > (uint64_t)INT64_MAX / es / dims[d])
+                return mfail(j, p, "the dimensions describe more than 2^63 bytes of %s, which no .npy reader can hold",
+                             dmlops_data_type_name(r->init.type));
+            if (dims[d]) nonzero *= dims[d];
         }
-        uint32_t es = npy_element_size(r->init.type);
+        if (empty) n = 0;
+        else n = nonzero;
         if (n > r->size / es)
             return mfail(j, p, "%llu elements of %s do not fit in resource %s (%llu bytes)",
                          (unsigned long long)n, dmlops_data_type_name(r->init.type), json_quote(r->name, q, sizeof q),

@@ -189,6 +189,13 @@ bool m_get_string(const mctx *j, const json_value *v, const char *path, const ch
     return true;
 }
 
+bool m_get_name(const mctx *j, const json_value *v, const char *path, const char **out)
+{
+    if (!v || v->kind != JSON_STRING) return mfail(j, path, "expected a name (a string), not %s", json_kind_name(v));
+    *out = v->text;
+    return true;
+}
+
 bool m_get_bool(const mctx *j, const json_value *v, const char *path, bool *out)
 {
     if (!v || v->kind != JSON_BOOL) return mfail(j, path, "expected true or false, not %s", json_kind_name(v));
@@ -517,6 +524,9 @@ void m_shape_text(const npy_array *a, char *buf, size_t len)
 
 bool m_shape_count(npy_array *a)
 {
+    a->count = 0;
+    for (uint32_t i = 0; i < a->ndim; i++)
+        if (!a->shape[i]) return true; /* empty, however large the other dimensions */
     a->count = 1;
     for (uint32_t i = 0; i < a->ndim; i++) {
         if (a->shape[i] && a->count > UINT64_MAX / a->shape[i]) return false;

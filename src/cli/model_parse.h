@@ -48,6 +48,8 @@ bool m_get_enum(const mctx *j, const json_value *v, const char *path, const char
                 const int *values, int *out);
 bool m_get_data_type(const mctx *j, const json_value *v, const char *path, DML_TENSOR_DATA_TYPE *out);
 bool m_get_string(const mctx *j, const json_value *v, const char *path, const char **out);
+/* A name that refers to an object key: any string, the empty one included. */
+bool m_get_name(const mctx *j, const json_value *v, const char *path, const char **out);
 bool m_get_bool(const mctx *j, const json_value *v, const char *path, bool *out);
 
 /* One value of `type` into dst: integers must be whole and in range, floats are rounded
@@ -91,7 +93,7 @@ char *m_read_file(const char *path, size_t *len, char *err, size_t errlen);
 bool m_read_npy(const char *path, npy_array *out, char *err, size_t errlen);
 /* "INT32 [2, 3]". */
 void m_shape_text(const npy_array *a, char *buf, size_t len);
-/* Sets a->count from the shape; false on overflow. */
+/* Sets a->count from the shape (0 when any dimension is 0); false on overflow. */
 bool m_shape_count(npy_array *a);
 /* Physical memory of this machine in bytes (UINT64_MAX when unknown). */
 uint64_t m_host_memory(void);

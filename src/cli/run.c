@@ -478,8 +478,10 @@ static int dxd_write(const run_state *s, const model_cmd *c)
             a.ndim = c->ndims;
             memcpy(a.shape, c->dims, c->ndims * sizeof c->dims[0]);
         }
-        m_shape_count(&a);
-        ok = npy_write_file(c->path, &a, err, sizeof err);
+        /* The model checked that the shape's count fits the resource (dxdispatch.c). */
+        ok = m_shape_count(&a) && a.count <= r->size / es;
+        if (!ok) snprintf(err, sizeof err, "the dimensions do not fit the resource");
+        else ok = npy_write_file(c->path, &a, err, sizeof err);
     } else {
         ok = npy_write_raw_file(c->path, data, r->size, err, sizeof err);
     }

@@ -198,10 +198,14 @@ const char *scalar_cast_text(DML_TENSOR_DATA_TYPE t, const char *s, void *dst)
     while (*p == ' ') p++;
     uint64_t bits;
     bool negative;
-    if (int_text(p, &bits, &negative) == 0) {
+    const int r = int_text(p, &bits, &negative);
+    if (r == 0) {
         store_int(t, bits, dst);
         return NULL;
     }
+    /* An integer's text past 64 bits is refused as such: as a double, one just below
+     * -2^63 would round onto -2^63 and pass. */
+    if (r == 2) return "is beyond every 64-bit integer";
     char *end;
     double d = strtod(s, &end); /* 1.5, 1e3, or an integer past 64 bits */
     if (!*s || *end) return "is not a number";
