@@ -404,7 +404,7 @@ fi
 sed 's#{"type": "print", "resource": "out"}#{"type": "writeFile", "resource": "out", "targetPath": "huge.npy", "dimensions": [65536, 65536, 65536, 65536, 0]}#' \
     "$T/int64.json" >"$T/whuge.json"
 expect "DxDispatch: writeFile dimensions past 2^63 bytes are refused" 2 \
-    "dimensions describe more than 2^63 bytes of INT64" "$D" run "$T/whuge.json" --output-dir "$T/we"
+    "the nonzero dimensions multiply past 2^60 elements" "$D" run "$T/whuge.json" --output-dir "$T/we"
 sed 's#{"type": "print", "resource": "out"}#{"type": "writeFile", "resource": "out", "targetPath": "o.png"}#' "$T/int64.json" >"$T/png.json"
 expect "DxDispatch: writing an image exits 2" 2 "o.png: writing images is not supported" "$D" run "$T/png.json"
 mkdir -p "$T/sub"

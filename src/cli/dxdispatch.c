@@ -480,21 +480,12 @@ static bool parse_command(const mctx *j, const json_value *v, const char *path, 
         uint32_t dims[MODEL_MAX_DIMS];
         mpath(p, sizeof p, "%s.dimensions", path);
         if (!m_get_u32_array(j, f, p, dims, &c->ndims, NULL)) return false;
-        /* numpy refuses a shape whose nonzero dimensions multiply past 2^63 bytes, even
-         * with a 0 among them, so such a file could not be read back. */
-        uint64_t n = 1, nonzero = 1;
-        bool empty = false;
-        uint32_t es = npy_element_size(r->init.type);
-        for (uint32_t d = 0; d < c->ndims; d++) {
-            c->dims[d] = dims[d];
-            empty |= !dims[d];
-            if (dims[d] && nonzero > (uint64_t)INT64_MAX / es / dims[d])
-                return mfail(j, p, "the dimensions describe more than 2^63 bytes of %s, which no .npy reader can hold",
-                             dmlops_data_type_name(r->init.type));
-            if (dims[d]) nonzero *= dims[d];
-        }
-        if (empty) n = 0;
-        else n = nonzero;
+        npy_array shape = {.ndim = c->ndims};
+        for (uint32_t d = 0; d < c->ndims; d++) shape.shape[d] = c->dims[d] = dims[d];
+        if (!m_shape_count(&shape))
+            return mfail(j, p, "the nonzero dimensions multiply past 2^60 elements, a shape no .npy reader loads");
+        const uint64_t n = shape.count;
+        const uint32_t es = npy_element_size(r->init.type);
         if (n > r->size / es)
             return mfail(j, p, "%llu elements of %s do not fit in resource %s (%llu bytes)",
                          (unsigned long long)n, dmlops_data_type_name(r->init.type), json_quote(r->name, q, sizeof q),

@@ -524,15 +524,20 @@ void m_shape_text(const npy_array *a, char *buf, size_t len)
 
 bool m_shape_count(npy_array *a)
 {
-    a->count = 0;
-    for (uint32_t i = 0; i < a->ndim; i++)
-        if (!a->shape[i]) return true; /* empty, however large the other dimensions */
-    a->count = 1;
+    /* numpy refuses a shape whose nonzero dimensions multiply past 2^63 bytes, even with a
+     * 0 among them; at most 2^60 elements keeps every element size of 8 or less inside. */
+    uint64_t nonzero = 1;
+    bool empty = false;
     for (uint32_t i = 0; i < a->ndim; i++) {
-        if (a->shape[i] && a->count > UINT64_MAX / a->shape[i]) return false;
-        a->count *= a->shape[i];
+        if (!a->shape[i]) {
+            empty = true;
+            continue;
+        }
+        if (nonzero > ((uint64_t)INT64_MAX / 8) / a->shape[i]) return false;
+        nonzero *= a->shape[i];
     }
-    return a->count <= UINT64_MAX / 8;
+    a->count = empty ? 0 : nonzero;
+    return true;
 }
 
 uint64_t m_host_memory(void)

@@ -93,7 +93,8 @@ char *m_read_file(const char *path, size_t *len, char *err, size_t errlen);
 bool m_read_npy(const char *path, npy_array *out, char *err, size_t errlen);
 /* "INT32 [2, 3]". */
 void m_shape_text(const npy_array *a, char *buf, size_t len);
-/* Sets a->count from the shape (0 when any dimension is 0); false on overflow. */
+/* Sets a->count from the shape (0 when any dimension is 0); false when the nonzero
+ * dimensions multiply past 2^60 elements, a shape no .npy reader could load. */
 bool m_shape_count(npy_array *a);
 /* Physical memory of this machine in bytes (UINT64_MAX when unknown). */
 uint64_t m_host_memory(void);
