@@ -1,5 +1,6 @@
 #include "tensor.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,13 +140,79 @@ static dm_layout dm_unique_by_counting(const dm_dim *dims, uint32_t n, uint64_t 
     return r;
 }
 
+/* Whether the coordinates of dims map to distinct offsets modulo m (all count of them
+ * enumerated and sorted: the caller bounds count by its budget). */
+static bool dm_distinct_mod(const dm_dim *dims, uint32_t n, uint64_t count, uint64_t m)
+{
+    if (count > m) return false;
+    uint64_t *offs = dm_malloc(count * sizeof *offs);
+    if (!offs) return false;
+    uint32_t coord[DM_MAX_RANK] = {0};
+    uint64_t off = 0;
+    for (uint64_t k = 0; k < count; k++) {
+        offs[k] = off;
+        for (uint32_t d = 0; d < n; d++) {
+            const uint64_t s = dims[d].stride % m;
+            if (++coord[d] < dims[d].size) {
+                off = (off + s) % m;
+                break;
+            }
+            coord[d] = 0; /* back by (size - 1) * s, modulo m */
+            off = (off + m - (uint64_t)(dims[d].size - 1) % m * s % m) % m;
+        }
+    }
+    qsort(offs, count, sizeof *offs, dm_u64_cmp);
+    bool distinct = true;
+    for (uint64_t k = 1; k < count && distinct; k++) distinct = offs[k] != offs[k - 1];
+    free(offs);
+    return distinct;
+}
+
+static dm_layout dm_layout_group(dm_dim *dims, uint32_t n, uint64_t *budget);
+
+/* The split by residues: if the strides of a subset S of dims share a divisor m and the
+ * other dimensions T reach distinct offsets modulo m, two coordinates with one offset
+ * agree on T (their offsets agree modulo m, where S adds nothing), hence on S's part,
+ * so the layout is one-to-one when S's, with strides divided by m, is. This proves the
+ * layouts whose small-stride dimension interleaves with the others only through a
+ * modulus, such as sizes {1024, 64, 1024} strides {64, 65, 65536}, without enumerating
+ * them. ONE_TO_ONE, or UNPROVEN when no subset splits so within the budget of residues
+ * to enumerate (shared with the recursion, so a hostile layout costs at most a few
+ * enumerations of DM_EXACT_COUNT_LIMIT). */
+static dm_layout dm_layout_residues(const dm_dim *dims, uint32_t n, uint64_t *budget)
+{
+    for (uint32_t mask = 1; mask + 1 < (1u << n); mask++) {
+        uint64_t m = 0, tcount = 1;
+        dm_dim sdims[DM_MAX_RANK], tdims[DM_MAX_RANK];
+        uint32_t ns = 0, nt = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            if (mask >> i & 1) {
+                m = dm_gcd(m, dims[i].stride);
+                sdims[ns++] = dims[i];
+            } else {
+                tcount *= dims[i].size; /* <= the tensor's element count, < 2^32 */
+                tdims[nt++] = dims[i];
+            }
+        }
+        if (m < 2 || tcount > m || tcount > *budget) continue;
+        *budget -= tcount;
+        if (!dm_distinct_mod(tdims, nt, tcount, m)) continue;
+        for (uint32_t i = 0; i < ns; i++) {
+            sdims[i].stride /= m;
+            sdims[i].extent /= m;
+        }
+        if (dm_layout_group(sdims, ns, budget) == DM_LAYOUT_ONE_TO_ONE) return DM_LAYOUT_ONE_TO_ONE;
+    }
+    return DM_LAYOUT_UNPROVEN;
+}
+
 /* dims sorted by stride, all of size > 1 and stride > 0. If the strides of the larger
  * dimensions share a divisor g greater than the whole reach R of the smaller ones, the two
  * groups cannot cancel each other (any non-zero combination of the larger ones is at least
  * g > R in size), so the layout is one-to-one exactly when each group is. Nested layouts
  * (packed, padded, permuted) split down to single dimensions this way; what does not
  * split goes to the exact checks. */
-static dm_layout dm_layout_group(dm_dim *dims, uint32_t n)
+static dm_layout dm_layout_group(dm_dim *dims, uint32_t n, uint64_t *budget)
 {
     if (n <= 1) return DM_LAYOUT_ONE_TO_ONE;
     uint64_t reach = 0;
@@ -154,7 +221,7 @@ static dm_layout dm_layout_group(dm_dim *dims, uint32_t n)
         uint64_t g = 0;
         for (uint32_t i = k; i < n; i++) g = dm_gcd(g, dims[i].stride);
         if (g <= reach) continue;
-        dm_layout inner = dm_layout_group(dims, k);
+        dm_layout inner = dm_layout_group(dims, k, budget);
         if (inner != DM_LAYOUT_ONE_TO_ONE) return inner;
         dm_dim outer[DM_MAX_RANK];
         for (uint32_t i = k; i < n; i++) {
@@ -162,7 +229,7 @@ static dm_layout dm_layout_group(dm_dim *dims, uint32_t n)
             outer[i - k].stride /= g;
             outer[i - k].extent /= g;
         }
-        return dm_layout_group(outer, n - k);
+        return dm_layout_group(outer, n - k, budget);
     }
     uint64_t g = 0, count = 1;
     for (uint32_t i = 0; i < n; i++) g = dm_gcd(g, dims[i].stride);
@@ -182,7 +249,7 @@ static dm_layout dm_layout_group(dm_dim *dims, uint32_t n)
     }
     if (count <= DM_EXACT_COUNT_LIMIT) return dm_unique_by_sorting(dims, n, count);
     if (reach <= DM_EXACT_REACH_LIMIT) return dm_unique_by_counting(dims, n, reach);
-    return DM_LAYOUT_UNPROVEN;
+    return dm_layout_residues(dims, n, budget);
 }
 
 dm_layout dm_layout_check(uint32_t rank, const uint32_t *sizes, const uint64_t *strides)
@@ -199,7 +266,24 @@ dm_layout dm_layout_check(uint32_t rank, const uint32_t *sizes, const uint64_t *
         n++;
     }
     qsort(dims, n, sizeof dims[0], dm_dim_cmp);
-    return dm_layout_group(dims, n);
+    uint64_t budget = 2 * DM_EXACT_COUNT_LIMIT; /* residues enumerated by the split, in all */
+    return dm_layout_group(dims, n, &budget);
+}
+
+/* "{a, b, c}" into buf, which the callers size for DM_MAX_RANK values. */
+static void dm_u64_list(const uint64_t *v, uint32_t n, char *buf, size_t cap)
+{
+    size_t k = (size_t)snprintf(buf, cap, "{");
+    for (uint32_t i = 0; i < n && k < cap; i++)
+        k += (size_t)snprintf(buf + k, cap - k, "%s%llu", i ? ", " : "", (unsigned long long)v[i]);
+    if (k < cap) snprintf(buf + k, cap - k, "}");
+}
+
+static void dm_u32_list(const uint32_t *v, uint32_t n, char *buf, size_t cap)
+{
+    uint64_t w[DM_MAX_RANK];
+    for (uint32_t i = 0; i < n; i++) w[i] = v[i];
+    dm_u64_list(w, n, buf, cap);
 }
 
 dmlops_status dm_tensor_parse(const DML_TENSOR_DESC *desc, const char *op, const char *role,
@@ -267,13 +351,18 @@ dmlops_status dm_tensor_parse(const DML_TENSOR_DESC *desc, const char *op, const
                                "address",
                                op, role, i, i, t->sizes[i]);
         dm_layout layout = dm_layout_check(t->rank, t->sizes, t->strides);
-        if (layout == DM_LAYOUT_OVERLAPPING)
-            return dm_fail(bad, "%s: %s.Strides make two output elements share an address", op, role);
-        if (layout == DM_LAYOUT_UNPROVEN)
+        if (layout != DM_LAYOUT_ONE_TO_ONE) {
+            char st[DM_MAX_RANK * 22 + 4], sz[DM_MAX_RANK * 12 + 4];
+            dm_u64_list(t->strides, t->rank, st, sizeof st);
+            dm_u32_list(t->sizes, t->rank, sz, sizeof sz);
+            if (layout == DM_LAYOUT_OVERLAPPING)
+                return dm_fail(bad, "%s: %s.Strides = %s with Sizes = %s make two output elements share an address",
+                               op, role, st, sz);
             return dm_fail(bad,
-                           "%s: %s.Strides interleave dimensions in a way too large to prove that no two output "
-                           "elements share an address",
-                           op, role);
+                           "%s: %s.Strides = %s with Sizes = %s interleave dimensions in a way too large to prove "
+                           "that no two output elements share an address",
+                           op, role, st, sz);
+        }
     }
     return DMLOPS_SUCCESS;
 }

@@ -472,8 +472,9 @@ VCASE(tensor, output_strides_alias, 0, INVALID, "OutputTensor.Strides")
     slice_make(v, F32, 2, in, off, win, str, out);
     set_strides(&v->t[1], strides);
 }
-/* Not nested and not one-to-one: 2*i + 3*j takes the value 6 twice. */
-VCASE(tensor, output_strides_alias_interleaved, 0, INVALID, "OutputTensor.Strides")
+/* Not nested and not one-to-one: 2*i + 3*j takes the value 6 twice. The message gives
+ * the strides and sizes. */
+VCASE(tensor, output_strides_alias_interleaved, 0, INVALID, "OutputTensor.Strides = {2, 3} with Sizes = {4, 3}")
 {
     static const uint32_t in[] = {4, 3}, off[] = {0, 0}, win[] = {4, 3}, strides[] = {2, 3};
     static const int32_t str[] = {1, 1};
@@ -984,6 +985,24 @@ VCASE(pass, output_blocks_of_interleaved_dims, 0, OK, NULL)
     slice_make(v, U8, 4, in, off, in, str, in);
     set_strides(&v->t[1], strides);
 }
+/* Interleaved through a modulus: 64x + 65y + 65536z with y < 64 is y modulo 64, and then
+ * x + 1024z is unique; 2^26 elements spread over 2^26 addresses, beyond the enumeration
+ * limits, proven by the split by residues (found refused by review). */
+VCASE(pass, output_interleaved_through_a_modulus, 0, OK, NULL)
+{
+    static const uint32_t in[] = {1024, 64, 1024}, off[] = {0, 0, 0}, strides[] = {64, 65, 65536};
+    static const int32_t str[] = {1, 1, 1};
+    slice_make(v, U8, 3, in, off, in, str, in);
+    set_strides(&v->t[1], strides);
+}
+/* The same with y < 65: 65 * 64 = 64 * 65, so (65, 0, 0) and (0, 64, 0) meet. */
+VCASE(tensor, output_interleaved_through_a_modulus_colliding, 0, INVALID, "OutputTensor.Strides = {64, 65, 65536}")
+{
+    static const uint32_t in[] = {1024, 65, 1024}, off[] = {0, 0, 0}, strides[] = {64, 65, 65536};
+    static const int32_t str[] = {1, 1, 1};
+    slice_make(v, U8, 3, in, off, in, str, in);
+    set_strides(&v->t[1], strides);
+}
 /* The same with 4 in the third dimension: 2300 * (3 - 0) = 2300 * (0 + ...) meet, since
  * 3 * 4600 = 2 * 6900. */
 VCASE(tensor, output_blocks_that_collide, 0, INVALID, "OutputTensor.Strides")
@@ -1400,6 +1419,68 @@ TEST_CTX(operator_create_obeys_context_feature_level)
     op = NULL;
     if (CHECK_OK(dmlops_operator_create(c20, &v.op, &op))) dmlops_operator_destroy(op);
     context_release(ctx, c20);
+}
+
+/* Large layouts past the enumeration limits (over 2^22 elements, a reach over 2^25):
+ * a dimension of stride t and size y below S's multiples of m (strides m*a, m*b), sizes
+ * drawn so that some are one-to-one modulo m and some not. Against a brute-force bitmap:
+ * never accepted when two elements meet; accepted whenever the residues prove it (y
+ * distinct residues of t modulo m, and S nested). Seeds printed on failure. */
+TEST(large_interleaved_layouts_against_brute_force)
+{
+    dmt_rng r = {0x1a7e5};
+    int proven = 0;
+    /* Each brute force walks 2^25 elements: a handful under valgrind (test/run.sh sets
+     * VALGRIND), where it runs fifty times slower. */
+    const int cases = getenv("VALGRIND") ? 3 : 10;
+    for (int n = 0; n < cases; n++) {
+        const uint64_t seed = r.s;
+        const uint32_t m = 32 + dmt_below(&r, 96);
+        uint32_t u, g;
+        do { /* a residue prime to m: t takes all m residues, so y <= m of them are apart */
+            u = 1 + dmt_below(&r, m - 1);
+            g = m;
+            for (uint32_t b = u; b;) { const uint32_t x = g % b; g = b; b = x; }
+        } while (g != 1);
+        const uint32_t t = u + m * dmt_below(&r, 3), distinct = m;
+        const uint32_t y = dmt_below(&r, 3) == 0 ? distinct + 1 : distinct - dmt_below(&r, 4);
+        const uint32_t a = 1024 + dmt_below(&r, 512);                 /* S: x of stride m, size a */
+        const bool nested = dmt_below(&r, 2);                         /* z of stride m*a (nested) or less */
+        const uint32_t zs = nested ? a : a - 1 - dmt_below(&r, 64);
+        const uint32_t c = (uint32_t)((1ull << 25) / ((uint64_t)a * y) + 2); /* over 2^25 elements and reach */
+        const uint32_t sizes[3] = {a, y, c}, strides[3] = {m, t, m * zs};
+        const uint64_t span = (uint64_t)(a - 1) * m + (uint64_t)(y - 1) * t + (uint64_t)(c - 1) * m * zs + 1;
+        uint8_t *seen = calloc(span / 8 + 1, 1);
+        REQUIRE(seen != NULL);
+        bool unique = true;
+        for (uint32_t i = 0; i < a && unique; i++)
+            for (uint32_t j = 0; j < y && unique; j++)
+                for (uint32_t k = 0; k < c && unique; k++) {
+                    const uint64_t o = (uint64_t)i * m + (uint64_t)j * t + (uint64_t)k * m * zs;
+                    unique = !(seen[o / 8] >> (o % 8) & 1);
+                    seen[o / 8] |= (uint8_t)(1u << (o % 8));
+                }
+        free(seen);
+        dmt_tensor in, out;
+        const uint32_t zero[3] = {0};
+        const int32_t ones[3] = {1, 1, 1};
+        dmt_tensor_init(&in, DML_TENSOR_DATA_TYPE_UINT8, 3, sizes, NULL, 0);
+        dmt_tensor_init(&out, DML_TENSOR_DATA_TYPE_UINT8, 3, sizes, strides, 0);
+        DML_SLICE1_OPERATOR_DESC sd = {&in.desc, &out.desc, 3, zero, sizes, ones};
+        DML_OPERATOR_DESC desc = {DML_OPERATOR_SLICE1, &sd};
+        const dmlops_status st = dmlops_validate_operator(&desc, 0);
+        const bool provable = y <= distinct && nested;
+        proven += provable;
+        CHECK(unique || st == DMLOPS_ERROR_INVALID_ARGUMENT,
+              "seed 0x%llx: sizes {%u, %u, %u} strides {%u, %u, %u} overlap but validate gave %s",
+              (unsigned long long)seed, a, y, c, m, t, m * zs, dmlops_status_string(st));
+        CHECK(!provable || st == DMLOPS_SUCCESS,
+              "seed 0x%llx: sizes {%u, %u, %u} strides {%u, %u, %u} are one-to-one by residues but validate gave "
+              "%s: %s",
+              (unsigned long long)seed, a, y, c, m, t, m * zs, dmlops_status_string(st), dmlops_last_error_message());
+        CHECK(!provable || unique, "seed 0x%llx: the test's own construction overlaps", (unsigned long long)seed);
+    }
+    CHECK(proven >= (cases > 3 ? 3 : 1), "only %d provable layouts in %d: the generator is lopsided", proven, cases);
 }
 
 /* The output-overlap verdict against brute force on random small layouts: ranks 1-4,
