@@ -119,24 +119,33 @@ $(B)/spv/%.h: glsl/%.comp $(wildcard glsl/*.glsl) | $(DEPS_ORDER)
 	$(SPIRV_VAL) --target-env vulkan1.1 $(B)/spv/$*.spv
 	$(GLSLANG) -V --target-env vulkan1.1 -S comp -Iglsl --vn dm_spv_$* -o $@ $< >/dev/null
 
-# A gather kernel is one module per (ROW_DIMS, FAST, TEXEL), each stripped of the other
-# paths by spirv-opt once those are constants (gather_common.glsl says why), validated, and
-# written as dm_spv_<kernel>_r<R>_f<F>_t<T>[] (od prints the words in host order, the
-# order glslang wrote them in).
-$(GATHER_H): $(B)/spv/%.h: glsl/%.comp $(wildcard glsl/*.glsl) | $(DEPS_ORDER)
+# A gather kernel is one module per (ROW_DIMS, VARIANT, TEXEL): its general path
+# (variant 0) and each fast-path variant it has (DM_VARIANT_* in src/vk/vk_abi.h; the
+# FLAT ones, 6 and 7, serve rows of a rank-1 or rank-2 gather only), each stripped of the
+# other paths by spirv-opt once those are constants (gather_common.glsl says why),
+# validated, and written as dm_spv_<kernel>_r<R>_v<V>_t<T>[] (od prints the words in host
+# order, the order glslang wrote them in), with DM_SPV_<kernel>_MODULES, the designated
+# initializers [bucket][variant][texel] of kernels.c's table.
+VARIANTS_slice   := 1 2 3 6
+VARIANTS_reverse := 4 5 6
+VARIANTS_one_hot := 4 5 6 7
+$(GATHER_H): $(B)/spv/%.h: glsl/%.comp $(wildcard glsl/*.glsl) Makefile | $(DEPS_ORDER)
 	@mkdir -p $(@D)
-	@echo "GLSL $< -> 12 SPIR-V modules"
-	@set -e; echo "/* Generated from $< by the Makefile. */" > $@.tmp; \
-	for r in 1 3 7; do for f in 0 1; do for t in 0 1; do \
-	    v=$*_r$${r}_f$${f}_t$${t}; \
-	    $(GLSLANG) -V --target-env vulkan1.1 -S comp -Iglsl -DDM_ROW_DIMS=$$r -DDM_FAST=$$f -DDM_TEXEL=$$t \
-	        -o $(B)/spv/$$v.glslang $< > $(B)/spv/$$v.log || { cat $(B)/spv/$$v.log; exit 1; }; \
-	    $(SPIRV_OPT) $(SPIRV_OPT_FLAGS) --target-env=vulkan1.1 $(B)/spv/$$v.glslang -o $(B)/spv/$$v.spv; \
-	    $(SPIRV_VAL) --target-env vulkan1.1 $(B)/spv/$$v.spv; \
-	    rm -f $(B)/spv/$$v.glslang $(B)/spv/$$v.log; \
-	    { echo "static const uint32_t dm_spv_$$v[] = {"; \
-	      od -An -v -tx4 $(B)/spv/$$v.spv | sed 's/ *\([0-9a-f]\{8\}\)/0x\1,/g'; echo "};"; } >> $@.tmp; \
-	done; done; done; mv $@.tmp $@
+	@echo "GLSL $< -> SPIR-V modules of variants 0 $(VARIANTS_$*)"
+	@set -e; echo "/* Generated from $< by the Makefile. */" > $@.tmp; echo "#define DM_SPV_$*_MODULES \\" > $@.table; \
+	bucket=0; for r in 1 3 7; do for v in 0 $(VARIANTS_$*); do \
+	    if [ $$v -ge 6 ] && [ $$r -ne 1 ]; then continue; fi; \
+	    for t in 0 1; do \
+	    m=$*_r$${r}_v$${v}_t$${t}; \
+	    $(GLSLANG) -V --target-env vulkan1.1 -S comp -Iglsl -DDM_ROW_DIMS=$$r -DDM_VARIANT=$$v -DDM_TEXEL=$$t \
+	        -o $(B)/spv/$$m.glslang $< > $(B)/spv/$$m.log || { cat $(B)/spv/$$m.log; exit 1; }; \
+	    $(SPIRV_OPT) $(SPIRV_OPT_FLAGS) --target-env=vulkan1.1 $(B)/spv/$$m.glslang -o $(B)/spv/$$m.spv; \
+	    $(SPIRV_VAL) --target-env vulkan1.1 $(B)/spv/$$m.spv; \
+	    rm -f $(B)/spv/$$m.glslang $(B)/spv/$$m.log; \
+	    { echo "static const uint32_t dm_spv_$$m[] = {"; \
+	      od -An -v -tx4 $(B)/spv/$$m.spv | sed 's/ *\([0-9a-f]\{8\}\)/0x\1,/g'; echo "};"; } >> $@.tmp; \
+	    echo "    [$$bucket][$$v][$$t] = {dm_spv_$$m, sizeof dm_spv_$$m}, \\" >> $@.table; \
+	done; done; bucket=$$((bucket + 1)); done; echo >> $@.table; cat $@.table >> $@.tmp; rm -f $@.table; mv $@.tmp $@
 
 # ---- the library: one prelinked object whose only global symbols are dmlops_* ---------
 $(B)/obj/%.o: %.c | $(DEPS_ORDER)

@@ -18,14 +18,7 @@ layout(constant_id = 1) const uint ESIZE = 4u;
 // neighbouring lanes on neighbouring addresses (GPUs); CPU devices prefer long runs,
 // which amortise the coordinate bookkeeping.
 layout(constant_id = 2) const uint RUN = 1u;
-// The fast path's variant (V_* below; V_GENERAL when FAST is false): which of its
-// kernel's ways of making a chunk the hot loop runs. lavapipe runs both sides of every
-// branch with lanes masked, and a masked storage-buffer access still loops over the
-// lanes, so a chunk function that merely might run costs about what one that runs does
-// (SLICE1 with step -1 ran at half the speed of the compute copy while its word-gather
-// code sat unused beside the stream): each pipeline holds only the one its gather needs
-// (src/vk/kernels.c, dm_kernel_variant).
-layout(constant_id = 3) const uint VARIANT = 0u;
+// (constant_id 3 is free: the fast path's variant is built in, VARIANT below.)
 // How AUX elements (lengths, indices) are decoded: AUX_U32 .. AUX_I64 below. A constant,
 // so that 32-bit ones load no high word and unsigned ones test no sign.
 layout(constant_id = 4) const uint AUX_TYPE = 0u;
@@ -40,12 +33,17 @@ layout(constant_id = 5) const uint LANES = 1u;
 // funnel shift and no carry; a chunk whose source is not aligned after all (a piece of a
 // row cut elsewhere) goes element by element. SLICE1's STREAM and PAIRS only.
 layout(constant_id = 6) const bool ALIGNED = false;
-// ROW_DIMS, FAST and TEXEL are build-time constants, not specialisation constants: the
-// Makefile compiles each kernel once per combination (-DDM_ROW_DIMS=1|3|7 -DDM_FAST=0|1
-// -DDM_TEXEL=0|1) and removes the other paths' branches and functions with spirv-opt
-// before a driver sees them: lavapipe, which caches no compiled code, then creates a
-// pipeline in 29-45 ms instead of 33-56 (docs/design.md, "Kernels"; spirv-opt -O would
-// be faster still, but its inlining slowed lavapipe's SLICE1 kernels by 15-35%).
+// ROW_DIMS, VARIANT and TEXEL are build-time constants, not specialisation constants:
+// the Makefile compiles each kernel once per combination (-DDM_ROW_DIMS=1|3|7
+// -DDM_VARIANT=V_* -DDM_TEXEL=0|1, only the variants the kernel has) and removes the
+// other paths' branches and functions with spirv-opt before a driver sees them.
+// lavapipe caches no compiled code and runs its NIR passes over the whole module for
+// every pipeline, before it folds specialisation constants' dead branches away, so
+// creation time follows module size: with ROW_DIMS and FAST built in, a pipeline took
+// 29-45 ms instead of 33-56; with the variant built in too, a SLICE1 fast-path module
+// shrank from 69 to 46 KB and its creation from 24-30 to 15 ms (docs/design.md,
+// "Kernels"; spirv-opt -O would shrink them further, but its inlining slowed
+// lavapipe's SLICE1 kernels by 15-35%).
 //
 // Row dimensions (all but the innermost) the kernel handles: 1, 3 or 7. Pipelines exist
 // per bucket so that short ranks, the usual case after collapsing, carry no dead
@@ -55,7 +53,7 @@ const int ROW_DIMS = DM_ROW_DIMS;
 // and each kernel says how a row's 16-byte chunks are made from whole vectors of the
 // source (rows that run forwards or backwards, ONE_HOT's Off/On patterns). The host sets
 // it when the gather fits; otherwise the general element-and-word path runs.
-const bool FAST = DM_FAST != 0;
+const bool FAST = DM_VARIANT != 0;
 // The hot loops load their 16-byte source vectors from a texel buffer (Src4T: the same
 // window as Src4, seen as rgba32ui texels) instead of the storage buffer. lavapipe fetches
 // a texel with vector code but loads a storage-buffer uvec4 lane by lane, component by
@@ -117,6 +115,14 @@ const uint MODE_ELEMENT = 0u, MODE_VEC = 1u;
 // a whole number of chunks long (FLAT_ROWS).
 const uint V_GENERAL = 0u, V_STREAM = 1u, V_PAIRS = 2u, V_WORDS = 3u, V_ALONG = 4u, V_ACROSS = 5u, V_FLAT = 6u,
            V_FLAT_ROWS = 7u;
+// The module's variant (V_GENERAL: the general path): which of its kernel's ways of
+// making a chunk the hot loop runs. lavapipe runs both sides of every branch with lanes
+// masked, and a masked storage-buffer access still loops over the lanes, so a chunk
+// function that merely might run costs about what one that runs does (SLICE1 with step
+// -1 ran at half the speed of the compute copy while its word-gather code sat unused
+// beside the stream): each module holds only the one its gather needs (src/vk/kernels.c,
+// dm_kernel_variant).
+const uint VARIANT = DM_VARIANT;
 const uint NO_AXIS = 0xffffffffu;
 
 // Source vector q, through whichever path TEXEL chose (the caller has checked q against

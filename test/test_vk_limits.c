@@ -4,6 +4,7 @@
  * these run without a device and guard the GPU defaults on every CI run. */
 #include <stdint.h>
 
+#include "../src/vk/kernels.h"
 #include "../src/vk/vk_abi.h"
 #include "../src/vk/vk_memory.h"
 #include "../src/vk/vk_physical.h"
@@ -119,4 +120,30 @@ TEST(parameter_records_live_in_bar_memory_where_offered)
     for (int use = DM_VK_MEM_DEVICE; use <= DM_VK_MEM_PARAMS; use++)
         CHECK(dm_vk_memory_type(&mp, 7, (dm_vk_mem)use, true) == 2, "unified memory, use %d: type %u", use,
               dm_vk_memory_type(&mp, 7, (dm_vk_mem)use, true));
+}
+
+TEST(every_variant_the_planner_picks_has_its_module)
+{
+    /* The Makefile builds one module per (row bucket, variant, texel) from its per-kernel
+     * variant lists; dm_kernel_variant (kernels.c) must never pick one it left out. The
+     * variants each kernel's chunk_vec implements, as kernels.c returns them; FLAT ones
+     * serve packed rows of rank 1 or 2, which the first row bucket holds. */
+    static const uint32_t picks[DM_KERNEL_COUNT][5] = {
+        [DM_KERNEL_SLICE] = {DM_VARIANT_STREAM, DM_VARIANT_PAIRS, DM_VARIANT_WORDS, DM_VARIANT_FLAT},
+        [DM_KERNEL_REVERSE] = {DM_VARIANT_ALONG, DM_VARIANT_ACROSS, DM_VARIANT_FLAT},
+        [DM_KERNEL_ONE_HOT] = {DM_VARIANT_ALONG, DM_VARIANT_ACROSS, DM_VARIANT_FLAT, DM_VARIANT_FLAT_ROWS},
+    };
+    for (int k = 0; k < DM_KERNEL_COUNT; k++)
+        for (int b = 0; b < DM_ROW_BUCKETS; b++)
+            for (int t = 0; t < 2; t++) {
+                CHECK(dm_kernels[k][b][DM_VARIANT_GENERAL][t].code != NULL, "kernel %d bucket %d: no general module", k,
+                      b);
+                for (int i = 0; i < 5 && picks[k][i]; i++) {
+                    const uint32_t v = picks[k][i];
+                    const bool flat = v == DM_VARIANT_FLAT || v == DM_VARIANT_FLAT_ROWS;
+                    if (flat && b > 0) continue;
+                    CHECK(dm_kernels[k][b][v][t].code != NULL && dm_kernels[k][b][v][t].size > 20,
+                          "kernel %d bucket %d texel %d: no module of variant %u", k, b, t, v);
+                }
+            }
 }

@@ -10,15 +10,12 @@
 #include "reverse.h"
 #include "slice.h"
 
-/* The module of kernel k for ROW_DIMS r, FAST f and TEXEL t (gather_common.glsl). */
-#define DM_MODULE(k, r, f, t) {dm_spv_##k##_r##r##_f##f##_t##t, sizeof dm_spv_##k##_r##r##_f##f##_t##t}
-#define DM_ROW_BUCKET(k, r) {{DM_MODULE(k, r, 0, 0), DM_MODULE(k, r, 0, 1)}, {DM_MODULE(k, r, 1, 0), DM_MODULE(k, r, 1, 1)}}
-#define DM_KERNEL_MODULES(k) {DM_ROW_BUCKET(k, 1), DM_ROW_BUCKET(k, 3), DM_ROW_BUCKET(k, 7)}
-
-const dm_spirv dm_kernels[DM_KERNEL_COUNT][DM_ROW_BUCKETS][2][2] = {
-    [DM_KERNEL_SLICE] = DM_KERNEL_MODULES(slice),
-    [DM_KERNEL_REVERSE] = DM_KERNEL_MODULES(reverse),
-    [DM_KERNEL_ONE_HOT] = DM_KERNEL_MODULES(one_hot),
+/* The Makefile's DM_SPV_<kernel>_MODULES: [row bucket][variant][texel] for the general
+ * path (variant 0) and the kernel's fast-path variants; other slots stay empty. */
+const dm_spirv dm_kernels[DM_KERNEL_COUNT][DM_ROW_BUCKETS][DM_VARIANT_COUNT][2] = {
+    [DM_KERNEL_SLICE] = {DM_SPV_slice_MODULES},
+    [DM_KERNEL_REVERSE] = {DM_SPV_reverse_MODULES},
+    [DM_KERNEL_ONE_HOT] = {DM_SPV_one_hot_MODULES},
 };
 
 const dm_spirv dm_copy_kernel = {dm_spv_copy, sizeof dm_spv_copy};

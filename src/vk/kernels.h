@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "../gather.h"
+#include "vk_abi.h"
 
 typedef struct dm_spirv {
     const uint32_t *code;
@@ -16,8 +17,10 @@ typedef struct dm_spirv {
 /* Collapsed ranks are served by pipelines for 1, 3 or 7 row dimensions (ROW_DIMS). */
 #define DM_ROW_BUCKETS 3
 
-/* dm_kernels[kernel][row bucket][fast][texel]: one module per build-time variant. */
-extern const dm_spirv dm_kernels[DM_KERNEL_COUNT][DM_ROW_BUCKETS][2][2];
+/* dm_kernels[kernel][row bucket][variant][texel]: one module per build-time combination
+ * (the general path is variant 0, DM_VARIANT_GENERAL); { NULL, 0 } where the kernel has
+ * no such variant (the FLAT ones exist for the first bucket only). */
+extern const dm_spirv dm_kernels[DM_KERNEL_COUNT][DM_ROW_BUCKETS][DM_VARIANT_COUNT][2];
 
 /* The variant of the kernel's fast path (glsl/gather_main.glsl, FAST; DM_VARIANT_* in
  * vk_abi.h) that covers a collapsed gather, or DM_VARIANT_GENERAL when none does: what

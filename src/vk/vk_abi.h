@@ -46,21 +46,22 @@ typedef union dm_vk_push {
 _Static_assert(sizeof(dm_vk_push) <= 128, "push constants beyond the 128 bytes every Vulkan device offers");
 _Static_assert(sizeof(dm_vk_push) == sizeof(((dm_vk_push *)0)->rem), "rem[] must alias the named members");
 
-/* Specialisation constant ids (GLSL: local_size_x_id, constant_id). ROW_DIMS, FAST and
- * TEXEL are build-time constants instead: one module per combination (kernels.c). */
+/* Specialisation constant ids (GLSL: local_size_x_id, constant_id). ROW_DIMS, VARIANT
+ * and TEXEL are build-time constants instead: one module per combination (kernels.c).
+ * Id 3 (the variant, once) is free; its map entry is 0 and no module reads it. */
 enum {
     DM_SPEC_WORKGROUP = 0,
     DM_SPEC_ESIZE = 1,
     DM_SPEC_RUN = 2,
-    DM_SPEC_VARIANT = 3,
     DM_SPEC_AUX_TYPE = 4, /* DM_AUX_*: how the kernel decodes AUX elements (lengths, indices) */
     DM_SPEC_LANES = 5,    /* consecutive invocations that share a unit's chunks (dm_vk_limits.lanes) */
     DM_SPEC_ALIGNED = 6,  /* the fast path's source vectors start on 16-byte boundaries (dm_kernel_src_aligned) */
     DM_SPEC_COUNT = 7
 };
 
-/* Values of the VARIANT constant (GLSL: V_*): the fast path's way of making a chunk,
- * chosen per gather by dm_kernel_variant (kernels.c); GENERAL without the fast path. */
+/* Values of the build-time VARIANT (GLSL: V_*; the Makefile's -DDM_VARIANT): the fast
+ * path's way of making a chunk, chosen per gather by dm_kernel_variant (kernels.c), each
+ * its own module; GENERAL without the fast path. */
 enum {
     DM_VARIANT_GENERAL = 0,
     DM_VARIANT_STREAM = 1, /* SLICE1: rows one element forwards or backwards */

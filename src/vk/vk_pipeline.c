@@ -192,19 +192,21 @@ static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, co
     const bool aligned = dm_kernel_src_aligned(g, variant);
     VkPipeline *slot = &p->pipelines[g->kernel][e][r][variant][aux_type][texel][aligned];
     if (!*slot) {
-        uint32_t spec[DM_SPEC_COUNT];
+        const dm_spirv *code = &dm_kernels[g->kernel][r][variant][texel];
+        if (!code->code)
+            return dm_fail(DMLOPS_ERROR_BACKEND, "creating a kernel pipeline: no module for kernel %d, variant %u",
+                           (int)g->kernel, variant);
+        uint32_t spec[DM_SPEC_COUNT] = {0};
         spec[DM_SPEC_WORKGROUP] = d->lim.workgroup;
         spec[DM_SPEC_ESIZE] = g->esize;
         spec[DM_SPEC_RUN] = d->lim.run;
-        spec[DM_SPEC_VARIANT] = variant;
         spec[DM_SPEC_AUX_TYPE] = aux_type;
         spec[DM_SPEC_LANES] = d->lim.lanes;
         spec[DM_SPEC_ALIGNED] = aligned;
         VkSpecializationMapEntry entries[DM_SPEC_COUNT];
         for (uint32_t i = 0; i < DM_SPEC_COUNT; i++) entries[i] = (VkSpecializationMapEntry){i, i * 4, 4};
         const VkSpecializationInfo si = {DM_SPEC_COUNT, entries, sizeof spec, spec};
-        DM_TRY(dm_vk_compute_pipeline(d, p->cache, &dm_kernels[g->kernel][r][variant != DM_VARIANT_GENERAL][texel],
-                                      &si, p->layout, "creating a kernel pipeline", slot));
+        DM_TRY(dm_vk_compute_pipeline(d, p->cache, code, &si, p->layout, "creating a kernel pipeline", slot));
         p->count++;
     }
     *out = *slot;
