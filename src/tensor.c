@@ -85,19 +85,30 @@ static uint64_t dm_gcd(uint64_t a, uint64_t b)
 /* Bounds of the exact checks below, so that validation stays cheap. */
 enum { DM_EXACT_COUNT_LIMIT = 1 << 22, DM_EXACT_REACH_LIMIT = 1 << 25 };
 
-/* Exhaustive: every offset, sorted. */
-static dm_layout dm_unique_by_sorting(const dm_dim *dims, uint32_t n, uint64_t count)
+/* Exhaustive: every offset, sorted; modulo m, or exact when m is 0 (the split by
+ * residues below). UNPROVEN when out of memory. */
+static dm_layout dm_unique_by_sorting(const dm_dim *dims, uint32_t n, uint64_t count, uint64_t m)
 {
+    if (m && count > m) return DM_LAYOUT_OVERLAPPING;
     uint64_t *offs = dm_malloc(count * sizeof *offs);
     if (!offs) return DM_LAYOUT_UNPROVEN;
+    /* Per dimension, what a step forward adds and what wrapping back to 0 adds (as an
+     * addition modulo m, or modulo 2^64 when m is 0). */
+    uint64_t step[DM_MAX_RANK], wrap[DM_MAX_RANK];
+    for (uint32_t d = 0; d < n; d++) {
+        step[d] = m ? dims[d].stride % m : dims[d].stride;
+        wrap[d] = m ? (m - (uint64_t)(dims[d].size - 1) % m * step[d] % m) % m : (uint64_t)0 - dims[d].extent;
+    }
     uint32_t coord[DM_MAX_RANK] = {0};
     uint64_t off = 0;
     for (uint64_t k = 0; k < count; k++) {
         offs[k] = off;
         for (uint32_t d = 0; d < n; d++) {
-            if (++coord[d] < dims[d].size) { off += dims[d].stride; break; }
-            coord[d] = 0;
-            off -= dims[d].extent;
+            const bool on = ++coord[d] < dims[d].size;
+            if (!on) coord[d] = 0;
+            off += on ? step[d] : wrap[d];
+            if (m) off %= m;
+            if (on) break;
         }
     }
     qsort(offs, count, sizeof *offs, dm_u64_cmp);
@@ -140,34 +151,6 @@ static dm_layout dm_unique_by_counting(const dm_dim *dims, uint32_t n, uint64_t 
     return r;
 }
 
-/* Whether the coordinates of dims map to distinct offsets modulo m (all count of them
- * enumerated and sorted: the caller bounds count by its budget). */
-static bool dm_distinct_mod(const dm_dim *dims, uint32_t n, uint64_t count, uint64_t m)
-{
-    if (count > m) return false;
-    uint64_t *offs = dm_malloc(count * sizeof *offs);
-    if (!offs) return false;
-    uint32_t coord[DM_MAX_RANK] = {0};
-    uint64_t off = 0;
-    for (uint64_t k = 0; k < count; k++) {
-        offs[k] = off;
-        for (uint32_t d = 0; d < n; d++) {
-            const uint64_t s = dims[d].stride % m;
-            if (++coord[d] < dims[d].size) {
-                off = (off + s) % m;
-                break;
-            }
-            coord[d] = 0; /* back by (size - 1) * s, modulo m */
-            off = (off + m - (uint64_t)(dims[d].size - 1) % m * s % m) % m;
-        }
-    }
-    qsort(offs, count, sizeof *offs, dm_u64_cmp);
-    bool distinct = true;
-    for (uint64_t k = 1; k < count && distinct; k++) distinct = offs[k] != offs[k - 1];
-    free(offs);
-    return distinct;
-}
-
 static dm_layout dm_layout_group(dm_dim *dims, uint32_t n, uint64_t *budget);
 
 /* The split by residues: if the strides of a subset S of dims share a divisor m and the
@@ -196,7 +179,7 @@ static dm_layout dm_layout_residues(const dm_dim *dims, uint32_t n, uint64_t *bu
         }
         if (m < 2 || tcount > m || tcount > *budget) continue;
         *budget -= tcount;
-        if (!dm_distinct_mod(tdims, nt, tcount, m)) continue;
+        if (dm_unique_by_sorting(tdims, nt, tcount, m) != DM_LAYOUT_ONE_TO_ONE) continue;
         for (uint32_t i = 0; i < ns; i++) {
             sdims[i].stride /= m;
             sdims[i].extent /= m;
@@ -247,7 +230,7 @@ static dm_layout dm_layout_group(dm_dim *dims, uint32_t n, uint64_t *budget)
         bool collide = dims[1].stride / g2 < dims[0].size && dims[0].stride / g2 < dims[1].size;
         return collide ? DM_LAYOUT_OVERLAPPING : DM_LAYOUT_ONE_TO_ONE;
     }
-    if (count <= DM_EXACT_COUNT_LIMIT) return dm_unique_by_sorting(dims, n, count);
+    if (count <= DM_EXACT_COUNT_LIMIT) return dm_unique_by_sorting(dims, n, count, 0);
     if (reach <= DM_EXACT_REACH_LIMIT) return dm_unique_by_counting(dims, n, reach);
     return dm_layout_residues(dims, n, budget);
 }
