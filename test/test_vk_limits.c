@@ -109,6 +109,16 @@ TEST(parameter_records_live_in_bar_memory_where_offered)
     /* The buffer cannot live in the BAR type: device-local, uploaded through staging. */
     CHECK(dm_vk_memory_type(&mp, 0x0f, DM_VK_MEM_PARAMS, false) == 1, "params without the BAR type: %u",
           dm_vk_memory_type(&mp, 0x0f, DM_VK_MEM_PARAMS, false));
+    /* The same types in another order, the BAR type first and a host type without
+     * caching before the cached one: the choice follows the flags, not the order. */
+    const VkMemoryPropertyFlags shuffled[] = {DL | HV, HV, DL, HV | HC};
+    mp = memory_types(shuffled, 4);
+    CHECK(dm_vk_memory_type(&mp, 0xf, DM_VK_MEM_DEVICE, false) == 2, "tensors, BAR listed first: type %u",
+          dm_vk_memory_type(&mp, 0xf, DM_VK_MEM_DEVICE, false));
+    CHECK(dm_vk_memory_type(&mp, 0xf, DM_VK_MEM_HOST, false) == 3, "staging, BAR listed first: type %u",
+          dm_vk_memory_type(&mp, 0xf, DM_VK_MEM_HOST, false));
+    CHECK(dm_vk_memory_type(&mp, 0xf, DM_VK_MEM_PARAMS, false) == 0, "params, BAR listed first: type %u",
+          dm_vk_memory_type(&mp, 0xf, DM_VK_MEM_PARAMS, false));
     /* No BAR type at all (older GPUs and drivers). */
     mp = memory_types(nv, 4);
     CHECK(dm_vk_memory_type(&mp, all, DM_VK_MEM_PARAMS, false) == 1, "params on a GPU without BAR: type %u",

@@ -7,15 +7,23 @@
 #include "vk_memory.h"
 #include "../fault.h"
 
+/* The first type in bits with every flag of want that lacks every flag of avoid and has
+ * those of nice; failing that, lacking avoid; then having nice; then any with want.
+ * Drivers order their types as they like (a BAR type may come before the plain
+ * device-local one), so preferences are stated, not left to the order. */
 static uint32_t dm_find_type(const VkPhysicalDeviceMemoryProperties *mp, uint32_t bits, VkMemoryPropertyFlags want,
-                             VkMemoryPropertyFlags nice)
+                             VkMemoryPropertyFlags nice, VkMemoryPropertyFlags avoid)
 {
     uint32_t best = UINT32_MAX;
+    int best_score = -1;
     for (uint32_t i = 0; i < mp->memoryTypeCount && i < 32; i++) {
-        VkMemoryPropertyFlags f = mp->memoryTypes[i].propertyFlags;
+        const VkMemoryPropertyFlags f = mp->memoryTypes[i].propertyFlags;
         if (!(bits & (1u << i)) || (f & want) != want) continue;
-        if ((f & nice) == nice) return i;
-        if (best == UINT32_MAX) best = i;
+        const int score = ((f & avoid) == 0 ? 2 : 0) + ((f & nice) == nice ? 1 : 0);
+        if (score > best_score) {
+            best = i;
+            best_score = score;
+        }
     }
     return best;
 }
@@ -23,15 +31,15 @@ static uint32_t dm_find_type(const VkPhysicalDeviceMemoryProperties *mp, uint32_
 uint32_t dm_vk_memory_type(const VkPhysicalDeviceMemoryProperties *mp, uint32_t bits, dm_vk_mem use, bool uma)
 {
     const VkMemoryPropertyFlags hv = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                                dl = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+                                dl = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, cached = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+    /* AMD's device-coherent types are slow and need a feature we do not enable. */
+    const VkMemoryPropertyFlags amd = VK_MEMORY_PROPERTY_DEVICE_COHERENT_BIT_AMD | VK_MEMORY_PROPERTY_DEVICE_UNCACHED_BIT_AMD;
     uint32_t type = UINT32_MAX;
-    if (use == DM_VK_MEM_PARAMS && !uma) type = dm_find_type(mp, bits, hv | dl, 0); /* BAR memory */
-    if (type != UINT32_MAX) return type;
-    if (use == DM_VK_MEM_HOST || uma)
-        type = dm_find_type(mp, bits, hv, VK_MEMORY_PROPERTY_HOST_CACHED_BIT | (use == DM_VK_MEM_HOST ? 0 : dl));
-    else
-        type = dm_find_type(mp, bits, dl, 0);
-    return type != UINT32_MAX ? type : dm_find_type(mp, bits, 0, 0);
+    if (use == DM_VK_MEM_PARAMS && !uma) type = dm_find_type(mp, bits, hv | dl, 0, amd); /* BAR memory */
+    else if (use == DM_VK_MEM_HOST) type = dm_find_type(mp, bits, hv, cached, amd | (uma ? 0 : dl));
+    else if (uma) type = dm_find_type(mp, bits, hv, cached | dl, amd);
+    if (type == UINT32_MAX) type = dm_find_type(mp, bits, dl, 0, amd | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
+    return type != UINT32_MAX ? type : dm_find_type(mp, bits, 0, 0, amd);
 }
 
 dmlops_status dm_vk_alloc(dm_vk_device *d, uint64_t size, dm_vk_mem use, const char *what, dm_vk_memory *m)
