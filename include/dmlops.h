@@ -206,9 +206,10 @@ DMLOPS_API dmlops_status dmlops_validate_operator(const DML_OPERATOR_DESC *desc,
 /* ---- Contexts ---------------------------------------------------------------------- */
 
 typedef enum dmlops_backend {
-    DMLOPS_BACKEND_AUTO = 0, /* a hardware Vulkan device (discrete, integrated or virtual GPU)
-                                if one is usable, else the CPU backend; never a software
-                                Vulkan device such as lavapipe or SwiftShader */
+    DMLOPS_BACKEND_AUTO = 0, /* a hardware Vulkan device (discrete, integrated or virtual GPU,
+                                else of type "other") if one is usable, else the CPU
+                                backend; never a software Vulkan device such as lavapipe
+                                or SwiftShader */
     DMLOPS_BACKEND_VULKAN,
     DMLOPS_BACKEND_CPU
 } dmlops_backend;
@@ -249,15 +250,16 @@ typedef struct dmlops_context_options {
                                         default, 128 KiB), so small tensors cross split
                                         points */
     uint64_t cpu_stream_bytes;       /* testing: CPU backend outputs of at least this many
-                                        bytes are written with streaming stores (0: three
-                                        quarters of the last-level cache, else 8 MiB) */
+                                        bytes are written with streaming stores (0: the
+                                        larger of 8 MiB and three quarters of the
+                                        last-level cache) */
 } dmlops_context_options;
 
 /* Creates a context. desc may be NULL for the defaults. The environment variables
  * DMLOPS_BACKEND (auto|vulkan|cpu) and DMLOPS_DEVICE override the defaults; a non-zero
  * or non-NULL field in desc wins over the environment.
  * AUTO (the default) takes the best hardware Vulkan device: discrete, then integrated,
- * then virtual GPU. Without one it takes the CPU backend, which is faster than a
+ * then virtual GPU, then one of type "other". Without one it takes the CPU backend, which is faster than a
  * software Vulkan device (VK_PHYSICAL_DEVICE_TYPE_CPU: lavapipe, SwiftShader); such a
  * device runs only when asked for, with backend VULKAN, DMLOPS_BACKEND=vulkan, or by
  * naming it. VULKAN ranks discrete, integrated, virtual, then CPU devices. A named
@@ -324,7 +326,9 @@ typedef struct dmlops_device_info {
     uint32_t memory_heap_count;
     uint64_t memory_heap_size[DMLOPS_MAX_MEMORY_HEAPS];
     uint32_t memory_heap_device_local[DMLOPS_MAX_MEMORY_HEAPS];
-    uint32_t unified_memory;        /* 1 when device-local memory is also host-visible */
+    uint32_t unified_memory;        /* 1 on an integrated GPU or CPU device with a memory type
+                                       both device-local and host-visible; 0 on a discrete
+                                       GPU, whatever BAR window it offers */
     uint32_t features;              /* DMLOPS_DEVICE_FEATURE_* */
     uint32_t is_default;            /* 1 for the device a Vulkan context takes when none is
                                        named (backend VULKAN); AUTO takes it only when it is
@@ -413,7 +417,8 @@ typedef struct dmlops_operator_info {
     DML_OPERATOR_TYPE type;
     uint32_t input_count, output_count;
     dmlops_path planned_path;   /* what operator_create chose */
-    dmlops_path last_path;      /* what the last execution or recording used */
+    dmlops_path last_path;      /* what executions and recordings used: the one path, or
+                                   MIXED once two of them took different paths */
     uint32_t dispatch_count;    /* compute dispatches per execution on the kernel path */
     uint32_t copy_region_count; /* regions per execution on the copy path (REVERSE: the last
                                  * execution's or recording's, which follow the lengths) */
@@ -438,8 +443,9 @@ DMLOPS_API uint32_t dmlops_data_type_size(DML_TENSOR_DATA_TYPE type);
 /* A command list records operators (and plain buffer copies) and runs them with one
  * submission. Between two recorded operations the list inserts a barrier only when the
  * later one reads or writes bytes that an earlier one since the last barrier wrote, or
- * writes bytes an earlier one read. Buffers and operators used by a list must live until
- * it is reset or destroyed. A command list is used by one thread at a time. */
+ * writes bytes an earlier one read. The list holds references to the buffers and
+ * operators it records (destroying them early is safe; they are freed when the list is
+ * reset or destroyed). A command list is used by one thread at a time. */
 DMLOPS_API dmlops_status dmlops_command_list_create(dmlops_context *ctx, dmlops_command_list **out);
 
 /* Validates the bindings as dmlops_operator_execute does, then records. */

@@ -41,12 +41,14 @@ static dmlops_status dm_check_range(const char *fn, const dmlops_buffer *buf, ui
 dmlops_status dmlops_buffer_write(dmlops_buffer *buf, uint64_t offset, const void *src, uint64_t size)
 {
     DM_TRY(dm_check_range("dmlops_buffer_write", buf, offset, src, size));
+    DM_TRY(dm_check_lost(buf->ctx, "dmlops_buffer_write"));
     return size ? buf->ctx->vt->buffer_write(buf, offset, src, size) : DMLOPS_SUCCESS;
 }
 
 dmlops_status dmlops_buffer_read(dmlops_buffer *buf, uint64_t offset, void *dst, uint64_t size)
 {
     DM_TRY(dm_check_range("dmlops_buffer_read", buf, offset, dst, size));
+    DM_TRY(dm_check_lost(buf->ctx, "dmlops_buffer_read"));
     return size ? buf->ctx->vt->buffer_read(buf, offset, dst, size) : DMLOPS_SUCCESS;
 }
 

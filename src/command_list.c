@@ -13,6 +13,7 @@ dmlops_status dmlops_command_list_create(dmlops_context *ctx, dmlops_command_lis
     DM_CHECK_ARG(ctx, "dmlops_command_list_create");
     DM_CHECK_ARG(out, "dmlops_command_list_create");
     *out = NULL;
+    DM_TRY(dm_check_lost(ctx, "dmlops_command_list_create"));
     dmlops_command_list *list = dm_calloc(1, sizeof *list);
     if (!list) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_command_list_create: out of host memory");
     list->ctx = ctx;
@@ -93,6 +94,7 @@ dmlops_status dmlops_command_list_record(dmlops_command_list *list, dmlops_opera
 {
     DM_CHECK_ARG(list, "dmlops_command_list_record");
     DM_CHECK_ARG(op, "dmlops_command_list_record");
+    DM_TRY(dm_check_lost(list->ctx, "dmlops_command_list_record"));
     if (op->ctx != list->ctx)
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_command_list_record: the operator belongs to another context");
     dm_list_entry e = {.op = op, .nbind = op->op.input_count + op->op.output_count};
@@ -139,6 +141,7 @@ dmlops_status dmlops_command_list_record_copy(dmlops_command_list *list, dmlops_
     DM_CHECK_ARG(list, "dmlops_command_list_record_copy");
     DM_CHECK_ARG(dst, "dmlops_command_list_record_copy");
     DM_CHECK_ARG(src, "dmlops_command_list_record_copy");
+    DM_TRY(dm_check_lost(list->ctx, "dmlops_command_list_record_copy"));
     DM_TRY(dm_copy_entry("dmlops_command_list_record_copy", list, dst, dst_offset, src, src_offset, size, &e, &rd, &wr));
     return dm_append(list, &e, &rd, 1, &wr, 1);
 }
@@ -153,6 +156,7 @@ dmlops_status dmlops_command_list_record_compute_copy(dmlops_command_list *list,
     DM_CHECK_ARG(list, "dmlops_command_list_record_compute_copy");
     DM_CHECK_ARG(dst, "dmlops_command_list_record_compute_copy");
     DM_CHECK_ARG(src, "dmlops_command_list_record_compute_copy");
+    DM_TRY(dm_check_lost(list->ctx, fn));
     DM_TRY(dm_copy_entry(fn, list, dst, dst_offset, src, src_offset, size, &e, &rd, &wr));
     if ((dst_offset | src_offset | size) % 16)
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT,

@@ -188,6 +188,12 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
     return DMLOPS_SUCCESS;
 }
 
+dmlops_status dm_check_lost(const dmlops_context *ctx, const char *fn)
+{
+    if (!ctx->vt->lost || !ctx->vt->lost(ctx)) return DMLOPS_SUCCESS;
+    return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost; the context is unusable", fn);
+}
+
 dmlops_status dm_context_alloc(DML_FEATURE_LEVEL level, uint32_t flags, dmlops_context **out)
 {
     dmlops_context *ctx = dm_calloc(1, sizeof *ctx);

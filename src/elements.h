@@ -17,7 +17,8 @@
  * stores where the CPU has them (SSE2): stores that do not first read the line they write
  * move a third less memory, but they bypass the cache. So only outputs that would not stay
  * in it anyway stream: three quarters of the last-level cache (the rule glibc's memcpy
- * uses), or DM_STREAM_MIN_BYTES where the cache size is unknown. Smaller outputs stay in
+ * uses), and never fewer than DM_STREAM_MIN_BYTES (also the figure where the cache size
+ * is unknown). Smaller outputs stay in
  * the cache for whatever reads them next. */
 #define DM_STREAM_MIN_BYTES (8ull << 20)
 uint64_t dm_stream_min_bytes(void);

@@ -46,3 +46,11 @@ bool dm_fault_hit(dm_fault_mode mode)
 void *dm_malloc(size_t size) { return dm_fault_hit(DM_FAULT_HOST) ? NULL : malloc(size); }
 void *dm_calloc(size_t count, size_t size) { return dm_fault_hit(DM_FAULT_HOST) ? NULL : calloc(count, size); }
 void *dm_realloc(void *p, size_t size) { return dm_fault_hit(DM_FAULT_HOST) ? NULL : realloc(p, size); }
+
+char *dm_strdup(const char *s)
+{
+    const size_t n = strlen(s) + 1;
+    char *d = dm_malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}

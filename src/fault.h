@@ -32,5 +32,7 @@ bool dm_fault_hit(dm_fault_mode mode);
 void *dm_malloc(size_t size);
 void *dm_calloc(size_t count, size_t size);
 void *dm_realloc(void *p, size_t size);
+/* strdup through dm_malloc. */
+char *dm_strdup(const char *s);
 
 #endif

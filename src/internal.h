@@ -50,6 +50,8 @@ typedef struct dm_backend_vtbl {
     dmlops_status (*list_record)(dmlops_command_list *list, dm_list_entry *entry);
     dmlops_status (*list_execute)(dmlops_command_list *list);
     void (*list_reset)(dmlops_command_list *list);
+    /* Whether the context's device is lost (NULL: never). */
+    bool (*lost)(const dmlops_context *ctx);
 } dm_backend_vtbl;
 
 struct dmlops_context {
@@ -116,6 +118,11 @@ dmlops_status dm_check_bindings(const dmlops_operator *op, uint32_t input_count,
 /* Range of a binding as the operator touches it: [offset, offset + TotalTensorSizeInBytes). */
 dm_range dm_binding_range(const dmlops_operator *op, uint32_t i, const dmlops_binding *b);
 bool dm_ranges_overlap(dm_range a, dm_range b);
+
+/* DMLOPS_ERROR_DEVICE_LOST, naming fn, once the context's device is lost: every call
+ * that would create, record, execute, read or write fails so (docs/api.md); info
+ * queries, resets and destroys still work. */
+dmlops_status dm_check_lost(const dmlops_context *ctx, const char *fn);
 
 /* A context shell without a backend, and its release. */
 dmlops_status dm_context_alloc(DML_FEATURE_LEVEL level, uint32_t flags, dmlops_context **out);

@@ -162,7 +162,14 @@ static void run_workflow(dmlops_backend backend, sweep *s)
     if (s->lost) { /* every later call that needs the device says so, and nothing crashes */
         dmlops_buffer *b = NULL;
         dmlops_operator *o = NULL;
+        dmlops_command_list *l2 = NULL;
         const struct { const char *what; dmlops_status st; } later[] = {
+            {"command_list_create", dmlops_command_list_create(ctx, &l2)},
+            {"command_list_record", list && op[0] ? dmlops_command_list_record(list, op[0], 1, &b_in, 1, &b_out)
+                                                  : DMLOPS_ERROR_DEVICE_LOST},
+            {"command_list_record_copy", list && in && out ? dmlops_command_list_record_copy(list, out, 0, in, 0, 16)
+                                                           : DMLOPS_ERROR_DEVICE_LOST},
+            {"buffer_write of 0 bytes", in ? dmlops_buffer_write(in, 0, data, 0) : DMLOPS_ERROR_DEVICE_LOST},
             {"buffer_create", dmlops_buffer_create(ctx, 64, &b)},
             {"operator_create", dmlops_operator_create(ctx, &w.desc[0], &o)},
             {"operator_execute", op[0] ? dmlops_operator_execute(op[0], 1, &b_in, 1, &b_out) : DMLOPS_ERROR_DEVICE_LOST},
@@ -175,6 +182,7 @@ static void run_workflow(dmlops_backend backend, sweep *s)
                                       dmlops_status_string(later[i].st));
         dmlops_buffer_destroy(b);
         dmlops_operator_destroy(o);
+        dmlops_command_list_destroy(l2);
     }
     if (backend == DMLOPS_BACKEND_VULKAN && !s->lost) {
         dmlops_context_info info;

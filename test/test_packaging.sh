@@ -27,12 +27,20 @@ check() { # name, command...
 
 check "header compiles as C11 -pedantic" $CC -std=c11 -pedantic -Wall -Wextra -Werror -fsyntax-only -x c include/dmlops.h
 check "header compiles as C++11" $CXX -std=c++11 -Wall -Wextra -Werror -fsyntax-only -x c++ include/dmlops.h
-check "header with vulkan.h first declares interop (C)" sh -c "printf '#include <vulkan/vulkan.h>\n#include \"dmlops.h\"\nint main(void){return dmlops_context_create_vulkan(0,0)==DMLOPS_ERROR_INVALID_ARGUMENT?0:1;}\n' > $tmp/v.c && $CC -std=c11 -Wall -Werror -Iinclude -c $tmp/v.c -o $tmp/v.o"
-check "header with volk.h first declares interop (C++)" sh -c "printf '#include <volk.h>\n#include \"dmlops.h\"\nint main(){return dmlops_operator_record_vulkan(nullptr, VK_NULL_HANDLE)==DMLOPS_ERROR_INVALID_ARGUMENT?0:1;}\n' > $tmp/w.cpp && $CXX -std=c++11 -Wall -Werror -Iinclude -c $tmp/w.cpp -o $tmp/w.o"
 check "dmlops_vulkan.h alone compiles as C11" sh -c "printf '#include <dmlops_vulkan.h>\nint main(void){dmlops_vulkan_context_desc d = {0}; (void)d; return dmlops_context_create_vulkan(0,0)==DMLOPS_ERROR_INVALID_ARGUMENT?0:1;}\n' > $tmp/a.c && $CC -std=c11 -pedantic -Wall -Wextra -Werror -Iinclude -c $tmp/a.c -o $tmp/a.o"
 check "dmlops_vulkan.h alone compiles as C++11" sh -c "printf '#include <dmlops_vulkan.h>\nint main(){return dmlops_operator_record_vulkan(nullptr, VK_NULL_HANDLE)==DMLOPS_ERROR_INVALID_ARGUMENT?0:1;}\n' > $tmp/a.cpp && $CXX -std=c++11 -Wall -Wextra -Werror -Iinclude -c $tmp/a.cpp -o $tmp/a2.o"
-check "dmlops_vulkan.h after volk.h (C)" sh -c "printf '#include <volk.h>\n#include <dmlops_vulkan.h>\nint main(void){return dmlops_context_create_vulkan(0,0)==DMLOPS_ERROR_INVALID_ARGUMENT?0:1;}\n' > $tmp/b.c && $CC -std=c11 -Wall -Werror -Iinclude -c $tmp/b.c -o $tmp/b.o"
-check "dmlops_vulkan.h before volk.h with VK_NO_PROTOTYPES (C)" sh -c "printf '#define VK_NO_PROTOTYPES\n#include <dmlops_vulkan.h>\n#include <volk.h>\nint main(void){return volkInitialize()==VK_SUCCESS && dmlops_context_create_vulkan(0,0)==DMLOPS_ERROR_INVALID_ARGUMENT?0:1;}\n' > $tmp/c.c && $CC -std=c11 -Wall -Werror -Iinclude -c $tmp/c.c -o $tmp/c.o"
+# Each include order docs/api.md promises, in C and in C++ (the body is valid in both).
+n=0
+for order in 'vulkan.h first|#include <vulkan/vulkan.h>\n#include "dmlops.h"' \
+             'volk.h first|#include <volk.h>\n#include "dmlops.h"' \
+             'dmlops_vulkan.h after volk.h|#include <volk.h>\n#include <dmlops_vulkan.h>' \
+             'dmlops_vulkan.h before volk.h with VK_NO_PROTOTYPES|#define VK_NO_PROTOTYPES\n#include <dmlops_vulkan.h>\n#include <volk.h>'; do
+    label=${order%%|*} head=${order#*|} n=$((n + 1))
+    printf "$head\nint main(void){VkBuffer b = VK_NULL_HANDLE; (void)b; return dmlops_context_create_vulkan(0,0)==DMLOPS_ERROR_INVALID_ARGUMENT?0:1;}\n" >"$tmp/o$n.c"
+    cp "$tmp/o$n.c" "$tmp/o$n.cpp"
+    check "$label declares interop (C)" $CC -std=c11 -Wall -Werror -Iinclude -c "$tmp/o$n.c" -o "$tmp/o$n.o"
+    check "$label declares interop (C++)" $CXX -std=c++11 -Wall -Werror -Iinclude -c "$tmp/o$n.cpp" -o "$tmp/o$n.xo"
+done
 # The version is written once (dmlops.h); the library's string is derived from it.
 check "a C++ program links and runs; the version string is the header's" sh -c "printf '#include \"dmlops.h\"\n#include <cstring>\n#define S_(x) #x\n#define S(x) S_(x)\nint main(){return std::strcmp(dmlops_version_string(), S(DMLOPS_VERSION_MAJOR) \".\" S(DMLOPS_VERSION_MINOR) \".\" S(DMLOPS_VERSION_PATCH));}\n' > $tmp/x.cpp && $CXX -Iinclude $tmp/x.cpp $LDFLAGS $B/libdmlops.a -lm -ldl -lpthread -o $tmp/x && $tmp/x"
 check "DirectML.h types are reused when DIRECTML_H is defined" sh -c "printf '#define DIRECTML_H\n#include <stdint.h>\ntypedef int DML_TENSOR_DATA_TYPE; typedef int DML_OPERATOR_TYPE; typedef int DML_FEATURE_LEVEL;\ntypedef struct DML_OPERATOR_DESC DML_OPERATOR_DESC;\n#include \"dmlops.h\"\nint main(void){return 0;}\n' > $tmp/d.c && $CC -std=c11 -Wall -Werror -Iinclude -c $tmp/d.c -o $tmp/d.o"

@@ -18,6 +18,8 @@ static void dm_vk_context_info(dmlops_context *ctx, dmlops_context_info *info)
     info->pipeline_count = vk->pipes.count;
 }
 
+static bool dm_vk_lost(const dmlops_context *ctx) { return atomic_load(&dm_vk(ctx)->dev.lost); }
+
 static const dm_backend_vtbl dm_vk_vtbl = {
     .compute_copy = true,
     .context_destroy = dm_vk_context_destroy,
@@ -34,6 +36,7 @@ static const dm_backend_vtbl dm_vk_vtbl = {
     .list_record = dm_vk_list_record,
     .list_execute = dm_vk_list_execute,
     .list_reset = dm_vk_list_reset,
+    .lost = dm_vk_lost,
 };
 
 dmlops_status dm_vk_context_setup(dmlops_context *ctx, dm_vk_ctx *vk, const dm_vk_params *params)

@@ -17,7 +17,8 @@ typedef struct dm_vk_device {
     uint32_t queue_family;
     uint32_t timestamp_bits; /* of the queue's family; 0: no timestamps */
     bool owned;              /* created here: waited on and destroyed with the context */
-    bool lost;               /* VK_ERROR_DEVICE_LOST was seen: every later call fails */
+    _Atomic bool lost;       /* VK_ERROR_DEVICE_LOST was seen: every later call that would touch the
+                              * device fails (read without the context lock: dm_check_lost) */
 } dm_vk_device;
 
 /* Our own device: an instance, the device the request names (vk_select.c), and a

@@ -19,7 +19,7 @@ const char *dm_vk_result_name(VkResult r)
     }
 }
 
-dmlops_status dm_vk_fail(bool *lost, VkResult r, const char *call, const char *what)
+dmlops_status dm_vk_fail(_Atomic bool *lost, VkResult r, const char *call, const char *what)
 {
     dmlops_status st;
     switch (r) {

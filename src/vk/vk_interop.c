@@ -68,6 +68,7 @@ dmlops_status dmlops_buffer_wrap_vulkan(dmlops_context *ctx, VkBuffer buffer, Vk
     *out = NULL;
     if (ctx->backend != DMLOPS_BACKEND_VULKAN)
         return dm_fail(DMLOPS_ERROR_UNSUPPORTED, "%s: the context runs on the CPU backend", fn);
+    DM_TRY(dm_check_lost(ctx, fn));
     if (!buffer) return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: buffer is VK_NULL_HANDLE", fn);
     if (!size || offset % 16)
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: offset = %llu must be a multiple of 16 and size = %llu non-zero",
@@ -116,6 +117,7 @@ dmlops_status dmlops_binding_table_create(dmlops_operator *op, dmlops_binding_ta
     *out = NULL;
     if (op->ctx->backend != DMLOPS_BACKEND_VULKAN)
         return dm_fail(DMLOPS_ERROR_UNSUPPORTED, "dmlops_binding_table_create: the operator runs on the CPU backend");
+    DM_TRY(dm_check_lost(op->ctx, "dmlops_binding_table_create"));
     dmlops_binding_table *t;
     DM_TRY(dm_vk_table_create(op, 0, &t));
     t->op = op;
@@ -128,6 +130,7 @@ dmlops_status dmlops_binding_table_bind(dmlops_binding_table *table, uint32_t in
 {
     dmlops_binding bound[DM_MAX_BINDINGS];
     DM_CHECK_ARG(table, "dmlops_binding_table_bind");
+    DM_TRY(dm_check_lost(table->op->ctx, "dmlops_binding_table_bind"));
     DM_TRY(dm_check_bindings(table->op, input_count, inputs, output_count, outputs, bound));
     return dm_vk_table_bind(table, table->op, bound);
 }
@@ -138,10 +141,13 @@ dmlops_status dmlops_operator_record_vulkan(dmlops_binding_table *table, VkComma
 {
     DM_CHECK_ARG(table, "dmlops_operator_record_vulkan");
     DM_CHECK_ARG(cmd, "dmlops_operator_record_vulkan");
+    DM_TRY(dm_check_lost(table->op->ctx, "dmlops_operator_record_vulkan"));
     if (!table->bound)
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_operator_record_vulkan: the binding table has no bindings yet "
                        "(call dmlops_binding_table_bind)");
     dm_vk_record(table, cmd);
+    pthread_mutex_lock(&table->op->ctx->lock); /* dmlops_operator_get_info reads the path under it */
     dm_vk_note_path(table);
+    pthread_mutex_unlock(&table->op->ctx->lock);
     return DMLOPS_SUCCESS;
 }

@@ -117,7 +117,7 @@ dmlops_status dm_vk_pipelines_init(dm_vk_device *d, const char *cache_path, dm_v
     if (pthread_mutex_init(&p->lock, NULL) != 0)
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a mutex");
     p->lock_ready = true;
-    if (cache_path && *cache_path && !(p->cache_path = strdup(cache_path)))
+    if (cache_path && *cache_path && !(p->cache_path = dm_strdup(cache_path)))
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     DM_TRY(dm_vk_layouts(d, "creating pipeline layouts", DM_BINDING_COUNT, dm_vk_binding_type, sizeof(dm_vk_push),
                          &p->set_layout, &p->layout));
