@@ -162,7 +162,7 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
                      desc->device ? "dmlops_context_desc.device" : "DMLOPS_DEVICE", params.device);
             backend = DMLOPS_BACKEND_VULKAN;
         } else {
-            snprintf(why, sizeof why, "%s; the first of discrete, integrated, virtual, then CPU devices",
+            snprintf(why, sizeof why, "%s; the first of discrete, integrated, virtual, CPU, then other devices",
                      backend == DMLOPS_BACKEND_AUTO ? "AUTO takes a hardware Vulkan device when there is one"
                      : from_env                     ? "asked for (DMLOPS_BACKEND=vulkan)"
                                                     : "asked for (dmlops_context_desc.backend = DMLOPS_BACKEND_VULKAN)");
