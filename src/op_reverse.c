@@ -152,26 +152,34 @@ DM_INLINE void dm_reverse_rows_along_axis_as(const dm_gather *g, uint8_t *const 
     const bool short_rows = g->rank >= 2 && g->size[g->rank - 1] <= DM_SHORT_ROW_ELEMENTS;
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
-        const uint64_t batch = short_rows ? dm_rows_batch(&r) : 1;
-        if (batch > 1) {
-            dm_reverse_short_rows(g, slot[DM_SLOT_DST] + r.off[DM_SLOT_DST] * es, slot[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] * es,
-                                  slot[DM_SLOT_AUX] + r.off[DM_SLOT_AUX] * g->aux_esize, batch);
+        const uint64_t batch = dm_rows_batch(&r);
+        uint8_t *dst = slot[DM_SLOT_DST] + r.off[DM_SLOT_DST] * es;
+        const uint8_t *src = slot[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] * es;
+        const uint8_t *aux = slot[DM_SLOT_AUX] + r.off[DM_SLOT_AUX] * g->aux_esize;
+        if (short_rows && batch > 1) {
+            dm_reverse_short_rows(g, dst, src, aux, batch);
             dm_rows_skip(&r, batch);
             continue;
         }
-        const int64_t L = (int64_t)dm_read_length(g->aux_dtype, slot[DM_SLOT_AUX] + r.off[DM_SLOT_AUX] * g->aux_esize, g->n);
-        const int64_t c0 = r.c0, c1 = r.c1;
-        uint8_t *dst = slot[DM_SLOT_DST] + r.off[DM_SLOT_DST] * es;
-        const uint8_t *src = slot[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] * es;
-        if (prefetch) dm_prefetch_row(src, pf);
-        if (c0 < L) {
-            int64_t hi = c1 < L ? c1 : L;
-            dm_copy_run(dst + c0 * ds * es, ds, src + (L - 1 - c0) * sa * es, -sa, (uint64_t)(hi - c0), g->esize,
-                        stream);
+        /* Whole rows along the next-to-innermost axis step by that axis's strides, without
+         * the row iterator (13% of a [32, 32] FLOAT32 reverse's time went to it). */
+        const uint32_t d = r.last ? r.last - 1 : 0;
+        const int64_t dst_row = g->stride[DM_SLOT_DST][d] * es, src_row = g->stride[DM_SLOT_SRC][d] * es,
+                      aux_row = g->stride[DM_SLOT_AUX][d] * (int64_t)g->aux_esize;
+        for (uint64_t k = 0; k < batch; k++, dst += dst_row, src += src_row, aux += aux_row) {
+            const int64_t L = (int64_t)dm_read_length(g->aux_dtype, aux, g->n);
+            const int64_t c0 = r.c0, c1 = r.c1;
+            if (prefetch) dm_prefetch_row(src, pf);
+            if (c0 < L) {
+                int64_t hi = c1 < L ? c1 : L;
+                dm_copy_run(dst + c0 * ds * es, ds, src + (L - 1 - c0) * sa * es, -sa, (uint64_t)(hi - c0), g->esize,
+                            stream);
+            }
+            int64_t lo = c0 > L ? c0 : L;
+            if (lo < c1)
+                dm_copy_run(dst + lo * ds * es, ds, src + lo * sa * es, sa, (uint64_t)(c1 - lo), g->esize, stream);
         }
-        int64_t lo = c0 > L ? c0 : L;
-        if (lo < c1)
-            dm_copy_run(dst + lo * ds * es, ds, src + lo * sa * es, sa, (uint64_t)(c1 - lo), g->esize, stream);
+        dm_rows_skip(&r, batch);
     }
     if (stream) dm_stream_fence();
 }
