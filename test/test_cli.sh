@@ -651,12 +651,26 @@ copy1d "$T/ints.json" INT32 4 '{"Name": "in", "DataType": "INT32", "Data": ["010
   {"Name": "out", "DataType": "INT32", "Sizes": [4]}' '{"Resource": "in"}' '{"Resource": "out"}'
 expect "integer strings: \"010\" is ten, \"0x10\" sixteen" 0 "[10, 16, -10, -16]" "$D" run "$T/ints.json" --backend cpu
 expect "-i 08 is eight iterations" 0 "timing, 8 iterations" "$D" run "$T/ints.json" --backend cpu -i 08
-# A binding that cannot size its resource says so, rather than that there is none.
+# Every DirectML rule is the library's to judge (docs/cli.md): where the tool cannot size a
+# resource from its binding, or the binding does not fit a SizeInBytes given, the run stops
+# with the library's own message, as a program would get it.
 copy1d "$T/ovf.json" FLOAT32 4 '{"Name": "in", "DataType": "FLOAT32", "Data": [1, 2, 3, 4]}, {"Name": "out"}' \
     '{"Resource": "in"}' '{"Resource": "out", "Offset": 18446744073709551615}'
-expect "an Offset that passes 2^64 is named" 2 \
-    'its binding $.operators[0].Bindings.OutputTensor cannot size it (Offset 18446744073709551615, 16 bytes' \
+expect "an Offset that passes 2^64: the library's message" 2 \
+    'binding outputs[0] (OutputTensor) offset = 18446744073709551615 is not a multiple of 16' \
     "$D" run "$T/ovf.json" --backend cpu
+copy1d "$T/short.json" FLOAT32 4 '{"Name": "in", "DataType": "FLOAT32", "Data": [1, 2, 3, 4]}, {"Name": "out", "SizeInBytes": 12}' \
+    '{"Resource": "in"}' '{"Resource": "out"}'
+expect "SizeInBytes below the output tensor: the library's message" 2 \
+    'binding outputs[0] (OutputTensor) range [0, 0 + 16) exceeds the buffer size 12' "$D" run "$T/short.json" --backend cpu
+sed 's/"OutputTensor": {"DataType": "FLOAT32", "Sizes": \[4\]}/"OutputTensor": {"DataType": "FLOAT32", "Sizes": [0]}/' \
+    "$T/ovf.json" | sed 's/, "Offset": 18446744073709551615//' >"$T/size0.json"
+expect "an output of size 0: the library's message" 2 'OutputTensor.Sizes[0] = 0 is invalid' \
+    "$D" run "$T/size0.json" --backend cpu
+sed 's/"OutputTensor": {"DataType": "FLOAT32"/"OutputTensor": {"DataType": 99/' "$T/size0.json" |
+    sed 's/"Sizes": \[0\]}/"Sizes": [4]}/' >"$T/dtype99.json"
+expect "a raw DataType 99: the library's message" 2 'OutputTensor.DataType = 99 is not a data type' \
+    "$D" run "$T/dtype99.json" --backend cpu
 sed 's/"Name": "out"}/"Name": "out", "SizeInBytes": 1e16}/; s/, "Offset": 18446744073709551615//' "$T/ovf.json" >"$T/e16.json"
 expect "SizeInBytes 1e16: asks for its digits" 2 "1e16 is 2^53 or more in a float's notation" \
     "$D" run "$T/e16.json" --backend cpu
@@ -666,6 +680,12 @@ if [ -f "$T/od/a/b/out1024.npy" ]; then ok "the output lies in the nested direct
 printf '{' >"$T/broken.json"
 expect "a refused model" 2 "" "$D" run "$T/broken.json" --output-dir "$T/od2"
 if [ ! -e "$T/od2" ]; then ok "leaves no --output-dir behind"; else fail "leaves no --output-dir behind"; fi
+expect "a model the library refuses" 2 "does not exist at feature level 1_0" \
+    "$D" run "$T/w1024.json" --backend cpu --feature-level 1_0 --output-dir "$T/od3/sub"
+if [ ! -e "$T/od3" ]; then ok "leaves no --output-dir behind either"; else fail "leaves no --output-dir behind either"; fi
+# An explicit --backend auto wins over $DMLOPS_BACKEND (AUTO is also the library's "unset").
+expect "--backend auto overrides DMLOPS_BACKEND" 0 '"backend_requested":	"auto"' \
+    env DMLOPS_BACKEND=cpu "$D" info --json --backend auto
 expect "--output-dir naming a file: exit 2 before the run" 2 "--output-dir $T/ints.json: Not a directory" \
     "$D" run "$T/w1024.json" --backend cpu --output-dir "$T/ints.json"
 # DxDispatch's reader takes comments, trailing commas and text after the model (RapidJSON's

@@ -85,8 +85,12 @@ int cli_context_opt(int argc, char **argv, int *i, dmlops_context_desc *desc)
     int r;
     if ((r = cli_opt(argc, argv, i, "--backend", &v)) != 0) {
         if (r < 0) return r;
-        if (!strcasecmp(v, "auto")) desc->backend = DMLOPS_BACKEND_AUTO;
-        else if (!strcasecmp(v, "vulkan")) desc->backend = DMLOPS_BACKEND_VULKAN;
+        if (!strcasecmp(v, "auto")) {
+            /* AUTO is also the library's "no preference", which $DMLOPS_BACKEND would
+             * override: an explicit --backend auto must win over the environment. */
+            desc->backend = DMLOPS_BACKEND_AUTO;
+            unsetenv("DMLOPS_BACKEND");
+        } else if (!strcasecmp(v, "vulkan")) desc->backend = DMLOPS_BACKEND_VULKAN;
         else if (!strcasecmp(v, "cpu")) desc->backend = DMLOPS_BACKEND_CPU;
         else {
             cli_error("dmlops: --backend %s: expected auto, vulkan or cpu\n", v);

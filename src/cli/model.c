@@ -308,35 +308,36 @@ static bool finish_resources(const mctx *j, model *m)
             if (t->present && npy_element_size(t->buf.DataType)) {
                 if (!r->view.type) r->view.type = t->buf.DataType;
                 if (r->view.type == t->buf.DataType && !t->buf.Strides && cmd->bind[op->ntensors - 1].offset == 0) {
-                    r->view.ndim = t->buf.DimensionCount;
-                    for (uint32_t d = 0; d < r->view.ndim; d++) r->view.shape[d] = t->sizes[d];
-                    r->shaped = m_shape_count(&r->view);
+                    /* The writer's shape, unless it does not fit a SizeInBytes given: then
+                     * the resource stays flat and the library judges the binding. */
+                    npy_array v = r->view;
+                    v.ndim = t->buf.DimensionCount;
+                    for (uint32_t d = 0; d < v.ndim; d++) v.shape[d] = t->sizes[d];
+                    if (m_shape_count(&v) && (!r->size || v.count <= r->size / npy_element_size(v.type))) {
+                        r->view = v;
+                        r->shaped = true;
+                    }
                 }
             }
         }
         if (r->size) continue;
         uint64_t need = r->shaped ? r->view.count * npy_element_size(r->view.type) : 0;
-        char q[80], unsized[PATH_LEN] = "";
-        unsigned long long unsized_offset = 0, unsized_bytes = 0;
+        char q[80];
+        bool unsized = false;
         for (size_t c = 0; c < m->ncmds; c++)
             for (uint32_t i = 0; i < m->ops[m->cmds[c].op].ntensors; i++) {
                 const model_binding *b = &m->cmds[c].bind[i];
                 if (b->resource != k) continue;
                 if (b->size && b->offset + b->size >= b->offset) {
                     if (b->offset + b->size > need) need = b->offset + b->size;
-                } else if (!unsized[0]) { /* a tensor whose size overflowed, or an offset past 2^64 */
-                    mpath(unsized, sizeof unsized, "$.operators[%zu].Bindings.%s", (size_t)m->cmds[c].op,
-                          m->ops[m->cmds[c].op].tensor_names[i]);
-                    unsized_offset = b->offset;
-                    unsized_bytes = b->size;
+                } else {
+                    unsized = true; /* a tensor of no known size, or an offset past 2^64 */
                 }
             }
-        if (need == 0 && unsized[0])
-            return mfail(j, r->where,
-                         "resource %s has no data and no SizeInBytes, and its binding %s cannot size it (Offset "
-                         "%llu, %llu bytes: a tensor whose size overflows 64 bits reads 0, and Offset plus the "
-                         "bytes must stay below 2^64)",
-                         json_quote(r->name, q, sizeof q), unsized, unsized_offset, unsized_bytes);
+        /* A binding that cannot size its resource belongs to a tensor the library will
+         * refuse (a size of 0, a data type it does not know, a size past 64 bits) or lies
+         * past 2^64: a token buffer lets the library say so in its own words. */
+        if (need == 0 && unsized) need = 16;
         if (need == 0)
             return mfail(j, r->where, "resource %s has no data, no SizeInBytes and no binding that sizes it",
                          json_quote(r->name, q, sizeof q));

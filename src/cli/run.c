@@ -562,9 +562,10 @@ int cmd_run(int argc, char **argv)
     run_state s = {0};
     bool oom = false;
     if (!model_load(o.model_path, o.output_dir, &s.m, &oom)) return oom ? CLI_FAIL : CLI_USAGE;
-    /* Made once the model is known good, so that a refused one leaves no directory. */
-    int rc = o.output_dir ? make_dirs(o.output_dir, "--output-dir") : CLI_OK;
-    if (rc == CLI_OK) rc = prepare(&s, &o);
+    /* Made once the library has accepted the context, the operators and the buffers, so
+     * that a refused model leaves no directory; still before anything runs. */
+    int rc = prepare(&s, &o);
+    if (rc == CLI_OK && o.output_dir) rc = make_dirs(o.output_dir, "--output-dir");
     if (rc == CLI_OK) rc = s.m.format == MODEL_FORMAT_DMLOPS ? run_dmlops(&s, &o) : run_dxdispatch(&s, &o);
     run_free(&s);
     return rc;
