@@ -305,7 +305,7 @@ gpu-bundle: $(CLI) $(GPU_BUNDLE_TESTS:%=$(B)/test/%)
 	@rm -rf .gpu && mkdir -p .gpu
 	cp $(CLI) $(GPU_BUNDLE_TESTS:%=$(B)/test/%) .gpu/
 	cp -L $$(ldd $(CLI) | awk '/libcjson/ {print $$3}') .gpu/
-	@echo "carry .gpu and .gl, run: sh bench/gpu_run.sh [tests|bench|all] (docs/performance.md)"
+	@echo "carry .gpu and .gl, run: sh bench/gpu_run.sh [bench] [tune] [tests] (default all three; docs/performance.md)"
 
 # ---- install ----------------------------------------------------------------------------
 # The pkg-config and CMake files are generated for the install-time PREFIX and LIBDIR.
