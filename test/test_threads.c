@@ -6,6 +6,7 @@
  * backend executions run concurrently and, on the threaded context below, their chunks
  * interleave in one worker pool. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -185,4 +186,53 @@ done:
     dmlops_context_destroy(ctx);
     free(x);
     free(y);
+}
+
+/* dmlops_context_get_info in one thread while another makes a context's first compute
+ * copy, whose pipeline is created under the pipelines' own lock and counted in
+ * pipeline_count: the count is read without that lock (a race make test-tsan reported,
+ * found by review). On the CPU backend the compute copy is refused and nothing races. */
+typedef struct info_reader {
+    dmlops_context *ctx;
+    atomic_bool stop;
+    unsigned reads;
+} info_reader;
+
+static void *read_info(void *arg)
+{
+    info_reader *r = arg;
+    dmlops_context_info info;
+    while (!atomic_load(&r->stop))
+        if (dmlops_context_get_info(r->ctx, &info) == DMLOPS_SUCCESS) r->reads++;
+    return NULL;
+}
+
+TEST_CTX(context_info_races_no_pipeline_creation)
+{
+    if (!dmt_is_vulkan()) return;
+    enum { BYTES = 4096 };
+    dmlops_context *own = NULL; /* a fresh context: its compute copy pipeline is not made yet */
+    dmlops_context_desc d = {.backend = DMLOPS_BACKEND_VULKAN};
+    REQUIRE_OK(dmlops_context_create(&d, &own));
+    (void)ctx;
+    info_reader r = {.ctx = own};
+    pthread_t t;
+    REQUIRE(pthread_create(&t, NULL, read_info, &r) == 0);
+    dmlops_buffer *a = NULL, *b = NULL;
+    dmlops_command_list *list = NULL;
+    uint8_t data[BYTES], got[BYTES];
+    for (int i = 0; i < BYTES; i++) data[i] = (uint8_t)(i * 7 + 1);
+    if (CHECK_OK(dmlops_buffer_create(own, BYTES, &a)) && CHECK_OK(dmlops_buffer_create(own, BYTES, &b)) &&
+        CHECK_OK(dmlops_buffer_write(a, 0, data, BYTES)) && CHECK_OK(dmlops_command_list_create(own, &list)) &&
+        CHECK_OK(dmlops_command_list_record_compute_copy(list, b, 0, a, 0, BYTES)) &&
+        CHECK_OK(dmlops_command_list_execute(list)) && CHECK_OK(dmlops_buffer_read(b, 0, got, BYTES)))
+        CHECK(memcmp(got, data, BYTES) == 0, "the compute copy moved other bytes");
+    atomic_store(&r.stop, true);
+    pthread_join(t, NULL);
+    dmlops_context_info info;
+    if (CHECK_OK(dmlops_context_get_info(own, &info))) CHECK(info.pipeline_count >= 1, "pipeline_count %u", info.pipeline_count);
+    dmlops_command_list_destroy(list);
+    dmlops_buffer_destroy(a);
+    dmlops_buffer_destroy(b);
+    dmlops_context_destroy(own);
 }

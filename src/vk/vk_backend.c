@@ -15,7 +15,7 @@ static void dm_vk_context_info(dmlops_context *ctx, dmlops_context_info *info)
     const dm_vk_ctx *vk = dm_vk(ctx);
     info->device = vk->dev.info;
     info->debug_message_count = atomic_load(&vk->dev.inst.debug_count);
-    info->pipeline_count = vk->pipes.count;
+    info->pipeline_count = atomic_load(&vk->pipes.count);
 }
 
 static bool dm_vk_lost(const dmlops_context *ctx) { return atomic_load(&dm_vk(ctx)->dev.lost); }

@@ -6,10 +6,12 @@
 #define DM_VK_PIPELINE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "../gather.h"
 #include "kernels.h"
 #include "vk_abi.h"
+
 #include "vk_device.h"
 
 /* The descriptor type of a gather kernel's binding (vk_abi.h): the parameter record is a
@@ -36,7 +38,9 @@ typedef struct dm_vk_pipelines {
     /* by kernel, log2(esize), row-dimension bucket, VARIANT (DM_VARIANT_*), AUX_TYPE
      * (DM_AUX_*), TEXEL, ALIGNED */
     VkPipeline pipelines[DM_KERNEL_COUNT][4][DM_ROW_BUCKETS][DM_VARIANT_COUNT][4][2][2];
-    uint32_t count;
+    /* pipelines made, for dmlops_context_get_info: written under `lock`, read under the
+     * context lock only, hence atomic */
+    _Atomic uint32_t count;
     /* The compute copy (glsl/copy.comp): bindings Dst, Src and Src's texel view; push
      * constants dm_vk_copy_push; a pipeline per TEXEL. */
     VkDescriptorSetLayout copy_set_layout;
