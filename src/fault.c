@@ -1,6 +1,7 @@
 /* Fault injection (fault.h): one armed mode and one counter for the process. */
 #include "fault.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +18,15 @@ void dm_fault_arm(void)
     /* The same value as last time keeps counting, so that a context creation the test
      * retries after an injected failure does not meet the same fault again. */
     static char armed[64];
+    /* Contexts may be created on several threads at once: the last value is shared. */
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     const char *env = getenv("DMLOPS_FAULT_INJECT");
-    if (env && strlen(env) < sizeof armed && !strcmp(env, armed)) return;
+    pthread_mutex_lock(&lock);
+    const bool same = env ? strlen(env) < sizeof armed && !strcmp(env, armed) : armed[0] == '\0';
+    if (same) {
+        pthread_mutex_unlock(&lock);
+        return;
+    }
     snprintf(armed, sizeof armed, "%s", env && strlen(env) < sizeof armed ? env : "");
     dm_fault_mode mode = DM_FAULT_OFF;
     unsigned long at = 0;
@@ -32,6 +40,7 @@ void dm_fault_arm(void)
     atomic_store(&dm_seen, 0);
     atomic_store(&dm_at, at);
     atomic_store(&dm_mode, (int)mode);
+    pthread_mutex_unlock(&lock);
 }
 
 dm_fault_mode dm_fault_armed(void) { return (dm_fault_mode)atomic_load_explicit(&dm_mode, memory_order_relaxed); }
