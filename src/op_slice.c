@@ -82,8 +82,6 @@ static void dm_slice_lower(const dm_op *op, dm_gather *g)
     }
 }
 
-/* Copies the batch of short rows that starts at r's segment (gather.h, dm_rows_batch) and
- * moves r onto its last row; false when the segment starts none. */
 /* A batch of whole rows along the next-to-innermost axis, from r's segment: where its
  * first row starts on each side and how many bytes apart its rows are. */
 typedef struct dm_row_batch {
@@ -101,6 +99,8 @@ DM_INLINE dm_row_batch dm_row_batch_at(const dm_gather *g, uint8_t *const *slot,
                           g->stride[DM_SLOT_DST][d] * es, g->stride[DM_SLOT_SRC][d] * es};
 }
 
+/* Copies the batch of short rows that starts at r's segment (gather.h, dm_rows_batch) and
+ * moves r onto its last row; false when the segment starts none. */
 static bool dm_slice_batch(const dm_gather *g, uint8_t *const *slot, dm_rows *r)
 {
     const uint64_t batch = dm_rows_batch(r);
