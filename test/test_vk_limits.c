@@ -102,6 +102,8 @@ TEST(parameter_records_live_in_bar_memory_where_offered)
     const uint32_t all = 0x1f;
     CHECK(dm_vk_memory_type(&mp, all, DM_VK_MEM_PARAMS, false) == 4, "params on a BAR GPU: type %u",
           dm_vk_memory_type(&mp, all, DM_VK_MEM_PARAMS, false));
+    CHECK(dm_vk_memory_type(&mp, all, DM_VK_MEM_PARAMS_MAPPED, false) == 4, "mapped params on a BAR GPU: type %u",
+          dm_vk_memory_type(&mp, all, DM_VK_MEM_PARAMS_MAPPED, false));
     CHECK(dm_vk_memory_type(&mp, all, DM_VK_MEM_DEVICE, false) == 1, "tensors: type %u",
           dm_vk_memory_type(&mp, all, DM_VK_MEM_DEVICE, false));
     CHECK(dm_vk_memory_type(&mp, all, DM_VK_MEM_HOST, false) == 3, "staging: type %u",
@@ -123,11 +125,14 @@ TEST(parameter_records_live_in_bar_memory_where_offered)
     mp = memory_types(nv, 4);
     CHECK(dm_vk_memory_type(&mp, all, DM_VK_MEM_PARAMS, false) == 1, "params on a GPU without BAR: type %u",
           dm_vk_memory_type(&mp, all, DM_VK_MEM_PARAMS, false));
+    /* Records that must be mapped (a binding table's own) take host memory there. */
+    CHECK(dm_vk_memory_type(&mp, all, DM_VK_MEM_PARAMS_MAPPED, false) == 3, "mapped params without BAR: type %u",
+          dm_vk_memory_type(&mp, all, DM_VK_MEM_PARAMS_MAPPED, false));
     /* Unified memory (lavapipe, integrated GPUs): one host-visible device-local type
      * serves everything, cached where offered. */
     const VkMemoryPropertyFlags igpu[] = {DL, DL | HV, DL | HV | HC};
     mp = memory_types(igpu, 3);
-    for (int use = DM_VK_MEM_DEVICE; use <= DM_VK_MEM_PARAMS; use++)
+    for (int use = DM_VK_MEM_DEVICE; use <= DM_VK_MEM_PARAMS_MAPPED; use++)
         CHECK(dm_vk_memory_type(&mp, 7, (dm_vk_mem)use, true) == 2, "unified memory, use %d: type %u", use,
               dm_vk_memory_type(&mp, 7, (dm_vk_mem)use, true));
 }

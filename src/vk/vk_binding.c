@@ -167,11 +167,7 @@ static dmlops_status dm_vk_table_split(dmlops_binding_table *t, const dm_gather 
     dmlops_status st = dm_vk_plan_segments(&d->lim, g, segs, &t->own_pieces, &params, &t->own_npieces);
     uint64_t bytes = (uint64_t)t->own_npieces * DM_P_WORDS * 4;
     const char *what = "splitting windows at allocation boundaries";
-    if (st == DMLOPS_SUCCESS) st = dm_vk_alloc(d, bytes, DM_VK_MEM_PARAMS, what, &t->own_params);
-    if (st == DMLOPS_SUCCESS && !t->own_params.map) { /* no BAR memory: plain host memory */
-        dm_vk_free(d, &t->own_params);
-        st = dm_vk_alloc(d, bytes, DM_VK_MEM_HOST, what, &t->own_params);
-    }
+    if (st == DMLOPS_SUCCESS) st = dm_vk_alloc(d, bytes, DM_VK_MEM_PARAMS_MAPPED, what, &t->own_params);
     if (st == DMLOPS_SUCCESS && !t->own_params.map)
         st = dm_fail(DMLOPS_ERROR_UNSUPPORTED, "%s: no host-visible memory", what);
     if (st == DMLOPS_SUCCESS) memcpy(t->own_params.map, params, (size_t)bytes);

@@ -34,10 +34,13 @@ uint32_t dm_vk_memory_type(const VkPhysicalDeviceMemoryProperties *mp, uint32_t 
                                 dl = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, cached = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
     /* AMD's device-coherent types are slow and need a feature we do not enable. */
     const VkMemoryPropertyFlags amd = VK_MEMORY_PROPERTY_DEVICE_COHERENT_BIT_AMD | VK_MEMORY_PROPERTY_DEVICE_UNCACHED_BIT_AMD;
-    uint32_t type = UINT32_MAX;
-    if (use == DM_VK_MEM_PARAMS && !uma) type = dm_find_type(mp, bits, hv | dl, 0, amd); /* BAR memory */
-    else if (use == DM_VK_MEM_HOST) type = dm_find_type(mp, bits, hv, cached, amd | (uma ? 0 : dl));
-    else if (uma) type = dm_find_type(mp, bits, hv, cached | dl, amd);
+    const bool params = use == DM_VK_MEM_PARAMS || use == DM_VK_MEM_PARAMS_MAPPED;
+    uint32_t type = params && !uma ? dm_find_type(mp, bits, hv | dl, 0, amd) : UINT32_MAX; /* BAR memory */
+    if (type != UINT32_MAX) return type;
+    if (use == DM_VK_MEM_HOST || use == DM_VK_MEM_PARAMS_MAPPED)
+        type = dm_find_type(mp, bits, hv, cached, amd | (uma ? 0 : dl));
+    else if (uma)
+        type = dm_find_type(mp, bits, hv, cached | dl, amd);
     if (type == UINT32_MAX) type = dm_find_type(mp, bits, dl, 0, amd | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
     return type != UINT32_MAX ? type : dm_find_type(mp, bits, 0, 0, amd);
 }
@@ -61,10 +64,11 @@ dmlops_status dm_vk_alloc(dm_vk_device *d, uint64_t size, dm_vk_mem use, const c
     uint32_t type = dm_vk_memory_type(&d->memprops, req.memoryTypeBits, use, d->lim.uma);
     VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size, .memoryTypeIndex = type};
     VkResult r = d->vkd.AllocateMemory(d->device, &mai, NULL, &m->memory);
-    if (r != VK_SUCCESS && use == DM_VK_MEM_PARAMS) {
+    if (r != VK_SUCCESS && (use == DM_VK_MEM_PARAMS || use == DM_VK_MEM_PARAMS_MAPPED)) {
         /* BAR memory is a small heap on GPUs without resizable BAR: full, the records go
-         * to device-only memory through staging instead. */
-        const uint32_t plain = dm_vk_memory_type(&d->memprops, req.memoryTypeBits, DM_VK_MEM_DEVICE, d->lim.uma);
+         * to device-only memory through staging instead, or to host memory. */
+        const dm_vk_mem other = use == DM_VK_MEM_PARAMS ? DM_VK_MEM_DEVICE : DM_VK_MEM_HOST;
+        const uint32_t plain = dm_vk_memory_type(&d->memprops, req.memoryTypeBits, other, d->lim.uma);
         if (plain != type) {
             mai.memoryTypeIndex = type = plain;
             r = d->vkd.AllocateMemory(d->device, &mai, NULL, &m->memory);

@@ -26,6 +26,10 @@ typedef enum dm_vk_mem {
      * device-local and host-visible where a type is both (a discrete GPU's BAR), so
      * they are written through the mapping with no staging submission; else as DEVICE */
     DM_VK_MEM_PARAMS,
+    /* parameter records the host writes through a mapping whatever the device (a
+     * binding table's own, made without the context lock): BAR memory where offered,
+     * else as HOST */
+    DM_VK_MEM_PARAMS_MAPPED,
 } dm_vk_mem;
 
 /* The memory type an allocation for `use` takes among those in `bits`, on a device with
@@ -34,8 +38,8 @@ typedef enum dm_vk_mem {
 uint32_t dm_vk_memory_type(const VkPhysicalDeviceMemoryProperties *mp, uint32_t bits, dm_vk_mem use, bool uma);
 
 /* A VkBuffer of size bytes with storage, transfer and texel usage, bound to its own
- * memory of the type dm_vk_memory_type picks (PARAMS falls back to DEVICE when its BAR
- * heap is full), mapped where coherent. `what` names the caller's operation in messages. */
+ * memory of the type dm_vk_memory_type picks (PARAMS falls back to DEVICE, and
+ * PARAMS_MAPPED to HOST, when the BAR heap is full), mapped where coherent. `what` names the caller's operation in messages. */
 dmlops_status dm_vk_alloc(dm_vk_device *d, uint64_t size, dm_vk_mem use, const char *what, dm_vk_memory *m);
 void dm_vk_free(const dm_vk_device *d, dm_vk_memory *m);
 
