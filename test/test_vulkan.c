@@ -174,15 +174,19 @@ static void lengths_up_to_axis(uint8_t *const *data, const uint64_t *sizes, dmt_
  * a length per column) with 96-byte windows: the flat walk's output pieces meet sources in
  * other windows, so its chunks are refused and go element by element after a batch of
  * runs (flat_lanes). No other suite reaches that pass: leaving it out failed only this. */
-/* REVERSE of FLOAT32 [T, C] along T for each shape, lengths from fix (user: &T), checked
+/* REVERSE of `type` [T, C] along T for each shape, lengths from fix (user: &T), checked
  * against the CPU, on the kernel path in at most max_dispatches dispatches. */
-static void reverse_outer_rows_match_cpu(dmlops_context *vk, const uint32_t (*shapes)[2], size_t n, uint64_t seed,
-                                         vkt_fixup fix, uint32_t max_dispatches)
+static void reverse_outer_rows_match_cpu(dmlops_context *vk, DML_TENSOR_DATA_TYPE type, const uint32_t (*shapes)[2],
+                                         size_t n, uint64_t seed, vkt_fixup fix, uint32_t max_dispatches)
 {
     for (size_t i = 0; i < n; i++) {
         dmt_reverse rev;
-        dmt_reverse_init(&rev, DML_TENSOR_DATA_TYPE_FLOAT32, 2, shapes[i], 0, DML_TENSOR_DATA_TYPE_UINT32, NULL);
-        const uint64_t bytes = (uint64_t)shapes[i][0] * shapes[i][1] * 4;
+        dmt_reverse_init(&rev, type, 2, shapes[i], 0, DML_TENSOR_DATA_TYPE_UINT32, NULL);
+        const uint32_t esize = type == DML_TENSOR_DATA_TYPE_UINT8    ? 1
+                               : type == DML_TENSOR_DATA_TYPE_FLOAT16 ? 2
+                               : type == DML_TENSOR_DATA_TYPE_FLOAT64 ? 8
+                                                                      : 4;
+        const uint64_t bytes = ((uint64_t)shapes[i][0] * shapes[i][1] * esize + 3) & ~3ull; /* DML's rounding */
         const uint64_t sizes[3] = {bytes, (uint64_t)shapes[i][1] * 4, bytes};
         dmlops_operator_info info;
         if (vkt_same_as_cpu(vk, &rev.desc, 2, sizes, seed + i, &info, fix, &shapes[i][0]))
@@ -197,7 +201,7 @@ TEST(flat_walk_refused_chunks_match_cpu)
     dmlops_context *vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 96, 0);
     if (!vk) return;
     static const uint32_t shapes[][2] = {{200, 3}, {333, 5}, {64, 2}, {150, 7}};
-    reverse_outer_rows_match_cpu(vk, shapes, sizeof shapes / sizeof shapes[0], 0xF1A7, lengths_up_to_axis, UINT32_MAX);
+    reverse_outer_rows_match_cpu(vk, DML_TENSOR_DATA_TYPE_FLOAT32, shapes, sizeof shapes / sizeof shapes[0], 0xF1A7, lengths_up_to_axis, UINT32_MAX);
     vkt_done(vk);
 }
 
@@ -221,8 +225,41 @@ TEST(flat_walk_refused_chunks_of_many_runs_match_cpu)
      * the bound below). Split into single rows it needed 140000 pieces, past the 65536 a
      * plan may hold. */
     static const uint32_t shapes[][2] = {{12000, 3}, {9000, 5}, {20000, 2}, {6000, 7}, {70000, 2}};
-    reverse_outer_rows_match_cpu(vk, shapes, sizeof shapes / sizeof shapes[0], 0xBA7C, lengths_whole_and_any, 64);
+    reverse_outer_rows_match_cpu(vk, DML_TENSOR_DATA_TYPE_FLOAT32, shapes, sizeof shapes / sizeof shapes[0], 0xBA7C, lengths_whole_and_any, 64);
     vkt_done(vk);
+}
+
+/* Lengths for [T, C] along axis 0 in runs of 16 columns, so that a 16-byte chunk of any
+ * type shares one length and moves as one vector (fetch_vec in glsl/reverse.comp), with
+ * one column of every third run a row shorter, so that its chunk must not. */
+static void lengths_in_column_runs(uint8_t *const *data, const uint64_t *sizes, dmt_rng *r, const void *user)
+{
+    const uint32_t T = *(const uint32_t *)user;
+    uint32_t L = 0;
+    for (uint64_t j = 0; j < sizes[1] / 4; j++) {
+        if (j % 16 == 0) L = (uint32_t)(dmt_next(r) % (T + 1ull));
+        const uint32_t v = j / 16 % 3 == 2 && j % 16 == 7 ? (L ? L - 1 : 1) : L;
+        memcpy(data[1] + 16 + j * 4, &v, 4);
+    }
+}
+
+/* REVERSE across contiguous rows with a length per column ([T, C] along T), for 1- to
+ * 8-byte types, on the general path's vector fetch: whole and broken runs of equal
+ * lengths, rows that are not whole chunks, and 4 KiB windows, where a chunk's source row
+ * can lie in another dispatch's window. Seen failing with the run check taken out. */
+TEST(reverse_outer_length_runs_match_cpu)
+{
+    static const DML_TENSOR_DATA_TYPE types[] = {DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_FLOAT16,
+                                                 DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT64};
+    static const uint32_t shapes[][2] = {{37, 16 * 13 + 5}, {16, 1024}, {3, 4096 + 48}};
+    for (int windowed = 0; windowed < 2; windowed++) {
+        dmlops_context *vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, windowed ? 4096 : 0, 0);
+        if (!vk) return;
+        for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+            reverse_outer_rows_match_cpu(vk, types[t], shapes, sizeof shapes / sizeof shapes[0], 0x5E9 + t * 16,
+                                         lengths_in_column_runs, UINT32_MAX);
+        vkt_done(vk);
+    }
 }
 
 /* INT64 indices in [0, depth] (depth itself: a row of OffValues) over all of binding 0. */
