@@ -31,7 +31,7 @@ static uint64_t dm_env_number(const char *name, uint64_t lo, uint64_t hi, uint64
 static bool dm_pow2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 /* Adds name="value" to p->env_rejected when variable name is set (an empty value counts
- * as unset) but was not understood; the value is cut to 12 characters, so that all six
+ * as unset) but was not understood; the value is cut to 12 characters, so that all seven
  * variables fit the context's note. */
 static void dm_env_reject(dm_vk_params *p, const char *name, bool understood)
 {
@@ -48,6 +48,8 @@ void dm_env_vk_tuning(dm_vk_params *p)
     p->cpu_tuning = tuning && !strcasecmp(tuning, "gpu") ? 0 : tuning && !strcasecmp(tuning, "cpu") ? 1 : -1;
     const uint64_t lanes = dm_env_number("DMLOPS_VK_LANES", 1, 64, 0);
     p->lanes = dm_pow2(lanes) ? (uint32_t)lanes : 0;
+    const uint64_t run = dm_env_number("DMLOPS_VK_RUN", 1, 32, 0);
+    p->run = dm_pow2(run) ? (uint32_t)run : 0;
     p->grid_cap = (uint32_t)dm_env_number("DMLOPS_VK_GRID", 1, 1u << 20, 0);
     const uint64_t wg = dm_env_number("DMLOPS_VK_WORKGROUP", 1, 1024, 0);
     p->workgroup = dm_pow2(wg) ? (uint32_t)wg : 0;
@@ -57,6 +59,7 @@ void dm_env_vk_tuning(dm_vk_params *p)
     dm_env_reject(p, "DMLOPS_VK_TUNING", p->cpu_tuning >= 0);
     dm_env_reject(p, "DMLOPS_VK_TEXEL", p->texel >= 0);
     dm_env_reject(p, "DMLOPS_VK_LANES", p->lanes != 0);
+    dm_env_reject(p, "DMLOPS_VK_RUN", p->run != 0);
     dm_env_reject(p, "DMLOPS_VK_GRID", p->grid_cap != 0);
     dm_env_reject(p, "DMLOPS_VK_WORKGROUP", p->workgroup != 0);
     dm_env_reject(p, "DMLOPS_VK_COPY_MIN", p->copy_min_bytes >= 0);

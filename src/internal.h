@@ -148,18 +148,19 @@ typedef struct dm_vk_params {
     int texel;                        /* DMLOPS_VK_TEXEL: -1 by device class, 0 off, 1 on */
     int cpu_tuning;                   /* DMLOPS_VK_TUNING: -1 by device type, 0 GPU, 1 CPU */
     uint32_t lanes;                   /* DMLOPS_VK_LANES: 0, else a power of two up to 64 */
+    uint32_t run;                     /* DMLOPS_VK_RUN: 0, else a power of two up to 32 */
     uint32_t grid_cap;                /* DMLOPS_VK_GRID: 0, else workgroups per dispatch */
     uint32_t workgroup;               /* DMLOPS_VK_WORKGROUP: 0, else a power of two up to 1024 */
     int64_t copy_min_bytes;           /* DMLOPS_VK_COPY_MIN: -1, else the copy-region threshold */
     /* Variables set to a value not understood, as `NAME="value", ...` for the note. */
-    char env_rejected[240];
+    char env_rejected[280];
 } dm_vk_params;
 dmlops_status dm_vk_context_init(dmlops_context *ctx, const dm_vk_params *params);
 /* Reads the Vulkan tuning variables into p (docs/api.md, "Environment"): DMLOPS_VK_TEXEL
  * "0" / "1" forces the kernels' texel path off or on; DMLOPS_VK_TUNING "gpu" / "cpu"
  * tunes for that device class whatever the device's type, so that one device can run
- * both classes' kernels (the tests do); DMLOPS_VK_LANES (1 to 64), DMLOPS_VK_GRID (1 to
- * 2^20 workgroups), DMLOPS_VK_WORKGROUP (1 to 1024 invocations, a power of two; above
+ * both classes' kernels (the tests do); DMLOPS_VK_LANES (1 to 64), DMLOPS_VK_RUN (1 to 32
+ * chunks a unit, a power of two), DMLOPS_VK_GRID (1 to 2^20 workgroups), DMLOPS_VK_WORKGROUP (1 to 1024 invocations, a power of two; above
  * the device's maxComputeWorkGroupInvocations it is ignored) and DMLOPS_VK_COPY_MIN
  * (0 to 2^40 bytes: the shortest contiguous run that becomes a copy region) set those
  * values, for measurements and tuning without a rebuild. Anything else, or unset,

@@ -342,6 +342,118 @@ TEST(column_major_short_rows_plan_few_pieces)
     vkt_done(vk);
 }
 
+/* INT64 indices from -(depth + 2) to depth + 2: negative ones count from the end, and
+ * those outside [-depth, depth) give a row of OffValues. */
+static void indices_around_depth(uint8_t *const *data, const uint64_t *sizes, dmt_rng *r, const void *user)
+{
+    const int64_t depth = *(const uint32_t *)user;
+    for (uint64_t i = 0; i + 8 <= sizes[0]; i += 8) {
+        const int64_t v = (int64_t)(dmt_next(r) % (uint64_t)(2 * depth + 5)) - (depth + 2);
+        memcpy(data[0] + 16 + i, &v, 8);
+    }
+}
+
+/* INT64 lengths in [0, C + 1] for REVERSE of [R, C] along axis 1, one per row. */
+static void lengths_per_row(uint8_t *const *data, const uint64_t *sizes, dmt_rng *r, const void *user)
+{
+    fill_up_to(data[1], sizes[1], 8, *(const uint32_t *)user + 1, false, r);
+}
+
+/* Case `op` (0 SLICE1 step 1, 1 SLICE1 step -1, 2 REVERSE along the rows, 3 ONE_HOT along
+ * the rows) of `type` with output rows of `cols` elements, run against the CPU. */
+static void long_rows_case(dmlops_context *vk, int op, DML_TENSOR_DATA_TYPE type, uint32_t rows, uint32_t cols,
+                           uint64_t seed)
+{
+    gcase c;
+    memset(&c, 0, sizeof c);
+    const uint32_t wide[2] = {rows, cols + 5}, out[2] = {rows, cols}, col[2] = {rows, 1}, pair[2] = {1, 2};
+    vkt_fixup fix = NULL;
+    if (op < 2) {
+        dmt_tensor_init(&c.t[0], type, 2, wide, NULL, 0);
+        dmt_tensor_init(&c.t[1], type, 2, out, NULL, 0);
+        c.off[1] = 3; /* sources off 16-byte boundaries */
+        c.win[0] = rows;
+        c.win[1] = cols;
+        c.step[0] = 1;
+        c.step[1] = op ? -1 : 1;
+        c.slice = (DML_SLICE1_OPERATOR_DESC){&c.t[0].desc, &c.t[1].desc, 2, c.off, c.win, c.step};
+        c.desc = (DML_OPERATOR_DESC){DML_OPERATOR_SLICE1, &c.slice};
+        c.nin = 1;
+    } else if (op == 2) {
+        dmt_tensor_init(&c.t[0], type, 2, out, NULL, 0);
+        dmt_tensor_init(&c.t[1], DML_TENSOR_DATA_TYPE_INT64, 2, col, NULL, 0);
+        dmt_tensor_init(&c.t[2], type, 2, out, NULL, 0);
+        c.rev = (DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC){&c.t[0].desc, &c.t[1].desc, &c.t[2].desc, 1};
+        c.desc = (DML_OPERATOR_DESC){DML_OPERATOR_REVERSE_SUBSEQUENCES, &c.rev};
+        c.nin = 2;
+        fix = lengths_per_row;
+    } else {
+        dmt_tensor_init(&c.t[0], DML_TENSOR_DATA_TYPE_INT64, 2, col, NULL, 0);
+        dmt_tensor_init(&c.t[1], type, 2, pair, NULL, 0);
+        dmt_tensor_init(&c.t[2], type, 2, out, NULL, 0);
+        c.hot = (DML_ONE_HOT_OPERATOR_DESC){&c.t[0].desc, &c.t[1].desc, &c.t[2].desc, 1};
+        c.desc = (DML_OPERATOR_DESC){DML_OPERATOR_ONE_HOT, &c.hot};
+        c.nin = 2;
+        fix = indices_around_depth;
+    }
+    few_dispatches_as_cpu(vk, &c, seed, fix, &cols, UINT32_MAX);
+}
+
+/* Output rows of 1 KiB and more (and one just below) on the fast paths along the rows,
+ * under the device's own tuning and each device class's, on the default grid and on
+ * grids of 1 and 3 workgroups (units that walk the grid several times): GPUs give those
+ * rows runs of 8 chunks shared by 32 lanes (dm_vk_unit_shape), which lavapipe runs only
+ * when told it is a GPU. Seen failing with the lanes' chunks misplaced when RUN is 8. */
+TEST(long_rows_match_cpu_under_each_tuning)
+{
+    static const struct {
+        DML_TENSOR_DATA_TYPE type;
+        uint32_t rows, cols;
+    } shapes[] = {{DML_TENSOR_DATA_TYPE_UINT8, 37, 1024}, {DML_TENSOR_DATA_TYPE_FLOAT16, 30, 1000},
+                  {DML_TENSOR_DATA_TYPE_FLOAT32, 5, 4096}, {DML_TENSOR_DATA_TYPE_FLOAT64, 9, 520},
+                  {DML_TENSOR_DATA_TYPE_FLOAT32, 3, 255},  {DML_TENSOR_DATA_TYPE_UINT8, 1, 65536 + 48}};
+    static const char *const tunings[] = {NULL, "gpu", "cpu"};
+    static const uint32_t grids[] = {0, 1, 3};
+    for (size_t t = 0; t < 3; t++)
+        for (size_t g = 0; g < 3; g++) {
+            dmt_env tuning;
+            dmt_env_set(&tuning, "DMLOPS_VK_TUNING", tunings[t]);
+            dmlops_context *vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 0, grids[g]);
+            dmt_env_restore(&tuning);
+            if (!vk) return;
+            for (int op = 0; op < 4; op++)
+                for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+                    long_rows_case(vk, op, shapes[i].type, shapes[i].rows, shapes[i].cols,
+                                   0x10C0 + t * 1024 + g * 256 + (uint64_t)op * 16 + i);
+            vkt_done(vk);
+        }
+}
+
+/* DMLOPS_VK_RUN: a power of two up to 32 is named in the note (and results stay the
+ * CPU's), anything else is named as not understood. */
+TEST(environment_sets_the_kernels_run)
+{
+    static const struct {
+        const char *value, *note;
+    } runs[] = {{"8", "tuning from the environment: runs of 8 chunks"},
+                {"1", "tuning from the environment: runs of 1 chunk"},
+                {"3", "ignored, not understood (docs/api.md): DMLOPS_VK_RUN=\"3\""},
+                {"64", "ignored, not understood (docs/api.md): DMLOPS_VK_RUN=\"64\""},
+                {"0", "ignored, not understood (docs/api.md): DMLOPS_VK_RUN=\"0\""}};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        dmt_env run;
+        dmt_env_set(&run, "DMLOPS_VK_RUN", runs[i].value);
+        dmlops_context *vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 0, 0);
+        dmt_env_restore(&run);
+        if (!vk) return;
+        dmlops_context_info ci;
+        if (CHECK_OK(dmlops_context_get_info(vk, &ci)))
+            CHECK(strstr(ci.note, runs[i].note) != NULL, "DMLOPS_VK_RUN=%s: note \"%s\"", runs[i].value, ci.note);
+        for (int op = 0; op < 4; op++) long_rows_case(vk, op, DML_TENSOR_DATA_TYPE_FLOAT16, 7, 1000, 0x5E0 + i * 4 + (uint64_t)op);
+        vkt_done(vk);
+    }
+}
+
 TEST(vulkan_matches_cpu_with_tiny_dispatch_grids)
 {
     /* At most 1 x 1 workgroups per dispatch: every piece needs many dispatches. */

@@ -65,6 +65,7 @@ void dm_vk_tuning_note(const dmlops_context *ctx, const dm_vk_params *p, char *b
     if (p->texel > 0 && !lim->texel) DM_NOTE_ADD(" (not taken: the device's texel buffers cannot hold the kernels' views)");
     if (p->lanes) DM_NOTE_ADD(", lanes %u", p->lanes);
     if (p->lanes && lim->lanes != p->lanes) DM_NOTE_ADD(" (not taken: above the workgroup of %u)", lim->workgroup);
+    if (p->run) DM_NOTE_ADD(", runs of %u chunk%s", p->run, p->run > 1 ? "s" : "");
     if (p->grid_cap) DM_NOTE_ADD(", grid %u workgroups", p->grid_cap);
     if (p->workgroup) DM_NOTE_ADD(", workgroup %u", p->workgroup);
     if (p->workgroup && lim->workgroup != p->workgroup)

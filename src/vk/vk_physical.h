@@ -24,6 +24,7 @@ typedef struct dm_vk_limits {
     uint32_t flags;          /* the context's DMLOPS_CONTEXT_FLAG_*: KERNELS_ONLY, PREFER_COPY */
     bool texel;              /* kernels move 16-byte vectors through texel buffers (TEXEL) */
     bool cpu_tuning;         /* tuned for a CPU device (lavapipe), else for a GPU */
+    bool wide_rows;          /* long rows on some fast paths take wider units (dm_vk_unit_shape) */
 } dm_vk_limits;
 
 /* vk_properties.c */

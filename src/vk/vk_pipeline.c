@@ -8,6 +8,7 @@
 #include "kernels.h"
 #include "vk_abi.h"
 #include "vk_pipeline.h"
+#include "vk_plan.h"
 #include "../fault.h"
 
 #define DM_CACHE_MAGIC 0x434c4d44u /* "DMLC" */
@@ -141,7 +142,7 @@ void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p)
 {
     dm_cache_save(d, p);
     /* Every slot of the many-dimensional table, in memory order. */
-    VkPipeline *all = &p->pipelines[0][0][0][0][0][0][0];
+    VkPipeline *all = &p->pipelines[0][0][0][0][0][0][0][0];
     for (size_t i = 0; i < sizeof p->pipelines / sizeof *all; i++)
         if (all[i]) d->vkd.DestroyPipeline(d->device, all[i], NULL);
     for (int t = 0; t < 2; t++)
@@ -190,7 +191,10 @@ static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, co
     const uint32_t variant = fast ? dm_kernel_variant(g, texel) : DM_VARIANT_GENERAL;
     const uint32_t aux_type = dm_kernel_aux_type(g);
     const bool aligned = dm_kernel_src_aligned(g, variant);
-    VkPipeline *slot = &p->pipelines[g->kernel][e][r][variant][aux_type][texel][aligned];
+    uint32_t run, lanes;
+    dm_vk_unit_shape(&d->lim, g, variant, &run, &lanes);
+    const bool wide = run != d->lim.run || lanes != d->lim.lanes;
+    VkPipeline *slot = &p->pipelines[g->kernel][e][r][variant][aux_type][texel][aligned][wide];
     if (!*slot) {
         const dm_spirv *code = &dm_kernels[g->kernel][r][variant][texel];
         if (!code->code)
@@ -199,9 +203,9 @@ static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, co
         uint32_t spec[DM_SPEC_COUNT] = {0};
         spec[DM_SPEC_WORKGROUP] = d->lim.workgroup;
         spec[DM_SPEC_ESIZE] = g->esize;
-        spec[DM_SPEC_RUN] = d->lim.run;
+        spec[DM_SPEC_RUN] = run;
         spec[DM_SPEC_AUX_TYPE] = aux_type;
-        spec[DM_SPEC_LANES] = d->lim.lanes;
+        spec[DM_SPEC_LANES] = lanes;
         spec[DM_SPEC_ALIGNED] = aligned;
         VkSpecializationMapEntry entries[DM_SPEC_COUNT];
         for (uint32_t i = 0; i < DM_SPEC_COUNT; i++) entries[i] = (VkSpecializationMapEntry){i, i * 4, 4};

@@ -36,8 +36,8 @@ typedef struct dm_vk_pipelines {
     VkPipelineCache cache;
     char *cache_path;
     /* by kernel, log2(esize), row-dimension bucket, VARIANT (DM_VARIANT_*), AUX_TYPE
-     * (DM_AUX_*), TEXEL, ALIGNED */
-    VkPipeline pipelines[DM_KERNEL_COUNT][4][DM_ROW_BUCKETS][DM_VARIANT_COUNT][4][2][2];
+     * (DM_AUX_*), TEXEL, ALIGNED, and whether dm_vk_unit_shape widened its units */
+    VkPipeline pipelines[DM_KERNEL_COUNT][4][DM_ROW_BUCKETS][DM_VARIANT_COUNT][4][2][2][2];
     /* pipelines made, for dmlops_context_get_info: written under `lock`, read under the
      * context lock only, hence atomic */
     _Atomic uint32_t count;

@@ -170,6 +170,17 @@ static void dm_fill_params(const dm_gather *g, const dm_box *b, const dm_vk_piec
             w[base_word[s]] = (uint32_t)((uint64_t)origin[s] * dm_slot_esize(g, s) - p->span[s].lo);
 }
 
+void dm_vk_unit_shape(const dm_vk_limits *lim, const dm_gather *g, uint32_t variant, uint32_t *run, uint32_t *lanes)
+{
+    *run = lim->run;
+    *lanes = lim->lanes;
+    if (!lim->wide_rows || g->rank == 0) return;
+    if (variant != DM_VARIANT_STREAM && variant != DM_VARIANT_ALONG) return;
+    if ((uint64_t)g->size[g->rank - 1] * g->esize < 1024) return;
+    *run = 8;
+    *lanes = lim->workgroup < 32 ? lim->workgroup : 32;
+}
+
 /* Splits the gather's output box until every piece's windows fit a binding (and, with
  * `segs`, lie inside one segment of their buffer) and its units fit 32 bits. */
 /* The most bytes a piece's slot may span: room for the aligned-down start and the word
@@ -181,6 +192,8 @@ static dmlops_status dm_split(const dm_vk_limits *lim, const dm_gather *g, const
 {
     const uint64_t limit = dm_window_limit(lim);
     const bool flat = lim->run <= 32 && dm_kernel_flat(g, lim->texel);
+    uint32_t run, lanes;
+    dm_vk_unit_shape(lim, g, dm_kernel_variant(g, lim->texel), &run, &lanes);
     dm_box *stack = dm_malloc(64 * DM_MAX_RANK * sizeof *stack);
     uint32_t top = 0;
     if (!stack) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory planning an operator");
@@ -216,7 +229,7 @@ static dmlops_status dm_split(const dm_vk_limits *lim, const dm_gather *g, const
         }
         if (st != DMLOPS_SUCCESS) break;
         if (split < 0) {
-            p.runs = p.units / per_row * ((per_row + lim->run - 1) / lim->run);
+            p.runs = p.units / per_row * ((per_row + run - 1) / run);
             uint32_t *record = dm_push_piece(set, &p);
             if (!record) {
                 st = set->n == DM_MAX_PIECES ? DMLOPS_ERROR_UNSUPPORTED : DMLOPS_ERROR_OUT_OF_HOST_MEMORY;

@@ -39,6 +39,18 @@ typedef struct dm_vk_segments {
     uint64_t seg_size[DM_SLOT_COUNT];
 } dm_vk_segments;
 
+/* The RUN and LANES a kernel pipeline for g is specialised with under `variant` (the
+ * device's, except below), and that the planner sizes its grid by. On GPUs (wide_rows)
+ * output rows of 1 KiB or more on the fast path along the rows (SLICE1's STREAM,
+ * REVERSE's and ONE_HOT's ALONG) take runs of 8 chunks shared by 32 lanes, neighbouring
+ * lanes on neighbouring chunks (gather_main.glsl). Measured on the NVIDIA H200 (64 MiB,
+ * x the compute copy, one run each against three of the defaults, every type): ONE_HOT
+ * depth 1024 0.40-0.58 -> 0.73-0.82, REVERSE along rows 0.58-0.80 -> 0.67-0.86, SLICE1
+ * stride -1 0.74-0.95 -> 0.86-0.93, stride 1 unchanged; the other paths lost that way
+ * (SLICE1 step 2 0.65-0.78 -> 0.61-0.66; ONE_HOT depth 16 and REVERSE across rows with a
+ * length per column 2-4x slower), so they keep one chunk per invocation. */
+void dm_vk_unit_shape(const dm_vk_limits *lim, const dm_gather *g, uint32_t variant, uint32_t *run, uint32_t *lanes);
+
 /* Plans a collapsed gather. On failure nothing is left to free. */
 dmlops_status dm_vk_plan_gather(const dm_vk_limits *lim, const dm_gather *g, dm_vk_plan *plan);
 /* Pieces whose windows also stay inside the segments of `segs`, and their parameter

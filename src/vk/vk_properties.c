@@ -166,7 +166,7 @@ void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *param
     const bool cpu = params->cpu_tuning < 0 ? info->type == DMLOPS_DEVICE_TYPE_CPU : params->cpu_tuning > 0;
     lim->cpu_tuning = cpu;
     lim->grid_cap = params->grid_cap ? params->grid_cap : cpu ? 128 : 8192;
-    lim->run = cpu ? 32 : 1;
+    lim->run = params->run ? params->run : cpu ? 32 : 1;
     lim->workgroup = params->workgroup && params->workgroup <= info->max_compute_work_group_invocations
                          ? params->workgroup
                          : cpu ? 32 : DM_VK_WORKGROUP;
@@ -180,6 +180,9 @@ void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *param
     uint32_t lanes = 1;
     while (cpu && lanes * 2 <= info->subgroup_size && lanes * 2 <= lim->workgroup) lanes *= 2;
     lim->lanes = params->lanes && params->lanes <= lim->workgroup ? params->lanes : lanes;
+    /* GPUs also shape units per kernel (dm_vk_unit_shape), unless the environment sets
+     * the run or the lanes for every kernel. */
+    lim->wide_rows = !cpu && !params->run && !params->lanes;
     lim->max_alloc = info->max_memory_allocation_size ? info->max_memory_allocation_size : UINT64_MAX;
     if (info->max_buffer_size) lim->max_alloc = dm_min_u64(lim->max_alloc, info->max_buffer_size);
     /* Segments are a multiple of 256 bytes, so every binding alignment divides their
