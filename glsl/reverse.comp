@@ -41,8 +41,10 @@ bool fetch_vec(uint sb, uint ab, uint row_axis, uint j0, out uvec4 v)
         // length per column), a chunk whose n lengths agree comes from one source row,
         // one vector where that row is contiguous. Element by element, [16, C] along
         // axis 0 ran at 0.20x (UINT8) to 0.48x (FLOAT64) of the compute copy on the H200;
-        // this way at 0.30x to 1.03x (64 MiB, docs/performance.md).
-        if (g_axis == g_last || g_src_step != ESIZE) return false;
+        // this way at 0.30x to 1.03x (64 MiB, docs/performance.md). CPU devices (LANES > 1:
+        // lanes in lock-step) skip it: on lavapipe lengths differing from column to column
+        // ran 10-17% slower with the check, equal ones FLOAT16 and FLOAT32 no faster.
+        if (LANES > 1u || g_axis == g_last || g_src_step != ESIZE) return false;
         const uint L = read_length(ab + j0 * g_aux_step, g_n);
         for (uint e = 1u; e < n; e++)
             if (read_length(ab + (j0 + e) * g_aux_step, g_n) != L) return false;

@@ -244,16 +244,21 @@ static void lengths_in_column_runs(uint8_t *const *data, const uint64_t *sizes, 
 }
 
 /* REVERSE across contiguous rows with a length per column ([T, C] along T), for 1- to
- * 8-byte types, on the general path's vector fetch: whole and broken runs of equal
- * lengths, rows that are not whole chunks, and 4 KiB windows, where a chunk's source row
- * can lie in another dispatch's window. Seen failing with the run check taken out. */
+ * 8-byte types, on the general path's vector fetch (GPUs only: the GPU tuning runs it on
+ * lavapipe): whole and broken runs of equal lengths, rows that are not whole chunks, and
+ * 4 KiB windows, where a chunk's source row can lie in another dispatch's window. Seen
+ * failing with the run check taken out. */
 TEST(reverse_outer_length_runs_match_cpu)
 {
     static const DML_TENSOR_DATA_TYPE types[] = {DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_FLOAT16,
                                                  DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT64};
     static const uint32_t shapes[][2] = {{37, 16 * 13 + 5}, {16, 1024}, {3, 4096 + 48}};
-    for (int windowed = 0; windowed < 2; windowed++) {
+    for (int run = 0; run < 4; run++) {
+        const int windowed = run & 1;
+        dmt_env tuning;
+        dmt_env_set(&tuning, "DMLOPS_VK_TUNING", run < 2 ? NULL : "gpu");
         dmlops_context *vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, windowed ? 4096 : 0, 0);
+        dmt_env_restore(&tuning);
         if (!vk) return;
         for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
             reverse_outer_rows_match_cpu(vk, types[t], shapes, sizeof shapes / sizeof shapes[0], 0x5E9 + t * 16,
