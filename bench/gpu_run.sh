@@ -11,6 +11,7 @@
 #   tests  the Vulkan suites on the GPU (TESTS: which), each under a time limit -> tests.txt
 #   bench  dmlops bench --backend vulkan --large --report -> bench.txt, report/
 #   tune   the 256 MiB cases again under each DMLOPS_VK_* setting below -> tune.txt
+#   ab     two builds or settings (AB_A, AB_B) in alternating rounds -> ab.txt (see below)
 # Always writes info.txt (the GPU and `dmlops info`). At most 8 files come back from $OUT:
 # these four, report/performance.md (with the device's section added) and
 # report/bench/<device>.csv and .svg. Variables: BENCH_FILTER keeps the bench cases whose
@@ -72,7 +73,22 @@ for step in "$@"; do
                 --no-scaling >>"$OUT/tune.txt" 2>&1 || rc=1
         done
         ;;
-    *) echo "gpu_run.sh: unknown step '$step' (tests, bench, tune)" >&2; exit 2 ;;
+    ab)
+        # Two builds or settings in alternating rounds over the same cases, for a change
+        # under 10-30% that one run cannot tell from the GPU's noise: AB_A and AB_B are the
+        # commands (default .gpu/dmlops; e.g. AB_B=".gpu/dmlops_old" from a second build,
+        # or AB_B="env DMLOPS_VK_RUN=1 .gpu/dmlops"), AB_FILTER the cases ("64 MiB"),
+        # AB_ROUNDS the rounds (2) -> ab.txt; here, bench/ab_table.py ab.txt tabulates it.
+        for i in $(seq "${AB_ROUNDS:-2}"); do
+            for side in A B; do
+                eval "cmd=\${AB_$side:-.gpu/dmlops}"
+                echo "== $side: $cmd (round $i)" >>"$OUT/ab.txt"
+                timeout 60 $lb $cmd bench --backend vulkan --large --filter "${AB_FILTER:-64 MiB}" --iterations 20 \
+                    --no-scaling >>"$OUT/ab.txt" 2>&1 || rc=1
+            done
+        done
+        ;;
+    *) echo "gpu_run.sh: unknown step '$step' (tests, bench, tune, ab)" >&2; exit 2 ;;
     esac
 done
 exit $rc
