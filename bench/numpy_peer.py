@@ -12,6 +12,7 @@ median is reported. numpy runs these operations on one thread.
 The operations, with arrays built as dmlops bench builds its inputs:
   REVERSE_SUBSEQUENCES axis 1   np.copyto(out, x[:, ::-1])   (every row flipped whole)
   REVERSE_SUBSEQUENCES axis 0   np.copyto(out, x[::-1])
+    ragged (a length per column)  np.copyto(out, np.take_along_axis(x, src, 0)), src from the lengths
   SLICE1                        np.copyto(out, x[a:b:s, c:d:t])
   ONE_HOT                       out.fill(off); out[rows, idx] = on
 """
@@ -46,6 +47,17 @@ def build(case):
         return run
     x = (np.arange(rows * cols * dtype.itemsize, dtype=np.uint64) * 131 + 7).astype(np.uint8)
     x = x.view(dtype).reshape(rows, cols)
+    if op == "REVERSE_SUBSEQUENCES" and case.get("ragged"):
+        # A length per column, read at run time as the operator reads it: each column's
+        # source rows, then one gather.
+        lengths = (np.arange(cols, dtype=np.int64) * 7) % (rows + 1)
+        i = np.arange(rows, dtype=np.int64)[:, None]
+        out = np.empty((rows, cols), dtype=dtype)
+
+        def run():
+            src = np.where(i < lengths, lengths - 1 - i, i)
+            np.copyto(out, np.take_along_axis(x, src, axis=0))
+        return run
     if op == "REVERSE_SUBSEQUENCES":
         view = x[:, ::-1] if case["axis"] == 1 else x[::-1]
     else:

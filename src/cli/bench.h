@@ -29,6 +29,7 @@ typedef struct bench_case {
     char label[96];         /* "SLICE1 stride=2 FLOAT32 16 MiB" */
     uint32_t ninputs;
     uint32_t rows, cols;    /* the data tensor: REVERSE and SLICE1 input, ONE_HOT output */
+    bool ragged;            /* REVERSE: lengths 7c % (rows + 1), else C - r % 7 or whole */
     uint32_t sizes[3][2];
     DML_BUFFER_TENSOR_DESC bt[3];
     DML_TENSOR_DESC td[3];

@@ -17,7 +17,7 @@
 #define T_F64 DML_TENSOR_DATA_TYPE_FLOAT64
 #define T_U32 DML_TENSOR_DATA_TYPE_UINT32
 
-typedef enum shape_kind { SHAPE_REV_INNER, SHAPE_REV_OUTER, SHAPE_SLICE_COLS, SHAPE_SLICE_STEP2, SHAPE_SLICE_FLIP,
+typedef enum shape_kind { SHAPE_REV_INNER, SHAPE_REV_OUTER, SHAPE_REV_RAGGED, SHAPE_SLICE_COLS, SHAPE_SLICE_STEP2, SHAPE_SLICE_FLIP,
                           SHAPE_HOT } shape_kind;
 
 typedef struct family_def {
@@ -32,6 +32,11 @@ static const family_def families[] = {
       BIT(T_F32) | BIT(T_U8)}, SHAPE_REV_INNER, 0},
     {{DML_OPERATOR_REVERSE_SUBSEQUENCES, "axis=outer", "[16, C] along axis 0, every sequence whole", BIT(T_F32)},
      SHAPE_REV_OUTER, 0},
+    /* A batch of sequences of different lengths, as ONNX's ReverseSequence takes them
+     * ([T, B], batch axis 1): neighbouring columns turn at different rows, so no column
+     * run is a plain copy. */
+    {{DML_OPERATOR_REVERSE_SUBSEQUENCES, "ragged", "[16, C] along axis 0, lengths 7c % 17", 0},
+     SHAPE_REV_RAGGED, 0},
     {{DML_OPERATOR_SLICE1, "stride=1", "columns C/4 .. 3C/4 of [R, C]", BIT(T_F32)}, SHAPE_SLICE_COLS, 0},
     {{DML_OPERATOR_SLICE1, "rows=-1,stride=2", "[R, C], rows reversed, every second column", BIT(T_F32)},
      SHAPE_SLICE_STEP2, 0},
@@ -87,6 +92,8 @@ static bool build_case(const family_def *fd, DML_TENSOR_DATA_TYPE type, uint64_t
     switch (fd->shape) {
     case SHAPE_REV_INNER:
     case SHAPE_REV_OUTER:
+    case SHAPE_REV_RAGGED:
+        c->ragged = fd->shape == SHAPE_REV_RAGGED;
         c->cols = fd->shape == SHAPE_REV_INNER ? square_side(n) : (uint32_t)(n < 16 ? 1 : n / 16);
         c->rows = (uint32_t)(n / c->cols);
         tt[1] = T_U32;
@@ -175,7 +182,8 @@ void bench_input(const bench_case *c, uint32_t i, uint8_t *dst, uint64_t bytes)
     const DML_OPERATOR_TYPE op = c->fam->op;
     if (op == DML_OPERATOR_REVERSE_SUBSEQUENCES && i == 1) {
         bool inner = c->u.rev.Axis == 1;
-        for (uint64_t k = 0; k < bytes / 4; k++) u[k] = inner ? (uint32_t)(c->cols - k % 7) : c->rows;
+        for (uint64_t k = 0; k < bytes / 4; k++)
+            u[k] = inner ? (uint32_t)(c->cols - k % 7) : c->ragged ? (uint32_t)(k * 7 % (c->rows + 1)) : c->rows;
     } else if (op == DML_OPERATOR_ONE_HOT && i == 0) {
         for (uint64_t k = 0; k < bytes / 4; k++) u[k] = (uint32_t)((k * 7 + 3) % c->cols);
     } else if (op == DML_OPERATOR_ONE_HOT && i == 1) {
@@ -206,7 +214,8 @@ bool bench_write_cases_json(const bench_case *cases, size_t count, FILE *f)
         fprintf(f, "  {\"index\": %zu, \"label\": \"%s\", \"op\": \"%s\", \"dtype\": \"%s\", \"rows\": %u, "
                    "\"cols\": %u",
                 i, c->label, dmlops_operator_type_name(c->fam->op), numpy_dtype(c->type), c->rows, c->cols);
-        if (c->fam->op == DML_OPERATOR_REVERSE_SUBSEQUENCES) fprintf(f, ", \"axis\": %u", c->u.rev.Axis);
+        if (c->fam->op == DML_OPERATOR_REVERSE_SUBSEQUENCES)
+            fprintf(f, ", \"axis\": %u, \"ragged\": %s", c->u.rev.Axis, c->ragged ? "true" : "false");
         if (c->fam->op == DML_OPERATOR_SLICE1)
             fprintf(f, ", \"offsets\": [%u, %u], \"sizes\": [%u, %u], \"strides\": [%d, %d]", c->offsets[0],
                     c->offsets[1], c->window[0], c->window[1], c->strides[0], c->strides[1]);
