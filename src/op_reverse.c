@@ -350,7 +350,7 @@ static void dm_reverse_rows_across_axis(const dm_gather *g, uint8_t *const *slot
 /* Runs narrower than this on average are copied a block of rows at a time rather than a
  * row at a time: with a length per column of [T, 4] UINT8, each output row was four
  * dm_copy_run calls of one byte (0.07x numpy). */
-enum { DM_TINY_RUN_BYTES = 16, DM_NARROW_RUN_BYTES = 64, DM_ROW_BLOCK_BYTES = 16384 };
+enum { DM_TINY_RUN_BYTES = 16, DM_NARROW_RUN_BYTES = 64, DM_ROW_BLOCK_BYTES = 16384, DM_ROW_TABLE = 256 };
 
 /* Rows [a0, a1) of each run's columns, each run one dm_reverse_rows walked along its
  * longer side (the block fits DM_ROW_BLOCK_BYTES). */
@@ -381,6 +381,14 @@ static void dm_copy_runs_block(const dm_gather *g, const dm_length_runs *runs, u
             memcpy(d + (int64_t)c * dcol * (ES), s + (x * sa + (int64_t)c * scol) * (ES), (ES)); \
         }                                                                                     \
     }
+#define DM_GATHER_ROWS(ES)                                                                    \
+    for (uint64_t a = a0; a < a1; a++) {                                                      \
+        uint8_t *d = dst + ((int64_t)a * drow + c0) * (ES);                                   \
+        for (uint32_t c = 0; c < w; c++) {                                                    \
+            const uint32_t L = len[c];                                                        \
+            memcpy(d + (size_t)c * (ES), rowp[a < L ? L - 1 - a : a] + (size_t)c * (ES), (ES)); \
+        }                                                                                     \
+    }
 static void dm_gather_runs_block(const dm_gather *g, const dm_length_runs *runs, uint64_t a0, uint64_t a1, uint8_t *dst,
                                  const uint8_t *src)
 {
@@ -394,6 +402,20 @@ static void dm_gather_runs_block(const dm_gather *g, const dm_length_runs *runs,
     const uint32_t w = (uint32_t)(runs->start[runs->n] - c0);
     for (uint32_t r = 0; r < runs->n; r++)
         for (int64_t j = runs->start[r]; j < runs->start[r + 1]; j++) len[j - c0] = (uint32_t)runs->len[r]; /* <= n < 2^32 */
+    if (dcol == 1 && scol == 1 && g->n <= DM_ROW_TABLE) {
+        /* Contiguous rows over a short axis: each source row's address from a table and
+         * each column's offset without a multiply: FLOAT16 / FLOAT32 [16, C] 7.0 / 3.7 ms ->
+         * 5.0-5.2 / 2.9 ms at 16 MiB (two runs each); UINT8 unchanged. */
+        const uint8_t *rowp[DM_ROW_TABLE];
+        for (uint64_t x = 0; x < g->n; x++) rowp[x] = src + ((int64_t)x * sa + c0) * g->esize;
+        switch (g->esize) {
+        case 1: DM_GATHER_ROWS(1); break;
+        case 2: DM_GATHER_ROWS(2); break;
+        case 4: DM_GATHER_ROWS(4); break;
+        default: DM_GATHER_ROWS(8); break;
+        }
+        return;
+    }
     switch (g->esize) {
     case 1: DM_GATHER_RUNS(1); break;
     case 2: DM_GATHER_RUNS(2); break;
@@ -402,6 +424,7 @@ static void dm_gather_runs_block(const dm_gather *g, const dm_length_runs *runs,
     }
 }
 #undef DM_GATHER_RUNS
+#undef DM_GATHER_ROWS
 
 /* The axis is the dimension next to the innermost and the lengths change along the
  * innermost: each slab (a coordinate of the dimensions before the axis) is an [n, m]
