@@ -372,23 +372,24 @@ static void dm_copy_runs_block(const dm_gather *g, const dm_length_runs *runs, u
  * ONNX's [T, B] batch of ragged sequences) a dm_reverse_rows per run cost two 2-D copy
  * calls per column and block, FLOAT32 [16, 1M] moving 2.2 GB/s. Inlined per element size,
  * so that an element is one load and one store. */
-#define DM_GATHER_RUNS(ES)                                                                    \
+#define DM_GATHER_COLS(ES, DCOL, SCOL, ROW)                                                   \
     for (uint64_t a = a0; a < a1; a++) {                                                      \
-        uint8_t *d = dst + ((int64_t)a * drow + c0 * dcol) * (ES);                            \
-        const uint8_t *s = src + c0 * scol * (ES);                                            \
-        for (uint32_t c = 0; c < w; c++) {                                                    \
-            const int64_t x = a < len[c] ? (int64_t)len[c] - 1 - (int64_t)a : (int64_t)a;    \
-            memcpy(d + (int64_t)c * dcol * (ES), s + (x * sa + (int64_t)c * scol) * (ES), (ES)); \
-        }                                                                                     \
-    }
-#define DM_GATHER_ROWS(ES)                                                                    \
-    for (uint64_t a = a0; a < a1; a++) {                                                      \
-        uint8_t *d = dst + ((int64_t)a * drow + c0) * (ES);                                   \
+        uint8_t *d = dst + ((int64_t)a * drow + c0 * (DCOL)) * (ES);                          \
         for (uint32_t c = 0; c < w; c++) {                                                    \
             const uint32_t L = len[c];                                                        \
-            memcpy(d + (size_t)c * (ES), rowp[a < L ? L - 1 - a : a] + (size_t)c * (ES), (ES)); \
+            memcpy(d + (int64_t)c * (DCOL) * (ES), ROW(a < L ? L - 1 - a : a) + (int64_t)c * (SCOL) * (ES), (ES)); \
         }                                                                                     \
     }
+#define DM_GATHER_SIZES(DCOL, SCOL, ROW)                                                      \
+    switch (g->esize) {                                                                       \
+    case 1: DM_GATHER_COLS(1, DCOL, SCOL, ROW); break;                                       \
+    case 2: DM_GATHER_COLS(2, DCOL, SCOL, ROW); break;                                       \
+    case 4: DM_GATHER_COLS(4, DCOL, SCOL, ROW); break;                                       \
+    default: DM_GATHER_COLS(8, DCOL, SCOL, ROW); break;                                      \
+    }
+/* Source row x at column c0: from the table, or computed. */
+#define DM_TABLE_ROW(x) rowp[x]
+#define DM_STRIDED_ROW(x) (src + ((int64_t)(x) * sa + c0 * scol) * g->esize)
 static void dm_gather_runs_block(const dm_gather *g, const dm_length_runs *runs, uint64_t a0, uint64_t a1, uint8_t *dst,
                                  const uint8_t *src)
 {
@@ -407,24 +408,16 @@ static void dm_gather_runs_block(const dm_gather *g, const dm_length_runs *runs,
          * each column's offset without a multiply: FLOAT16 / FLOAT32 [16, C] 7.0 / 3.7 ms ->
          * 5.0-5.2 / 2.9 ms at 16 MiB (two runs each); UINT8 unchanged. */
         const uint8_t *rowp[DM_ROW_TABLE];
-        for (uint64_t x = 0; x < g->n; x++) rowp[x] = src + ((int64_t)x * sa + c0) * g->esize;
-        switch (g->esize) {
-        case 1: DM_GATHER_ROWS(1); break;
-        case 2: DM_GATHER_ROWS(2); break;
-        case 4: DM_GATHER_ROWS(4); break;
-        default: DM_GATHER_ROWS(8); break;
-        }
+        for (uint64_t x = 0; x < g->n; x++) rowp[x] = DM_STRIDED_ROW(x);
+        DM_GATHER_SIZES(1, 1, DM_TABLE_ROW)
         return;
     }
-    switch (g->esize) {
-    case 1: DM_GATHER_RUNS(1); break;
-    case 2: DM_GATHER_RUNS(2); break;
-    case 4: DM_GATHER_RUNS(4); break;
-    default: DM_GATHER_RUNS(8); break;
-    }
+    DM_GATHER_SIZES(dcol, scol, DM_STRIDED_ROW)
 }
-#undef DM_GATHER_RUNS
-#undef DM_GATHER_ROWS
+#undef DM_GATHER_COLS
+#undef DM_GATHER_SIZES
+#undef DM_TABLE_ROW
+#undef DM_STRIDED_ROW
 
 /* The axis is the dimension next to the innermost and the lengths change along the
  * innermost: each slab (a coordinate of the dimensions before the axis) is an [n, m]
