@@ -127,14 +127,14 @@ $(B)/spv/%.h: glsl/%.comp $(wildcard glsl/*.glsl) | $(DEPS_ORDER)
 # order, the order glslang wrote them in), with DM_SPV_<kernel>_MODULES, the designated
 # initializers [bucket][variant][texel] of kernels.c's table.
 VARIANTS_slice   := 1 2 3 6
-VARIANTS_reverse := 4 5 6
+VARIANTS_reverse := 4 5 6 8
 VARIANTS_one_hot := 4 5 6 7
 $(GATHER_H): $(B)/spv/%.h: glsl/%.comp $(wildcard glsl/*.glsl) Makefile | $(DEPS_ORDER)
 	@mkdir -p $(@D)
 	@echo "GLSL $< -> SPIR-V modules of variants 0 $(VARIANTS_$*)"
 	@set -e; echo "/* Generated from $< by the Makefile. */" > $@.tmp; echo "#define DM_SPV_$*_MODULES \\" > $@.table; \
 	bucket=0; for r in 1 3 7; do for v in 0 $(VARIANTS_$*); do \
-	    if [ $$v -ge 6 ] && [ $$r -ne 1 ]; then continue; fi; \
+	    if { [ $$v -eq 6 ] || [ $$v -eq 7 ]; } && [ $$r -ne 1 ]; then continue; fi; \
 	    for t in 0 1; do \
 	    m=$*_r$${r}_v$${v}_t$${t}; \
 	    $(GLSLANG) -V --target-env vulkan1.1 -S comp -Iglsl -DDM_ROW_DIMS=$$r -DDM_VARIANT=$$v -DDM_TEXEL=$$t \

@@ -112,9 +112,10 @@ const uint MODE_ELEMENT = 0u, MODE_VEC = 1u;
 // the row's own dimension (ALONG) or one of the row dimensions (ACROSS). ONE_HOT along a
 // row whose output rows lie end to end: the piece's output walked as one stream of
 // chunks (FLAT; the kernel's own main, DM_FLAT_MAIN), or as whole rows when each row is
-// a whole number of chunks long (FLAT_ROWS).
+// a whole number of chunks long (FLAT_ROWS). REVERSE across the axis with a length per
+// column: each element from the row its column's length picks (COLUMNS).
 const uint V_GENERAL = 0u, V_STREAM = 1u, V_PAIRS = 2u, V_WORDS = 3u, V_ALONG = 4u, V_ACROSS = 5u, V_FLAT = 6u,
-           V_FLAT_ROWS = 7u;
+           V_FLAT_ROWS = 7u, V_COLUMNS = 8u;
 // The module's variant (V_GENERAL: the general path): which of its kernel's ways of
 // making a chunk the hot loop runs. lavapipe runs both sides of every branch with lanes
 // masked, and a masked storage-buffer access still loops over the lanes, so a chunk

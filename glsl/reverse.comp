@@ -8,15 +8,17 @@
 // dispatch whose window holds its source.
 #include "gather_common.glsl"
 
-uint read_length(uint a, uint n)
+// A length from its low and high words (hi 0 for 32-bit types), clamped to [0, n].
+uint decode_length(uint lo, uint hi, uint n)
 {
     const uint type = AUX_TYPE;
-    uint lo = aux_word(a), hi = aux_high(a);
     bool negative = (type == AUX_I32 && int(lo) < 0) || (type == AUX_I64 && int(hi) < 0);
     if (negative) return 0u;           // a negative length counts as 0
     if (hi != 0u) return n;            // >= 2^32: clamps to the axis
     return min(lo, n);
 }
+
+uint read_length(uint a, uint n) { return decode_length(aux_word(a), aux_high(a), n); }
 
 void load_op() {}
 
@@ -89,8 +91,15 @@ bool fetch(uint sb, uint ab, uint row_axis, uint j, out uvec2 v)
 // backwards, then the rest forwards; across it (V_ACROSS), one whole source row forwards. Elements whose source
 // lies outside this piece's part of the window [P_WIN_LO, P_WIN_HI) are left alone.
 uint g_L, g_row_s; // the row's sequence length; across the axis, its source row
+uint g_sb, g_ab, g_row_axis; // COLUMNS: the row's source and length addresses, axis coordinate
 void row_begin(uint sb, uint ab, uint row_axis)
 {
+    if (VARIANT == V_COLUMNS) {
+        g_sb = sb;
+        g_ab = ab;
+        g_row_axis = row_axis;
+        return;
+    }
     g_L = read_length(ab, g_n);
     if (VARIANT == V_ALONG) {
         const uint o = g_axis_origin;
@@ -116,18 +125,76 @@ bool in_window(uint j0, uint cnt)
     return lo >= g_win_lo && hi < g_win_hi;
 }
 
-// Along the axis and across it, rows are streams (gather_common.glsl).
-const bool STREAMS = true;
-void chunk_prime(uint j0) { stream_prime(j0); }
+// COLUMNS (the host checks that the axis is a row dimension, that the row is contiguous in
+// the source and that the lengths run along it contiguously, one per column: ONNX's [T, B]
+// batch of sequences with no feature dimension): element e of a chunk comes from the row
+// its own column's length picks. The chunk's lengths are read as whole 16-byte vectors
+// and each element from the 16-byte source vector that holds it: on lavapipe a 16-byte
+// texel is a plain vector load per lane where a 4-byte one is a hardware gather, and the
+// general path paid a lane-by-lane storage-buffer load per element and a masked word store.
+
+// The chunk of elements j0 .. j0 + 16 / ESIZE - 1 of the row, each from its column's row;
+// false when a length lies past Aux4T's last whole texel, or a source outside this
+// piece's window or past the SRC one.
+bool columns_vec(uint j0, out uvec4 v)
+{
+    const uint n = 16u / ESIZE, abytes = AUX_TYPE >= AUX_U64 ? 8u : 4u;
+    const uint len4 = uint(src4.length()), texels = uint(aux.length()) >> 2u;
+    const uint la = g_ab + j0 * abytes, q0 = la >> 4u, sh = (la >> 2u) & 3u;
+    // The lengths' 16-byte vectors l, the first from texels q0 and q0 + 1, each next one
+    // from the texel after them (funnelled by sh words).
+    uvec4 lo = uvec4(0u), l = uvec4(0u);
+    if (TEXEL) lo = texelFetch(Aux4T, int(min(q0, max(texels, 1u) - 1u)));
+    bool ok = true;
+    v = uvec4(0u);
+    [[unroll]] for (uint e = 0u; e < n; e++) {
+        const uint lb = (e * abytes) & 15u; // the length's byte in its vector
+        if (lb == 0u) {
+            const uint q = q0 + (e * abytes >> 4u);
+            if (TEXEL) {
+                ok = ok && q + (sh != 0u ? 1u : 0u) < texels;
+                const uvec4 hi = texelFetch(Aux4T, int(min(q + 1u, max(texels, 1u) - 1u)));
+                l = sh == 0u ? lo : sh == 1u ? uvec4(lo.yzw, hi.x) : sh == 2u ? uvec4(lo.zw, hi.xy) : uvec4(lo.w, hi.xyz);
+                lo = hi;
+            } else {
+                // No pipeline runs this: the host picks COLUMNS for the texel path only
+                // (kernels.c), and a binding that falls back to storage buffers takes the
+                // general path. Element by element, should that change.
+                ok = false;
+            }
+        }
+        const uint L = decode_length(l[lb >> 2u], abytes == 8u ? l[(lb >> 2u) + 1u] : 0u, g_n);
+        const uint s = g_row_axis < L ? L - 1u - g_row_axis : g_row_axis;
+        ok = ok && s >= g_win_lo && s < g_win_hi;
+        const uint a = g_sb + s * g_axis_src_stride + (j0 + e) * ESIZE, q = a >> 4u;
+        ok = ok && q < len4;
+        const uvec4 t = src4_clamped(q);
+        const uint c = (a >> 2u) & 3u;
+        uvec2 x = ESIZE == 8u ? (c == 0u ? t.xy : t.zw) : uvec2(t[c], 0u);
+        if (ESIZE < 4u) x.x = bitfieldExtract(x.x, int((a & 3u) * 8u), int(ESIZE * 8u));
+        v = with_element(v, e, x);
+    }
+    return ok;
+}
+
+// Along the axis and across it with one length per row, rows are streams
+// (gather_common.glsl).
+const bool STREAMS = VARIANT != V_COLUMNS;
+void chunk_prime(uint j0)
+{
+    if (STREAMS) stream_prime(j0);
+}
 
 bool chunk_vec(uint j0, out uvec4 v)
 {
+    if (VARIANT == V_COLUMNS) return columns_vec(j0, v);
     const bool got = stream_vec(j0, v); // first, so that the carry moves on
     return in_window(j0, 16u / ESIZE) && got;
 }
 
 bool row_elem(uint j, out uvec2 x)
 {
+    if (VARIANT == V_COLUMNS) return fetch(g_sb, g_ab, g_row_axis, j, x);
     x = uvec2(0u);
     if (!in_window(j, 1u)) return false;
     x = stream_elem(j);

@@ -382,6 +382,76 @@ TEST(interop_records_copy_regions)
     CHECK(app_messages == 0, "the validation layer reported %u messages", app_messages);
 }
 
+/* REVERSE of [T, C] along T with a length per column, on the application's buffers: on
+ * CPU devices the COLUMNS kernel (glsl/reverse.comp, columns_vec) when the lengths' buffer
+ * can be seen as texels, and when it cannot, the general path's storage-buffer pipeline
+ * over pieces planned for COLUMNS. Each is checked against a reference computed here, for
+ * 1- and 4-byte elements, in rows of 45 (no whole number of chunks). Seen failing with the
+ * kernel's length vectors misread. */
+TEST(interop_reverse_per_column_lengths_with_and_without_texel_usage)
+{
+    app a;
+    if (!app_init(&a)) {
+        app_done(&a);
+        return;
+    }
+    dmlops_vulkan_context_desc d = app_context_desc(&a);
+    d.flags = DMLOPS_CONTEXT_FLAG_KERNELS_ONLY;
+    dmlops_context *ctx = NULL;
+    REQUIRE_OK(dmlops_context_create_vulkan(&d, &ctx));
+    enum { T = 5, C = 45, SIZE = 1024 }; /* T * C * 4 < SIZE */
+    const uint32_t shape[2] = {T, C};
+    const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                     VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    const VkBufferUsageFlags texel_usage = usage | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
+    for (int k = 0; k < 4; k++) {
+        const DML_TENSOR_DATA_TYPE type = k & 1 ? DML_TENSOR_DATA_TYPE_FLOAT32 : DML_TENSOR_DATA_TYPE_UINT8;
+        const VkBufferUsageFlags len_usage = k & 2 ? texel_usage : usage;
+        const uint32_t es = dmlops_data_type_size(type), bytes = T * C * es;
+        dmt_reverse rev;
+        dmt_reverse_init(&rev, type, 2, shape, 0, DML_TENSOR_DATA_TYPE_UINT32, NULL);
+        dmlops_operator *op = NULL;
+        app_buffer in, len, out;
+        REQUIRE(app_buffer_create(&a, SIZE, texel_usage, &in) && app_buffer_create(&a, SIZE, len_usage, &len) &&
+                app_buffer_create(&a, SIZE, usage, &out));
+        uint8_t *x = in.map, *y = out.map;
+        uint32_t *L = len.map;
+        for (uint32_t i = 0; i < bytes; i++) x[i] = (uint8_t)(i * 37 + k);
+        for (uint32_t c = 0; c < C; c++) L[c] = c * 3 % (T + 2); /* T + 1 clamps to T */
+        memset(y, 0xee, SIZE);
+        dmlops_buffer *bin = NULL, *blen = NULL, *bout = NULL;
+        REQUIRE_OK(dmlops_operator_create(ctx, &rev.desc, &op));
+        REQUIRE_OK(dmlops_buffer_wrap_vulkan(ctx, in.buffer, 0, SIZE, texel_usage, &bin));
+        REQUIRE_OK(dmlops_buffer_wrap_vulkan(ctx, len.buffer, 0, SIZE, len_usage, &blen));
+        REQUIRE_OK(dmlops_buffer_wrap_vulkan(ctx, out.buffer, 0, SIZE, usage, &bout));
+        const uint64_t total = rev.in.buf.TotalTensorSizeInBytes; /* bytes, rounded up to 4 */
+        dmlops_binding inputs[2] = {{bin, 0, total}, {blen, 0, C * 4}}, output = {bout, 0, total};
+        CHECK_OK(dmlops_operator_execute(op, 2, inputs, 1, &output));
+        dmlops_operator_info info;
+        CHECK_OK(dmlops_operator_get_info(op, &info));
+        CHECK(info.last_path == DMLOPS_PATH_KERNEL, "ran %s", dmlops_path_name(info.last_path));
+        bool ok = true;
+        for (uint32_t r = 0; r < T && ok; r++)
+            for (uint32_t c = 0; c < C && ok; c++) {
+                const uint32_t n = L[c] < T ? L[c] : T, s = r < n ? n - 1 - r : r;
+                ok = CHECK(!memcmp(y + (r * C + c) * es, x + (s * C + c) * es, es),
+                           "case %d (%u-byte elements, lengths %s texel usage): element (%u, %u)", k, es,
+                           k & 2 ? "with" : "without", r, c);
+            }
+        CHECK(y[total] == 0xee, "case %d: a byte past the output written", k);
+        dmlops_buffer_destroy(bin);
+        dmlops_buffer_destroy(blen);
+        dmlops_buffer_destroy(bout);
+        dmlops_operator_destroy(op);
+        app_buffer_destroy(&a, &in);
+        app_buffer_destroy(&a, &len);
+        app_buffer_destroy(&a, &out);
+    }
+    dmlops_context_destroy(ctx);
+    app_done(&a);
+    CHECK(app_messages == 0, "the validation layer reported %u messages", app_messages);
+}
+
 /* libdmlops's own context works in the same process as the application's loader. */
 TEST(own_context_beside_the_application_loader)
 {

@@ -126,7 +126,7 @@ TEST(parameter_record_words_agree)
                   {"V_STREAM", DM_VARIANT_STREAM},   {"V_PAIRS", DM_VARIANT_PAIRS},
                   {"V_WORDS", DM_VARIANT_WORDS},     {"V_ALONG", DM_VARIANT_ALONG},
                   {"V_ACROSS", DM_VARIANT_ACROSS},   {"V_FLAT", DM_VARIANT_FLAT},
-                  {"V_FLAT_ROWS", DM_VARIANT_FLAT_ROWS}};
+                  {"V_FLAT_ROWS", DM_VARIANT_FLAT_ROWS}, {"V_COLUMNS", DM_VARIANT_COLUMNS}};
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) expect_const(c, n, values[i].glsl, values[i].value);
     for (int i = 0; i < n; i++)
         CHECK(c[i].seen, "gather_common.glsl defines %s = %u, which vk_abi.h does not", c[i].name, c[i].value);

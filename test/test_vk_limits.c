@@ -145,7 +145,7 @@ TEST(every_variant_the_planner_picks_has_its_module)
      * serve packed rows of rank 1 or 2, which the first row bucket holds. */
     static const uint32_t picks[DM_KERNEL_COUNT][5] = {
         [DM_KERNEL_SLICE] = {DM_VARIANT_STREAM, DM_VARIANT_PAIRS, DM_VARIANT_WORDS, DM_VARIANT_FLAT},
-        [DM_KERNEL_REVERSE] = {DM_VARIANT_ALONG, DM_VARIANT_ACROSS, DM_VARIANT_FLAT},
+        [DM_KERNEL_REVERSE] = {DM_VARIANT_ALONG, DM_VARIANT_ACROSS, DM_VARIANT_FLAT, DM_VARIANT_COLUMNS},
         [DM_KERNEL_ONE_HOT] = {DM_VARIANT_ALONG, DM_VARIANT_ACROSS, DM_VARIANT_FLAT, DM_VARIANT_FLAT_ROWS},
     };
     for (int k = 0; k < DM_KERNEL_COUNT; k++)

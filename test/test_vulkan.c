@@ -174,26 +174,40 @@ static void lengths_up_to_axis(uint8_t *const *data, const uint64_t *sizes, dmt_
  * a length per column) with 96-byte windows: the flat walk's output pieces meet sources in
  * other windows, so its chunks are refused and go element by element after a batch of
  * runs (flat_lanes). No other suite reaches that pass: leaving it out failed only this. */
-/* REVERSE of `type` [T, C] along T for each shape, lengths from fix (user: &T), checked
- * against the CPU, on the kernel path in at most max_dispatches dispatches. */
-static void reverse_outer_rows_match_cpu(dmlops_context *vk, DML_TENSOR_DATA_TYPE type, const uint32_t (*shapes)[2],
-                                         size_t n, uint64_t seed, vkt_fixup fix, uint32_t max_dispatches)
+/* What a lengths fixup is told (user): the axis length first, so that fixups reading
+ * only a uint32_t T may take it, and the lengths' type. */
+typedef struct outer_lengths {
+    uint32_t T;
+    DML_TENSOR_DATA_TYPE type;
+} outer_lengths;
+
+/* REVERSE of `type` [T, C] along T for each shape, lengths of len_type from fix (user: an
+ * outer_lengths), checked against the CPU, on the kernel path in at most max_dispatches
+ * dispatches. */
+static void reverse_outer_typed_match_cpu(dmlops_context *vk, DML_TENSOR_DATA_TYPE type, DML_TENSOR_DATA_TYPE len_type,
+                                          const uint32_t (*shapes)[2], size_t n, uint64_t seed, vkt_fixup fix,
+                                          uint32_t max_dispatches)
 {
     for (size_t i = 0; i < n; i++) {
         dmt_reverse rev;
-        dmt_reverse_init(&rev, type, 2, shapes[i], 0, DML_TENSOR_DATA_TYPE_UINT32, NULL);
-        const uint32_t esize = type == DML_TENSOR_DATA_TYPE_UINT8    ? 1
-                               : type == DML_TENSOR_DATA_TYPE_FLOAT16 ? 2
-                               : type == DML_TENSOR_DATA_TYPE_FLOAT64 ? 8
-                                                                      : 4;
+        dmt_reverse_init(&rev, type, 2, shapes[i], 0, len_type, NULL);
+        const uint64_t esize = dmlops_data_type_size(type), lsize = dmlops_data_type_size(len_type);
         const uint64_t bytes = ((uint64_t)shapes[i][0] * shapes[i][1] * esize + 3) & ~3ull; /* DML's rounding */
-        const uint64_t sizes[3] = {bytes, (uint64_t)shapes[i][1] * 4, bytes};
+        const uint64_t sizes[3] = {bytes, (uint64_t)shapes[i][1] * lsize, bytes};
+        const outer_lengths user = {shapes[i][0], len_type};
         dmlops_operator_info info;
-        if (vkt_same_as_cpu(vk, &rev.desc, 2, sizes, seed + i, &info, fix, &shapes[i][0]))
+        if (vkt_same_as_cpu(vk, &rev.desc, 2, sizes, seed + i, &info, fix, &user))
             CHECK(info.last_path == DMLOPS_PATH_KERNEL && info.dispatch_count <= max_dispatches,
-                  "shape %zu ran %s in %u dispatches", i, dmlops_path_name(info.last_path),
-                  (unsigned)info.dispatch_count);
+                  "shape %zu [%u, %u] ran %s in %u dispatches", i, shapes[i][0], shapes[i][1],
+                  dmlops_path_name(info.last_path), (unsigned)info.dispatch_count);
     }
+}
+
+/* The same with UINT32 lengths. */
+static void reverse_outer_rows_match_cpu(dmlops_context *vk, DML_TENSOR_DATA_TYPE type, const uint32_t (*shapes)[2],
+                                         size_t n, uint64_t seed, vkt_fixup fix, uint32_t max_dispatches)
+{
+    reverse_outer_typed_match_cpu(vk, type, DML_TENSOR_DATA_TYPE_UINT32, shapes, n, seed, fix, max_dispatches);
 }
 
 TEST(flat_walk_refused_chunks_match_cpu)
@@ -263,6 +277,51 @@ TEST(reverse_outer_length_runs_match_cpu)
         for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
             reverse_outer_rows_match_cpu(vk, types[t], shapes, sizeof shapes / sizeof shapes[0], 0x5E9 + t * 16,
                                          lengths_in_column_runs, UINT32_MAX);
+        vkt_done(vk);
+    }
+}
+
+/* Lengths of the case's type, one per column, for [T, C] along axis 0 (user: an
+ * outer_lengths): mostly in [0, T], one in 16 past T, one in 16 negative (signed types)
+ * and, for 8-byte types, one in 16 with the high word set (2^32 + 1, or -2^33): each of
+ * the kernel's clamps is taken. */
+static void lengths_of_any_type(uint8_t *const *data, const uint64_t *sizes, dmt_rng *r, const void *user)
+{
+    const outer_lengths *u = user;
+    const bool wide = u->type == DML_TENSOR_DATA_TYPE_UINT64 || u->type == DML_TENSOR_DATA_TYPE_INT64;
+    const bool sign = u->type == DML_TENSOR_DATA_TYPE_INT32 || u->type == DML_TENSOR_DATA_TYPE_INT64;
+    const uint32_t width = wide ? 8 : 4;
+    for (uint64_t i = 0; i + width <= sizes[1]; i += width) {
+        const uint64_t k = dmt_next(r);
+        int64_t v = (int64_t)(k % (u->T + 1ull));
+        if (k >> 60 == 0) v = (int64_t)u->T + 1 + (int64_t)((k >> 32) % 5);
+        if (k >> 60 == 1 && sign) v = -1 - (int64_t)((k >> 32) % 3);
+        if (k >> 60 == 2 && wide) v = sign ? -((int64_t)1 << 33) : ((int64_t)1 << 32) + 1;
+        memcpy(data[1] + 16 + i, &v, width); /* little-endian: the low word first */
+    }
+}
+
+/* REVERSE across contiguous rows with a length per column ([T, C] along T) on CPU
+ * devices' COLUMNS kernel (glsl/reverse.comp, columns_vec: each element from the row its
+ * column's length picks), for 1- to 8-byte types and all four length types: rows that
+ * are not whole chunks and start anywhere in one (C odd), lengths whose 16-byte vectors
+ * straddle texels, the last chunks' lengths past the last whole texel, and 4 KiB windows,
+ * where a source row can lie in another dispatch's window. Seen failing with a turn one
+ * row off and with the high word of 8-byte lengths ignored. */
+TEST(reverse_columns_match_cpu)
+{
+    static const DML_TENSOR_DATA_TYPE types[] = {DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_FLOAT16,
+                                                 DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT64};
+    static const DML_TENSOR_DATA_TYPE len_types[] = {DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_DATA_TYPE_INT32,
+                                                     DML_TENSOR_DATA_TYPE_UINT64, DML_TENSOR_DATA_TYPE_INT64};
+    static const uint32_t shapes[][2] = {{16, 1024}, {37, 16 * 13 + 5}, {5, 4096 + 51}, {2, 33}};
+    for (int windowed = 0; windowed < 2; windowed++) {
+        dmlops_context *vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, windowed ? 4096 : 0, 0);
+        if (!vk) return;
+        for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+            for (size_t l = 0; l < sizeof len_types / sizeof len_types[0]; l++)
+                reverse_outer_typed_match_cpu(vk, types[t], len_types[l], shapes, sizeof shapes / sizeof shapes[0],
+                                              0xC01 + t * 64 + l * 8, lengths_of_any_type, UINT32_MAX);
         vkt_done(vk);
     }
 }

@@ -53,6 +53,11 @@ bool dm_kernel_rows_packed(const dm_gather *g)
     return g->kernel == DM_KERNEL_SLICE || g->kernel == DM_KERNEL_REVERSE;
 }
 
+bool dm_kernel_aux_vectors(const dm_gather *g)
+{
+    return g->kernel == DM_KERNEL_ONE_HOT || dm_kernel_variant(g, true) == DM_VARIANT_COLUMNS;
+}
+
 bool dm_kernel_flat(const dm_gather *g, bool texel)
 {
     const uint32_t v = dm_kernel_variant(g, texel);
@@ -97,7 +102,14 @@ uint32_t dm_kernel_variant(const dm_gather *g, bool texel)
          * which merged each word of a chunk one by one). */
         return src != 0 ? DM_VARIANT_WORDS : DM_VARIANT_GENERAL;
     case DM_KERNEL_REVERSE: /* one length per row; the axis, or else the row, contiguous in the source */
-        if (aux != 0 || g->axis < 0) return DM_VARIANT_GENERAL;
+        if (g->axis < 0) return DM_VARIANT_GENERAL;
+        /* Across the axis with a length per column, lengths and row contiguous: on CPU
+         * devices (texel) each element from the 16-byte vector that holds it. GPUs keep
+         * the general path, whose chunks of agreeing lengths load one vector (measured on
+         * an H200); this way is unmeasured there. */
+        if (aux != 0)
+            return texel && (uint32_t)g->axis != last && src == 1 && aux == 1 ? DM_VARIANT_COLUMNS
+                                                                             : DM_VARIANT_GENERAL;
         if ((uint32_t)g->axis == last) return g->window_stride == 1 && src == 0 ? DM_VARIANT_ALONG : DM_VARIANT_GENERAL;
         return src == 1 ? DM_VARIANT_ACROSS : DM_VARIANT_GENERAL;
     case DM_KERNEL_ONE_HOT: /* one index per row */

@@ -41,6 +41,9 @@ bool dm_kernel_rows_packed(const dm_gather *g);
 /* Whether the variant picked for g walks its pieces as streams of whole rows (FLAT,
  * FLAT_ROWS), so that the planner must keep rows whole. */
 bool dm_kernel_flat(const dm_gather *g, bool texel);
+/* Whether g's kernel, on the texel path, reads AUX as 16-byte texels too (Aux4T, binding
+ * DM_BINDING_AUX_VEC_TEXEL): ONE_HOT, and REVERSE's COLUMNS variant. */
+bool dm_kernel_aux_vectors(const dm_gather *g);
 /* AUX_TYPE (DM_AUX_* in vk_abi.h): how the kernel decodes g's AUX elements; U32 when
  * it binds none. */
 uint32_t dm_kernel_aux_type(const dm_gather *g);

@@ -72,13 +72,15 @@ enum {
     DM_VARIANT_FLAT = 6,   /* output rows packed end to end: ONE_HOT along the innermost axis,
                             * SLICE1 and REVERSE short rows (dm_kernel_rows_packed) */
     DM_VARIANT_FLAT_ROWS = 7, /* the same, rows a whole number of 16-byte chunks long */
-    DM_VARIANT_COUNT = 8
+    DM_VARIANT_COLUMNS = 8,   /* REVERSE: the axis is a row dimension, a length per column */
+    DM_VARIANT_COUNT = 9
 };
 
 /* Descriptor bindings: the parameter record (a uniform buffer), then one storage buffer
  * per data slot (1 + slot), then, for the texel path (TEXEL), the SRC window as an
  * R32G32B32A32_UINT uniform texel buffer, the AUX window as an R32_UINT one and, for
- * ONE_HOT, the AUX window again as R32G32B32A32_UINT (a dummy for other kernels). */
+ * ONE_HOT and REVERSE's COLUMNS, the AUX window again as R32G32B32A32_UINT (a dummy for the
+ * others; kernels.c, dm_kernel_aux_vectors). */
 enum {
     DM_BINDING_PARAMS = 0,
     DM_BINDING_SLOT0 = 1,

@@ -179,7 +179,8 @@ static dmlops_status dm_vk_table_split(dmlops_binding_table *t, const dm_gather 
 /* Writes descriptor set p: the piece's parameter record, and each slot's window bound
  * at its aligned-down start, the remainder going to the push constants; on the texel
  * path, the SRC and AUX windows again as texel views of the same bytes (16-byte and
- * 4-byte texels) and, for ONE_HOT, AUX as 16-byte texels too (its whole ones). */
+ * 4-byte texels) and, for the kernels that read them (dm_kernel_aux_vectors), AUX as
+ * 16-byte texels too (its whole ones). */
 static dmlops_status dm_vk_bind_piece(dmlops_binding_table *t, const dm_gather *g, const dmlops_binding *bind,
                                       const dm_vk_piece *piece, VkBuffer params, uint32_t p)
 {
@@ -208,7 +209,7 @@ static dmlops_status dm_vk_bind_piece(dmlops_binding_table *t, const dm_gather *
         if (t->texel && s == DM_SLOT_AUX)
             DM_TRY(dm_vk_texel_view(&vk->dev, m->buffer, aligned, hi - aligned, VK_FORMAT_R32_UINT,
                                     "binding a texel view", &view[1]));
-        if (t->texel && s == DM_SLOT_AUX && g->kernel == DM_KERNEL_ONE_HOT)
+        if (t->texel && s == DM_SLOT_AUX && dm_kernel_aux_vectors(g))
             DM_TRY(dm_vk_texel_view(&vk->dev, m->buffer, aligned, hi - aligned, VK_FORMAT_R32G32B32A32_UINT,
                                     "binding a texel view", &view[2]));
     }
