@@ -66,7 +66,13 @@ bool dm_kernel_flat(const dm_gather *g, bool texel)
 
 bool dm_kernel_src_aligned(const dm_gather *g, uint32_t variant)
 {
-    if (g->kernel != DM_KERNEL_SLICE || (variant != DM_VARIANT_STREAM && variant != DM_VARIANT_PAIRS)) return false;
+    const bool slice = g->kernel == DM_KERNEL_SLICE && (variant == DM_VARIANT_STREAM || variant == DM_VARIANT_PAIRS);
+    /* REVERSE's COLUMNS reads a row forwards (k = 1 below) from the source row each
+     * element's length picks: every such row is aligned too when the axis steps by a
+     * multiple of 16 bytes. */
+    const bool columns = g->kernel == DM_KERNEL_REVERSE && variant == DM_VARIANT_COLUMNS;
+    if (!slice && !columns) return false;
+    if (columns && ((int64_t)g->window_stride * (int64_t)g->esize) % 16 != 0) return false;
     /* Byte addresses modulo 16 (a binding starts on a multiple of 16): a whole chunk at
      * output byte cb of a row starting at db reads from sb + k * (cb - db) going forwards
      * (k = 1, STREAM, or 2, PAIRS), or ends at sb + esize - (cb - db) going backwards, so
