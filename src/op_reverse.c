@@ -401,8 +401,11 @@ static void dm_gather_runs_block(const dm_gather *g, const dm_length_runs *runs,
      * DM_TINY_RUN_BYTES: at most DM_RUNS_MAX * DM_TINY_RUN_BYTES columns). */
     uint32_t len[DM_RUNS_MAX * DM_TINY_RUN_BYTES];
     const uint32_t w = (uint32_t)(runs->start[runs->n] - c0);
-    for (uint32_t r = 0; r < runs->n; r++)
-        for (int64_t j = runs->start[r]; j < runs->start[r + 1]; j++) len[j - c0] = (uint32_t)runs->len[r]; /* <= n < 2^32 */
+    /* Column by column, so that every len[c] read below is visibly written. */
+    for (uint32_t c = 0, r = 0; c < w; c++) {
+        while (c0 + c >= runs->start[r + 1]) r++;
+        len[c] = (uint32_t)runs->len[r]; /* <= n < 2^32 */
+    }
     if (dcol == 1 && scol == 1 && g->n <= DM_ROW_TABLE) {
         /* Contiguous rows over a short axis: each source row's address from a table and
          * each column's offset without a multiply: FLOAT16 / FLOAT32 [16, C] 7.0 / 3.7 ms ->
