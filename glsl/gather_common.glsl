@@ -31,7 +31,8 @@ layout(constant_id = 5) const uint LANES = 1u;
 // The fast path's source vectors start on 16-byte boundaries (the host's finding for the
 // whole gather, dm_kernel_src_aligned): a chunk's vectors are loaded as they are, with no
 // funnel shift and no carry; a chunk whose source is not aligned after all (a piece of a
-// row cut elsewhere) goes element by element. SLICE1's STREAM and PAIRS only.
+// row cut elsewhere) goes element by element. SLICE1's STREAM and PAIRS, and REVERSE's
+// COLUMNS (each element then a constant byte mask of its row's texel).
 layout(constant_id = 6) const bool ALIGNED = false;
 // ROW_DIMS, VARIANT and TEXEL are build-time constants, not specialisation constants:
 // the Makefile compiles each kernel once per combination (-DDM_ROW_DIMS=1|3|7
@@ -83,11 +84,13 @@ layout(set = 0, binding = 5) uniform usamplerBuffer Src4T;
 // index is one texel fetch instead of a lane-by-lane load (ONE_HOT with depth 16 reads
 // one per 16 output bytes). Exactly as many texels as Aux has words.
 layout(set = 0, binding = 6) uniform usamplerBuffer AuxT;
-// ONE_HOT's AUX window (its indices) again, as the whole 16-byte texels it holds: a lock-
-// step batch of lanes fetches eight 16-byte texels with plain vector loads, where eight
-// R32 texels are one hardware gather, which stalled ONE_HOT with depth 16 on its index
-// reads (lavapipe, Zen 5: UINT8 0.76-0.82x the compute copy, 0.97-1.05x this way).
-// The rows whose index lies past the last whole texel read AuxT (one_hot.comp).
+// The AUX window again, as the whole 16-byte texels it holds, for ONE_HOT (its indices)
+// and REVERSE's COLUMNS (a chunk's lengths); a dummy for the others (the host binds it
+// where dm_kernel_aux_vectors says). A lock-step batch of lanes fetches eight 16-byte
+// texels with plain vector loads, where eight R32 texels are one hardware gather, which
+// stalled ONE_HOT with depth 16 on its index reads (lavapipe, Zen 5: UINT8 0.76-0.82x the
+// compute copy, 0.97-1.05x this way). What lies past the last whole texel goes through
+// AuxT: ONE_HOT's last rows (one_hot.comp), COLUMNS's chunks element by element (fetch).
 layout(set = 0, binding = 7) uniform usamplerBuffer Aux4T;
 layout(std430, set = 0, binding = 3) readonly buffer Aux { uint aux[]; };
 layout(std430, set = 0, binding = 4) readonly buffer Aux2 { uint aux2[]; };

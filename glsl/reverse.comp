@@ -146,17 +146,20 @@ bool columns_vec(uint j0, out uvec4 v)
     uvec4 lo = uvec4(0u), l = uvec4(0u);
     if (TEXEL) lo = texelFetch(Aux4T, int(min(q0, max(texels, 1u) - 1u)));
     // ALIGNED (the host's finding, dm_kernel_src_aligned): the chunk's source starts on a
-    // 16-byte boundary in every row, so element e is byte e * ESIZE of texel qb + s * st
-    // (s its row) and moves with a constant mask; a piece whose chunk is not aligned after
-    // all goes element by element. The rows of the piece's window lie inside the SRC
-    // window (the host plans it so), so one check of the last stands for every element's
-    // (those outside the window are refused, their fetches clamped). Otherwise each
-    // element's texel, word and shift are computed per lane: on lavapipe the per-element
-    // work, not the fetches, is what a chunk costs (16 MiB, x the compute copy: UINT8 0.27-0.33
-    // -> 0.32-0.37 and FLOAT16 0.43-0.51 -> 0.52-0.61 with the constant masks alone).
-    const uint qb = (g_sb + j0 * ESIZE) >> 4u, st = g_axis_src_stride >> 4u, span = g_win_hi - g_win_lo;
-    bool ok = !ALIGNED || ((((g_sb + j0 * ESIZE) | g_axis_src_stride) & 15u) == 0u && span != 0u &&
-                           qb + (min(g_win_hi, g_n) - 1u) * st < len4);
+    // 16-byte boundary in every row, so element e is byte e * ESIZE of texel
+    // qb + (s - g_win_lo) * st (s its row) and moves with a constant mask; a piece whose
+    // chunk is not aligned after all goes element by element. qb is the chunk in the
+    // window's first row: g_sb, the row with axis coordinate 0, lies before the window
+    // (wrapped modulo 2^32) when the window starts further down, and shifting that would
+    // leave qb 2^28 off. The window's rows lie inside the SRC window (the host plans it
+    // so), so one check of its last row stands for every element's (those outside the
+    // window are refused, their fetches clamped). Otherwise each element's texel, word and
+    // shift are computed per lane: on lavapipe the per-element work is a fifth of what a
+    // chunk costs (docs/design.md).
+    const uint bw = g_sb + g_win_lo * g_axis_src_stride + j0 * ESIZE;
+    const uint qb = bw >> 4u, st = g_axis_src_stride >> 4u, span = g_win_hi - g_win_lo;
+    bool ok = !ALIGNED || (((bw | g_axis_src_stride) & 15u) == 0u && span != 0u &&
+                           qb + (min(g_win_hi, g_n) - 1u - g_win_lo) * st < len4);
     v = uvec4(0u);
     [[unroll]] for (uint e = 0u; e < n; e++) {
         const uint lb = (e * abytes) & 15u; // the length's byte in its vector
@@ -178,7 +181,7 @@ bool columns_vec(uint j0, out uvec4 v)
         const uint s = g_row_axis < L ? L - 1u - g_row_axis : g_row_axis;
         ok = ok && s - g_win_lo < span; // s in [g_win_lo, g_win_hi)
         if (ALIGNED) {
-            const uvec4 t = src4_clamped(qb + s * st);
+            const uvec4 t = src4_clamped(qb + (s - g_win_lo) * st);
             const uint w = (e * ESIZE) >> 2u, em = ESIZE >= 4u ? ~0u : (1u << (ESIZE * 8u)) - 1u;
             const uint m = em << ((e * ESIZE & 3u) * 8u);
             v[w] = (v[w] & ~m) | (t[w] & m);

@@ -1,8 +1,11 @@
-/* The limits the Vulkan planner works within, and the memory types it allocates from,
- * derived from device properties that no machine here has: an NVIDIA H200's, as `dmlops info` printed them on the lent GPU
- * (docs/performance.md), and lavapipe's. White-box: dm_vk_limits_init is internal, so
- * these run without a device and guard the GPU defaults on every CI run. */
+/* The limits the Vulkan planner works within and the memory types it allocates from,
+ * derived from device properties that no machine here has: an NVIDIA H200's, as `dmlops
+ * info` printed them on the lent GPU (docs/performance.md), and lavapipe's; and the
+ * kernel variants it picks per layout. White-box: dm_vk_limits_init and the kernel
+ * choices are internal, so these run without a device and guard the GPU defaults on
+ * every CI run. */
 #include <stdint.h>
+#include <string.h>
 
 #include "../src/vk/kernels.h"
 #include "../src/vk/vk_abi.h"
@@ -161,4 +164,64 @@ TEST(every_variant_the_planner_picks_has_its_module)
                           "kernel %d bucket %d texel %d: no module of variant %u", k, b, t, v);
                 }
             }
+}
+
+/* A REVERSE of [T, C] along axis 0 as op_reverse.c lowers it: the axis through the source
+ * window (window_stride apart), lengths [1, C] one per column (stride 1 along the row). */
+static dm_gather reverse_columns_gather(uint32_t T, uint32_t C, uint32_t esize)
+{
+    dm_gather g;
+    memset(&g, 0, sizeof g);
+    g.kernel = DM_KERNEL_REVERSE;
+    g.esize = esize;
+    g.rank = 2;
+    g.size[0] = T;
+    g.size[1] = C;
+    g.stride[DM_SLOT_DST][0] = C;
+    g.stride[DM_SLOT_DST][1] = g.stride[DM_SLOT_SRC][1] = g.stride[DM_SLOT_AUX][1] = 1;
+    g.axis = 0;
+    g.n = g.window = T;
+    g.window_stride = C;
+    g.aux_esize = 4;
+    g.aux_dtype = DML_TENSOR_DATA_TYPE_UINT32;
+    g.binding[DM_SLOT_DST] = 2;
+    g.binding[DM_SLOT_SRC] = 0;
+    g.binding[DM_SLOT_AUX] = 1;
+    g.binding[DM_SLOT_AUX2] = -1;
+    return g;
+}
+
+TEST(reverse_columns_variant_and_alignment_follow_the_layout)
+{
+    /* COLUMNS on CPU devices (texel) only, with its lengths bound as 16-byte texels too;
+     * ALIGNED when every row's chunks start on 16-byte boundaries. */
+    dm_gather g = reverse_columns_gather(16, 1024, 4);
+    CHECK(dm_kernel_variant(&g, true) == DM_VARIANT_COLUMNS, "variant %u", dm_kernel_variant(&g, true));
+    CHECK(dm_kernel_variant(&g, false) == DM_VARIANT_GENERAL, "GPUs keep the general path");
+    CHECK(dm_kernel_aux_vectors(&g), "COLUMNS reads its lengths through Aux4T");
+    CHECK(dm_kernel_src_aligned(&g, DM_VARIANT_COLUMNS));
+    g = reverse_columns_gather(16, 1024, 1);
+    CHECK(dm_kernel_src_aligned(&g, DM_VARIANT_COLUMNS), "UINT8 rows of 1024 bytes");
+    /* Rows of 1021 FLOAT32 (4084 bytes): the output steps off 16 bytes per row. */
+    g = reverse_columns_gather(16, 1021, 4);
+    CHECK(dm_kernel_variant(&g, true) == DM_VARIANT_COLUMNS && !dm_kernel_src_aligned(&g, DM_VARIANT_COLUMNS));
+    /* The output's rows aligned, the source's not (its axis steps by 1021 elements). */
+    g = reverse_columns_gather(16, 1024, 4);
+    g.window_stride = 1021;
+    CHECK(!dm_kernel_src_aligned(&g, DM_VARIANT_COLUMNS), "source rows 4084 bytes apart");
+    /* The source one element in. */
+    g = reverse_columns_gather(16, 1024, 4);
+    g.base[DM_SLOT_SRC] = 1;
+    CHECK(!dm_kernel_src_aligned(&g, DM_VARIANT_COLUMNS), "source origin at byte 4");
+    /* Not COLUMNS: lengths two elements apart, a source row with a step, lengths constant
+     * along the row (ACROSS, which reads no length vectors). */
+    g = reverse_columns_gather(16, 1024, 4);
+    g.stride[DM_SLOT_AUX][1] = 2;
+    CHECK(dm_kernel_variant(&g, true) == DM_VARIANT_GENERAL && !dm_kernel_aux_vectors(&g));
+    g = reverse_columns_gather(16, 1024, 4);
+    g.stride[DM_SLOT_SRC][1] = 2;
+    CHECK(dm_kernel_variant(&g, true) == DM_VARIANT_GENERAL);
+    g = reverse_columns_gather(16, 1024, 4);
+    g.stride[DM_SLOT_AUX][1] = 0;
+    CHECK(dm_kernel_variant(&g, true) == DM_VARIANT_ACROSS && !dm_kernel_aux_vectors(&g));
 }

@@ -282,9 +282,11 @@ TEST(reverse_outer_length_runs_match_cpu)
 }
 
 /* Lengths of the case's type, one per column, for [T, C] along axis 0 (user: an
- * outer_lengths): mostly in [0, T], one in 16 past T, one in 16 negative (signed types)
- * and, for 8-byte types, one in 16 with the high word set (2^32 + 1, or -2^33): each of
- * the kernel's clamps is taken. */
+ * outer_lengths): mostly in [0, T], and one in 16 of each of: past T; negative (signed
+ * types); 2^31, bit 31 of the low word set (INT32: negative, the others: past T); for
+ * 8-byte types, the high word set, negative (INT64 -2^33, low word 0) or not (UINT64 and
+ * INT64 2^32 + 1, low word 1): each of the kernel's clamps is taken, and a sign or a
+ * clamp read from the wrong word shows. */
 static void lengths_of_any_type(uint8_t *const *data, const uint64_t *sizes, dmt_rng *r, const void *user)
 {
     const outer_lengths *u = user;
@@ -294,9 +296,12 @@ static void lengths_of_any_type(uint8_t *const *data, const uint64_t *sizes, dmt
     for (uint64_t i = 0; i + width <= sizes[1]; i += width) {
         const uint64_t k = dmt_next(r);
         int64_t v = (int64_t)(k % (u->T + 1ull));
-        if (k >> 60 == 0) v = (int64_t)u->T + 1 + (int64_t)((k >> 32) % 5);
-        if (k >> 60 == 1 && sign) v = -1 - (int64_t)((k >> 32) % 3);
-        if (k >> 60 == 2 && wide) v = sign ? -((int64_t)1 << 33) : ((int64_t)1 << 32) + 1;
+        const uint32_t pick = (uint32_t)(k >> 60);
+        if (pick == 0) v = (int64_t)u->T + 1 + (int64_t)((k >> 32) % 5);
+        if (pick == 1 && sign) v = -1 - (int64_t)((k >> 32) % 3);
+        if (pick == 2 && wide && sign) v = -((int64_t)1 << 33);
+        if (pick == 3) v = (int64_t)1 << 31;
+        if (pick == 4 && wide) v = ((int64_t)1 << 32) + 1;
         memcpy(data[1] + 16 + i, &v, width); /* little-endian: the low word first */
     }
 }

@@ -30,9 +30,11 @@ extern const dm_spirv dm_kernels[DM_KERNEL_COUNT][DM_ROW_BUCKETS][DM_VARIANT_COU
 uint32_t dm_kernel_variant(const dm_gather *g, bool texel);
 /* ALIGNED (vk_abi.h): whether every whole chunk of g's output rows takes its source
  * vectors from 16-byte boundaries under the variant, so that each is one load with no
- * funnel shift and no vector carried from the chunk before (SLICE1's STREAM and PAIRS
- * only). It is decided from g's strides and origin; a piece of a row cut elsewhere stays
- * exact, since the kernel sends a chunk whose source is not aligned element by element. */
+ * funnel shift and no vector carried from the chunk before (SLICE1's STREAM and PAIRS),
+ * or each element a constant byte mask of its source row's vector (REVERSE's COLUMNS,
+ * whose axis must then step by a multiple of 16 bytes too). It is decided from g's
+ * strides and origin; a piece of a row cut elsewhere stays exact, since the kernel sends
+ * a chunk whose source is not aligned element by element. */
 bool dm_kernel_src_aligned(const dm_gather *g, uint32_t variant);
 /* Whether g's output rows lie end to end (ONE_HOT: any length; SLICE1 and REVERSE: short
  * ones, kernels.c), the layout of the FLAT variants, and each fits a binding window
