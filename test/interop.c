@@ -186,6 +186,13 @@ static dmlops_vulkan_context_desc app_context_desc(const app *a)
     return d;
 }
 
+/* The usage the tests' buffers are made and wrapped with: storage and both transfer
+ * directions, and the same with texel usage, which lets the texel path view them. */
+enum {
+    APP_USAGE = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+    APP_TEXEL_USAGE = APP_USAGE | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT
+};
+
 /* Reverse rows of a 4 x 8 float tensor with lengths {8, 3, 0, 20}. */
 static const uint32_t sizes[2] = {4, 8};
 static const uint32_t lengths[4] = {8, 3, 0, 20};
@@ -212,12 +219,10 @@ TEST(interop_records_into_the_application_command_buffer)
     dmlops_operator *op = NULL;
     dmlops_binding_table *table = NULL;
     app_buffer in, len, out;
-    const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                     VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    const VkBufferUsageFlags usage = APP_USAGE, texel_usage = APP_TEXEL_USAGE;
     /* The input can be seen as texels, the lengths cannot: the binding must then take the
      * storage-buffer pipeline (a texel view of the lengths would break the validation
      * layer's rules). */
-    const VkBufferUsageFlags texel_usage = usage | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
     REQUIRE(app_buffer_create(&a, 256, texel_usage, &in) && app_buffer_create(&a, 64, usage, &len) &&
             app_buffer_create(&a, 512, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, &out));
     float x[32], want[32], got[32];
@@ -331,8 +336,7 @@ TEST(interop_records_copy_regions)
     const uint32_t in_sizes[2] = {R, C}, off[2] = {0, 10}, win[2] = {R, K};
     dmt_slice slice;
     dmt_slice_init(&slice, DML_TENSOR_DATA_TYPE_FLOAT32, 2, in_sizes, off, win);
-    const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                     VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    const VkBufferUsageFlags usage = APP_USAGE;
     app_buffer in, out;
     dmlops_context *ctx = NULL;
     dmlops_operator *op = NULL;
@@ -401,9 +405,7 @@ TEST(interop_reverse_per_column_lengths_with_and_without_texel_usage)
     REQUIRE_OK(dmlops_context_create_vulkan(&d, &ctx));
     enum { T = 5, C = 45, SIZE = 1024 }; /* T * C * 4 < SIZE */
     const uint32_t shape[2] = {T, C};
-    const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                     VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    const VkBufferUsageFlags texel_usage = usage | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
+    const VkBufferUsageFlags usage = APP_USAGE, texel_usage = APP_TEXEL_USAGE;
     for (int k = 0; k < 4; k++) {
         const DML_TENSOR_DATA_TYPE type = k & 1 ? DML_TENSOR_DATA_TYPE_FLOAT32 : DML_TENSOR_DATA_TYPE_UINT8;
         const VkBufferUsageFlags len_usage = k & 2 ? texel_usage : usage;
