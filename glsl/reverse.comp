@@ -147,7 +147,7 @@ bool columns_vec(uint j0, out uvec4 v)
     if (TEXEL) lo = texelFetch(Aux4T, int(min(q0, max(texels, 1u) - 1u)));
     // ALIGNED (the host's finding, dm_kernel_src_aligned): the chunk's source starts on a
     // 16-byte boundary in every row, so element e is byte e * ESIZE of texel
-    // qb + (s - g_win_lo) * st (s its row) and moves with a constant mask; a piece whose
+    // qb + (s - g_win_lo) * st (s its row): its word and shift are constants; a piece whose
     // chunk is not aligned after all goes element by element. qb is the chunk in the
     // window's first row: g_sb, the row with axis coordinate 0, lies before the window
     // (wrapped modulo 2^32) when the window starts further down, and shifting that would
@@ -180,20 +180,14 @@ bool columns_vec(uint j0, out uvec4 v)
         const uint L = decode_length(l[lb >> 2u], abytes == 8u ? l[(lb >> 2u) + 1u] : 0u, g_n);
         const uint s = g_row_axis < L ? L - 1u - g_row_axis : g_row_axis;
         ok = ok && s - g_win_lo < span; // s in [g_win_lo, g_win_hi)
-        if (ALIGNED) {
-            const uvec4 t = src4_clamped(qb + (s - g_win_lo) * st);
-            const uint w = (e * ESIZE) >> 2u, em = ESIZE >= 4u ? ~0u : (1u << (ESIZE * 8u)) - 1u;
-            const uint m = em << ((e * ESIZE & 3u) * 8u);
-            v[w] = (v[w] & ~m) | (t[w] & m);
-            if (ESIZE == 8u) v[w + 1u] = t[w + 1u];
-            continue;
-        }
-        const uint a = g_sb + s * g_axis_src_stride + (j0 + e) * ESIZE, q = a >> 4u;
-        ok = ok && q < len4;
+        // The element's texel and its byte in it: constants but for the texel when ALIGNED.
+        const uint a = g_sb + s * g_axis_src_stride + (j0 + e) * ESIZE;
+        const uint q = ALIGNED ? qb + (s - g_win_lo) * st : a >> 4u, b = ALIGNED ? e * ESIZE : a & 15u;
+        ok = ok && (ALIGNED || q < len4);
         const uvec4 t = src4_clamped(q);
-        const uint c = (a >> 2u) & 3u;
+        const uint c = b >> 2u;
         uvec2 x = ESIZE == 8u ? (c == 0u ? t.xy : t.zw) : uvec2(t[c], 0u);
-        if (ESIZE < 4u) x.x = bitfieldExtract(x.x, int((a & 3u) * 8u), int(ESIZE * 8u));
+        if (ESIZE < 4u) x.x = bitfieldExtract(x.x, int((b & 3u) * 8u), int(ESIZE * 8u));
         v = with_element(v, e, x);
     }
     return ok;
