@@ -32,7 +32,7 @@ layout(constant_id = 5) const uint LANES = 1u;
 // whole gather, dm_kernel_src_aligned): a chunk's vectors are loaded as they are, with no
 // funnel shift and no carry; a chunk whose source is not aligned after all (a piece of a
 // row cut elsewhere) goes element by element. SLICE1's STREAM and PAIRS, and REVERSE's
-// COLUMNS (each element then a constant byte mask of its row's texel).
+// COLUMNS (each element then at a constant word and shift of its row's texel).
 layout(constant_id = 6) const bool ALIGNED = false;
 // ROW_DIMS, VARIANT and TEXEL are build-time constants, not specialisation constants:
 // the Makefile compiles each kernel once per combination (-DDM_ROW_DIMS=1|3|7

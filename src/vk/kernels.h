@@ -31,7 +31,7 @@ uint32_t dm_kernel_variant(const dm_gather *g, bool texel);
 /* ALIGNED (vk_abi.h): whether every whole chunk of g's output rows takes its source
  * vectors from 16-byte boundaries under the variant, so that each is one load with no
  * funnel shift and no vector carried from the chunk before (SLICE1's STREAM and PAIRS),
- * or each element a constant byte mask of its source row's vector (REVERSE's COLUMNS,
+ * or each element at a constant word and shift of its source row's vector (REVERSE's COLUMNS,
  * whose axis must then step by a multiple of 16 bytes too). It is decided from g's
  * strides and origin; a piece of a row cut elsewhere stays exact, since the kernel sends
  * a chunk whose source is not aligned element by element. */
