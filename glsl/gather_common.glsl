@@ -92,6 +92,12 @@ layout(set = 0, binding = 6) uniform usamplerBuffer AuxT;
 // compute copy, 0.97-1.05x this way). What lies past the last whole texel goes through
 // AuxT: ONE_HOT's last rows (one_hot.comp), COLUMNS's chunks element by element (fetch).
 layout(set = 0, binding = 7) uniform usamplerBuffer Aux4T;
+// The SRC window as 4-byte texels (R32_UINT), for REVERSE's COLUMNS of 1- and 2-byte
+// elements, each of which comes from its own row: a lock-step batch of lanes fetches one
+// word each (a vpgatherdd on lavapipe) where a 16-byte texel costs each lane a 16-byte load
+// and the batch a transpose (docs/design.md). A dummy for the others (the host binds it
+// where dm_kernel_src_words says); as many texels as Src has words.
+layout(set = 0, binding = 8) uniform usamplerBuffer SrcWT;
 layout(std430, set = 0, binding = 3) readonly buffer Aux { uint aux[]; };
 layout(std430, set = 0, binding = 4) readonly buffer Aux2 { uint aux2[]; };
 

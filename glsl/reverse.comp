@@ -129,9 +129,14 @@ bool in_window(uint j0, uint cnt)
 // the source and that the lengths run along it contiguously, one per column: ONNX's [T, B]
 // batch of sequences with no feature dimension): element e of a chunk comes from the row
 // its own column's length picks. The chunk's lengths are read as whole 16-byte vectors
-// and each element from the 16-byte source vector that holds it: on lavapipe a 16-byte
-// texel is a plain vector load per lane where a 4-byte one is a hardware gather, and the
-// general path paid a lane-by-lane storage-buffer load per element and a masked word store.
+// (on lavapipe a 16-byte texel is a plain vector load per lane where a 4-byte one is a
+// hardware gather), 4- and 8-byte elements from the 16-byte source vector that holds
+// them, 1- and 2-byte ones from the word that holds them (SrcWT): per element, a gather
+// of a word per lane costs less than a 16-byte load per lane and the transpose of the
+// batch's vectors (lavapipe, three alternating rounds at 16 and 64 MiB, x the compute
+// copy: UINT8 0.33-0.35 -> 0.40-0.43, FLOAT16 0.52-0.54 -> 0.57-0.61; FLOAT32 ran no
+// faster that way and FLOAT64, two words per element, slower, both measured 2026-11-26).
+// The general path paid a lane-by-lane storage-buffer load per element and a masked word store.
 
 // The chunk of elements j0 .. j0 + 16 / ESIZE - 1 of the row, each from its column's row;
 // false when a length lies past Aux4T's last whole texel, or a source outside this
@@ -184,10 +189,18 @@ bool columns_vec(uint j0, out uvec4 v)
         const uint a = g_sb + s * g_axis_src_stride + (j0 + e) * ESIZE;
         const uint q = ALIGNED ? qb + (s - g_win_lo) * st : a >> 4u, b = ALIGNED ? e * ESIZE : a & 15u;
         ok = ok && (ALIGNED || q < len4);
-        const uvec4 t = src4_clamped(q);
-        const uint c = b >> 2u;
-        uvec2 x = ESIZE == 8u ? (c == 0u ? t.xy : t.zw) : uvec2(t[c], 0u);
-        if (ESIZE < 4u) x.x = bitfieldExtract(x.x, int((b & 3u) * 8u), int(ESIZE * 8u));
+        uvec2 x;
+        if (ESIZE <= 2u && TEXEL) {
+            // The word that holds the element (SrcWT; a sub-word element never straddles one).
+            const uint words = uint(src.length());
+            const uint w = texelFetch(SrcWT, int(min(q * 4u + (b >> 2u), max(words, 1u) - 1u))).x;
+            x = uvec2(bitfieldExtract(w, int((b & 3u) * 8u), int(ESIZE * 8u)), 0u);
+        } else {
+            const uvec4 t = src4_clamped(q);
+            const uint c = b >> 2u;
+            x = ESIZE == 8u ? (c == 0u ? t.xy : t.zw) : uvec2(t[c], 0u);
+            if (ESIZE < 4u) x.x = bitfieldExtract(x.x, int((b & 3u) * 8u), int(ESIZE * 8u));
+        }
         v = with_element(v, e, x);
     }
     return ok;

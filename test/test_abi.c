@@ -257,7 +257,8 @@ TEST(specialisation_constants_and_bindings_agree)
                     {"buffer Aux2 ", DM_BINDING_SLOT0 + DM_SLOT_AUX2},
                     {"usamplerBuffer Src4T;", DM_BINDING_SRC_TEXEL},
                     {"usamplerBuffer AuxT;", DM_BINDING_AUX_TEXEL},
-                    {"usamplerBuffer Aux4T;", DM_BINDING_AUX_VEC_TEXEL}};
+                    {"usamplerBuffer Aux4T;", DM_BINDING_AUX_VEC_TEXEL},
+                    {"usamplerBuffer SrcWT;", DM_BINDING_SRC_WORD_TEXEL}};
     for (size_t i = 0; i < sizeof bindings / sizeof bindings[0]; i++) {
         long b = layout_number(text, bindings[i].block, "binding");
         CHECK(b == bindings[i].binding, "%s: binding %ld in GLSL, %ld in C", bindings[i].block, b, bindings[i].binding);

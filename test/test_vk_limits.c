@@ -199,9 +199,13 @@ TEST(reverse_columns_variant_and_alignment_follow_the_layout)
     CHECK(dm_kernel_variant(&g, true) == DM_VARIANT_COLUMNS, "variant %u", dm_kernel_variant(&g, true));
     CHECK(dm_kernel_variant(&g, false) == DM_VARIANT_GENERAL, "GPUs keep the general path");
     CHECK(dm_kernel_aux_vectors(&g), "COLUMNS reads its lengths through Aux4T");
+    CHECK(!dm_kernel_src_words(&g), "FLOAT32 elements come from 16-byte texels");
     CHECK(dm_kernel_src_aligned(&g, DM_VARIANT_COLUMNS));
     g = reverse_columns_gather(16, 1024, 1);
     CHECK(dm_kernel_src_aligned(&g, DM_VARIANT_COLUMNS), "UINT8 rows of 1024 bytes");
+    CHECK(dm_kernel_src_words(&g), "UINT8 elements come from word texels (SrcWT)");
+    g = reverse_columns_gather(16, 1024, 2);
+    CHECK(dm_kernel_src_words(&g), "FLOAT16 elements come from word texels (SrcWT)");
     /* Rows of 1021 FLOAT32 (4084 bytes): the output steps off 16 bytes per row. */
     g = reverse_columns_gather(16, 1021, 4);
     CHECK(dm_kernel_variant(&g, true) == DM_VARIANT_COLUMNS && !dm_kernel_src_aligned(&g, DM_VARIANT_COLUMNS));
@@ -224,4 +228,7 @@ TEST(reverse_columns_variant_and_alignment_follow_the_layout)
     g = reverse_columns_gather(16, 1024, 4);
     g.stride[DM_SLOT_AUX][1] = 0;
     CHECK(dm_kernel_variant(&g, true) == DM_VARIANT_ACROSS && !dm_kernel_aux_vectors(&g));
+    g = reverse_columns_gather(16, 1024, 1);
+    g.stride[DM_SLOT_AUX][1] = 0;
+    CHECK(!dm_kernel_src_words(&g), "UINT8 ACROSS reads no word texels");
 }

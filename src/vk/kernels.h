@@ -46,6 +46,10 @@ bool dm_kernel_flat(const dm_gather *g, bool texel);
 /* Whether g's kernel, on the texel path, reads AUX as 16-byte texels too (Aux4T, binding
  * DM_BINDING_AUX_VEC_TEXEL): ONE_HOT, and REVERSE's COLUMNS variant. */
 bool dm_kernel_aux_vectors(const dm_gather *g);
+/* Whether g's kernel, on the texel path, reads SRC as 4-byte R32_UINT texels too (binding
+ * DM_BINDING_SRC_WORD_TEXEL): REVERSE's COLUMNS variant of 1- and 2-byte elements, one
+ * texel per element (glsl/reverse.comp, columns_vec). */
+bool dm_kernel_src_words(const dm_gather *g);
 /* AUX_TYPE (DM_AUX_* in vk_abi.h): how the kernel decodes g's AUX elements; U32 when
  * it binds none. */
 uint32_t dm_kernel_aux_type(const dm_gather *g);

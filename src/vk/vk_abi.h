@@ -80,14 +80,16 @@ enum {
  * per data slot (1 + slot), then, for the texel path (TEXEL), the SRC window as an
  * R32G32B32A32_UINT uniform texel buffer, the AUX window as an R32_UINT one and, for
  * ONE_HOT and REVERSE's COLUMNS, the AUX window again as R32G32B32A32_UINT (a dummy for the
- * others; kernels.c, dm_kernel_aux_vectors). */
+ * others; kernels.c, dm_kernel_aux_vectors) and, for COLUMNS of 1- and 2-byte elements,
+ * the SRC window again as R32_UINT (a dummy for the others; dm_kernel_src_words). */
 enum {
     DM_BINDING_PARAMS = 0,
     DM_BINDING_SLOT0 = 1,
     DM_BINDING_SRC_TEXEL = 5,
     DM_BINDING_AUX_TEXEL = 6,
     DM_BINDING_AUX_VEC_TEXEL = 7,
-    DM_BINDING_COUNT = 8
+    DM_BINDING_SRC_WORD_TEXEL = 8,
+    DM_BINDING_COUNT = 9
 };
 
 /* Invocations per workgroup of the gather kernels on GPUs (dm_vk_limits.workgroup). */

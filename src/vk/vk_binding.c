@@ -179,15 +179,16 @@ static dmlops_status dm_vk_table_split(dmlops_binding_table *t, const dm_gather 
 /* Writes descriptor set p: the piece's parameter record, and each slot's window bound
  * at its aligned-down start, the remainder going to the push constants; on the texel
  * path, the SRC and AUX windows again as texel views of the same bytes (16-byte and
- * 4-byte texels) and, for the kernels that read them (dm_kernel_aux_vectors), AUX as
- * 16-byte texels too (its whole ones). */
+ * 4-byte texels) and, for the kernels that read them (dm_kernel_aux_vectors,
+ * dm_kernel_src_words), AUX as 16-byte texels too (its whole ones) and SRC as 4-byte
+ * ones. */
 static dmlops_status dm_vk_bind_piece(dmlops_binding_table *t, const dm_gather *g, const dmlops_binding *bind,
                                       const dm_vk_piece *piece, VkBuffer params, uint32_t p)
 {
     dm_vk_ctx *vk = t->vk;
     VkDescriptorBufferInfo info[1 + DM_SLOT_COUNT];
     VkWriteDescriptorSet w[DM_BINDING_COUNT];
-    VkBufferView *view = &t->views[(size_t)p * DM_VK_SET_VIEWS]; /* SRC, AUX, AUX as vectors */
+    VkBufferView *view = &t->views[(size_t)p * DM_VK_SET_VIEWS]; /* SRC, AUX, AUX as vectors, SRC as words */
     info[DM_BINDING_PARAMS] = (VkDescriptorBufferInfo){params, (uint64_t)p * DM_P_WORDS * 4, DM_P_WORDS * 4};
     for (int s = 0; s < DM_SLOT_COUNT; s++) {
         const dm_vk_span *span = &piece->span[s];
@@ -206,6 +207,9 @@ static dmlops_status dm_vk_bind_piece(dmlops_binding_table *t, const dm_gather *
         if (t->texel && s == DM_SLOT_SRC)
             DM_TRY(dm_vk_texel_view(&vk->dev, m->buffer, aligned, hi - aligned, VK_FORMAT_R32G32B32A32_UINT,
                                     "binding a texel view", &view[0]));
+        if (t->texel && s == DM_SLOT_SRC && dm_kernel_src_words(g))
+            DM_TRY(dm_vk_texel_view(&vk->dev, m->buffer, aligned, hi - aligned, VK_FORMAT_R32_UINT,
+                                    "binding a texel view", &view[3]));
         if (t->texel && s == DM_SLOT_AUX)
             DM_TRY(dm_vk_texel_view(&vk->dev, m->buffer, aligned, hi - aligned, VK_FORMAT_R32_UINT,
                                     "binding a texel view", &view[1]));
@@ -214,9 +218,10 @@ static dmlops_status dm_vk_bind_piece(dmlops_binding_table *t, const dm_gather *
                                     "binding a texel view", &view[2]));
     }
     /* Same texel count as the storage window's uvec4 (SRC, AUX as vectors: whole ones)
-     * or word (AUX) count, or a dummy when that is 0. */
+     * or word (AUX, SRC as words) count, or a dummy when that is 0. */
     const VkBufferView tv = view[0] ? view[0] : vk->dummy_view, av = view[1] ? view[1] : vk->dummy_word_view;
     const VkBufferView avv = view[2] ? view[2] : vk->dummy_view;
+    const VkBufferView swv = view[3] ? view[3] : vk->dummy_word_view;
     for (uint32_t i = 0; i < DM_BINDING_COUNT; i++)
         w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                       .dstSet = t->sets[p],
@@ -227,7 +232,8 @@ static dmlops_status dm_vk_bind_piece(dmlops_binding_table *t, const dm_gather *
                                       .pTexelBufferView = i == DM_BINDING_SRC_TEXEL       ? &tv
                                                           : i == DM_BINDING_AUX_TEXEL     ? &av
                                                           : i == DM_BINDING_AUX_VEC_TEXEL ? &avv
-                                                                                          : NULL};
+                                                          : i == DM_BINDING_SRC_WORD_TEXEL ? &swv
+                                                                                           : NULL};
     vk->dev.vkd.UpdateDescriptorSets(vk->dev.device, DM_BINDING_COUNT, w, 0, NULL);
     return DMLOPS_SUCCESS;
 }

@@ -13,7 +13,7 @@ typedef struct dm_vk_ctx {
     dm_vk_pipelines pipes;
     dm_vk_memory dummy; /* bound to the slots a gather does not use */
     VkBufferView dummy_view; /* the same, for texel bindings with no whole texel to see */
-    VkBufferView dummy_word_view; /* and as R32_UINT texels, for AUX_TEXEL */
+    VkBufferView dummy_word_view; /* and as R32_UINT texels, for AUX_TEXEL and SRC_WORD_TEXEL */
 } dm_vk_ctx;
 
 static inline dm_vk_ctx *dm_vk(const dmlops_context *ctx) { return ctx->impl; }

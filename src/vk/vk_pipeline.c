@@ -86,17 +86,20 @@ static void dm_cache_save(const dm_vk_device *d, const dm_vk_pipelines *p)
     free(data);
 }
 
+/* The most bindings a layout below holds (the gather kernels' DM_BINDING_COUNT). */
+#define DM_VK_MAX_BINDINGS 9
+
 /* A descriptor-set layout of `count` compute bindings typed by type(i), and a pipeline
  * layout of that set and push_bytes of push constants; each made unless it exists. */
 static dmlops_status dm_vk_layouts(dm_vk_device *d, const char *what, uint32_t count, VkDescriptorType (*type)(uint32_t),
                                    uint32_t push_bytes, VkDescriptorSetLayout *set_layout, VkPipelineLayout *layout)
 {
     if (!*set_layout) {
-        VkDescriptorSetLayoutBinding b[8];
-        for (uint32_t i = 0; i < count && i < 8; i++)
+        VkDescriptorSetLayoutBinding b[DM_VK_MAX_BINDINGS];
+        for (uint32_t i = 0; i < count && i < DM_VK_MAX_BINDINGS; i++)
             b[i] = (VkDescriptorSetLayoutBinding){i, type(i), 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL};
         VkDescriptorSetLayoutCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                               .bindingCount = count < 8 ? count : 8,
+                                               .bindingCount = count < DM_VK_MAX_BINDINGS ? count : DM_VK_MAX_BINDINGS,
                                                .pBindings = b};
         DM_VK_CALL(d, what, CreateDescriptorSetLayout, (d->device, &dci, NULL, set_layout));
     }
@@ -111,7 +114,8 @@ static dmlops_status dm_vk_layouts(dm_vk_device *d, const char *what, uint32_t c
     }
     return DMLOPS_SUCCESS;
 }
-_Static_assert(DM_BINDING_COUNT <= 8 && DM_COPY_BINDINGS <= 8, "dm_vk_layouts holds 8 bindings");
+_Static_assert(DM_BINDING_COUNT <= DM_VK_MAX_BINDINGS && DM_COPY_BINDINGS <= DM_VK_MAX_BINDINGS,
+               "dm_vk_layouts holds DM_VK_MAX_BINDINGS bindings");
 
 dmlops_status dm_vk_pipelines_init(dm_vk_device *d, const char *cache_path, dm_vk_pipelines *p)
 {

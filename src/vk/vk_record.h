@@ -19,9 +19,10 @@ typedef struct dm_vk_op {
     dmlops_binding_table *table; /* for dmlops_operator_execute, made on first use */
 } dm_vk_op;
 
-/* Texel views per descriptor set: SRC (DM_BINDING_SRC_TEXEL), AUX (DM_BINDING_AUX_TEXEL)
- * and AUX as 16-byte texels (DM_BINDING_AUX_VEC_TEXEL). */
-#define DM_VK_SET_VIEWS 3
+/* Texel views per descriptor set: SRC (DM_BINDING_SRC_TEXEL), AUX (DM_BINDING_AUX_TEXEL),
+ * AUX as 16-byte texels (DM_BINDING_AUX_VEC_TEXEL) and SRC as 4-byte texels
+ * (DM_BINDING_SRC_WORD_TEXEL). */
+#define DM_VK_SET_VIEWS 4
 
 struct dmlops_binding_table {
     dmlops_operator *op;
@@ -29,8 +30,8 @@ struct dmlops_binding_table {
     VkDescriptorPool pool;
     VkDescriptorSet *sets;
     dm_vk_push *push;          /* per piece */
-    VkBufferView *views;       /* DM_VK_SET_VIEWS per set: the SRC, AUX and AUX-vector texel
-                                  views, VK_NULL_HANDLE where none */
+    VkBufferView *views;       /* DM_VK_SET_VIEWS per set: the SRC, AUX, AUX-vector and
+                                  SRC-word texel views, VK_NULL_HANDLE where none */
     uint32_t capacity;         /* sets */
     VkPipeline pipeline;       /* the operator's, or its storage-buffer variant (!texel) */
     bool texel;                /* the sets carry texel views: device and buffers allow it */
