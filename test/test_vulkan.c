@@ -361,16 +361,24 @@ static void slice_column_major(gcase *c, DML_TENSOR_DATA_TYPE dt, uint32_t rows,
     c->nin = 1;
 }
 
-/* Runs c against the CPU (fix and user fill its data) and checks that it took the kernel
- * path in at most bound dispatches. */
+/* Runs desc (nin inputs, then the output, of these sizes) against the CPU (fix and user
+ * fill its data) and checks that it took the kernel path in at most bound dispatches. */
+static void desc_few_dispatches_as_cpu(dmlops_context *vk, const DML_OPERATOR_DESC *desc, uint32_t nin,
+                                       const uint64_t *sizes, uint64_t seed, vkt_fixup fix, const void *user,
+                                       uint32_t bound)
+{
+    dmlops_operator_info info;
+    if (vkt_same_as_cpu(vk, desc, nin, sizes, seed, &info, fix, user))
+        CHECK(info.last_path == DMLOPS_PATH_KERNEL && info.dispatch_count <= bound, "seed 0x%llx ran %s in %u dispatches",
+              (unsigned long long)seed, dmlops_path_name(info.last_path), (unsigned)info.dispatch_count);
+}
+
+/* The same for a gcase. */
 static void few_dispatches_as_cpu(dmlops_context *vk, gcase *c, uint64_t seed, vkt_fixup fix, const void *user,
                                   uint32_t bound)
 {
-    dmlops_operator_info info;
     for (uint32_t i = 0; i <= c->nin; i++) c->sizes[i] = c->t[i].buf.TotalTensorSizeInBytes;
-    if (vkt_same_as_cpu(vk, &c->desc, c->nin, c->sizes, seed, &info, fix, user))
-        CHECK(info.last_path == DMLOPS_PATH_KERNEL && info.dispatch_count <= bound, "seed 0x%llx ran %s in %u dispatches",
-              (unsigned long long)seed, dmlops_path_name(info.last_path), (unsigned)info.dispatch_count);
+    desc_few_dispatches_as_cpu(vk, &c->desc, c->nin, c->sizes, seed, fix, user, bound);
 }
 
 TEST(column_major_short_rows_plan_few_pieces)
@@ -449,13 +457,12 @@ static void long_rows_case(dmlops_context *vk, int op, DML_TENSOR_DATA_TYPE type
         c.desc = (DML_OPERATOR_DESC){DML_OPERATOR_SLICE1, &c.slice};
         c.nin = 1;
     } else if (op == 2) {
-        dmt_tensor_init(&c.t[0], type, 2, out, NULL, 0);
-        dmt_tensor_init(&c.t[1], DML_TENSOR_DATA_TYPE_INT64, 2, col, NULL, 0);
-        dmt_tensor_init(&c.t[2], type, 2, out, NULL, 0);
-        c.rev = (DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC){&c.t[0].desc, &c.t[1].desc, &c.t[2].desc, 1};
-        c.desc = (DML_OPERATOR_DESC){DML_OPERATOR_REVERSE_SUBSEQUENCES, &c.rev};
-        c.nin = 2;
-        fix = lengths_per_row;
+        dmt_reverse rev; /* lengths [rows, 1] */
+        dmt_reverse_init(&rev, type, 2, out, 1, DML_TENSOR_DATA_TYPE_INT64, NULL);
+        const uint64_t sizes[3] = {rev.in.buf.TotalTensorSizeInBytes, rev.len.buf.TotalTensorSizeInBytes,
+                                   rev.out.buf.TotalTensorSizeInBytes};
+        desc_few_dispatches_as_cpu(vk, &rev.desc, 2, sizes, seed, lengths_per_row, &cols, UINT32_MAX);
+        return;
     } else {
         dmt_tensor_init(&c.t[0], DML_TENSOR_DATA_TYPE_INT64, 2, col, NULL, 0);
         dmt_tensor_init(&c.t[1], type, 2, pair, NULL, 0);
