@@ -186,6 +186,19 @@ static dmlops_vulkan_context_desc app_context_desc(const app *a)
     return d;
 }
 
+/* The application's objects and a context description on them; false (with a note, and
+ * nothing left to clean up) when the machine has no Vulkan device for the application. */
+static bool app_start(app *a, dmlops_vulkan_context_desc *d)
+{
+    if (!app_init(a)) {
+        printf("    note: no Vulkan device for the application\n");
+        app_done(a);
+        return false;
+    }
+    *d = app_context_desc(a);
+    return true;
+}
+
 /* The usage the tests' buffers are made and wrapped with: storage and both transfer
  * directions, and the same with texel usage, which lets the texel path view them. */
 enum {
@@ -208,12 +221,8 @@ static void expected(const float *x, float *y)
 TEST(interop_records_into_the_application_command_buffer)
 {
     app a;
-    if (!app_init(&a)) {
-        printf("    note: no Vulkan device for the application\n");
-        app_done(&a);
-        return;
-    }
-    dmlops_vulkan_context_desc d = app_context_desc(&a);
+    dmlops_vulkan_context_desc d;
+    if (!app_start(&a, &d)) return;
     d.api_version = VK_API_VERSION_1_1;
     dmlops_context *ctx = NULL;
     dmlops_operator *op = NULL;
@@ -326,11 +335,8 @@ TEST(interop_records_into_the_application_command_buffer)
 TEST(interop_records_copy_regions)
 {
     app a;
-    if (!app_init(&a)) {
-        app_done(&a);
-        return;
-    }
-    dmlops_vulkan_context_desc d = app_context_desc(&a);
+    dmlops_vulkan_context_desc d;
+    if (!app_start(&a, &d)) return;
     d.flags = DMLOPS_CONTEXT_FLAG_PREFER_COPY;
     enum { R = 4, C = 256, K = 200 };
     const uint32_t in_sizes[2] = {R, C}, off[2] = {0, 10}, win[2] = {R, K};
@@ -395,11 +401,8 @@ TEST(interop_records_copy_regions)
 TEST(interop_reverse_per_column_lengths_with_and_without_texel_usage)
 {
     app a;
-    if (!app_init(&a)) {
-        app_done(&a);
-        return;
-    }
-    dmlops_vulkan_context_desc d = app_context_desc(&a);
+    dmlops_vulkan_context_desc d;
+    if (!app_start(&a, &d)) return;
     d.flags = DMLOPS_CONTEXT_FLAG_KERNELS_ONLY;
     dmlops_context *ctx = NULL;
     REQUIRE_OK(dmlops_context_create_vulkan(&d, &ctx));
