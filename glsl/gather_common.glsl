@@ -18,7 +18,12 @@ layout(constant_id = 1) const uint ESIZE = 4u;
 // neighbouring lanes on neighbouring addresses (GPUs); CPU devices prefer long runs,
 // which amortise the coordinate bookkeeping.
 layout(constant_id = 2) const uint RUN = 1u;
-// (constant_id 3 is free: the fast path's variant is built in, VARIANT below.)
+// The piece binds only part of REVERSE's axis (the host splits the axis over several
+// source windows, each piece writing the elements whose source lies in its window), and
+// the kernel's chunk_vec may then leave a chunk whole but for such elements (REVERSE's
+// COLUMNS): the fast path stores the others under a byte mask (chunk_part) instead of
+// sending the chunk element by element. Id 3 was the variant's once.
+layout(constant_id = 3) const bool PARTIAL = false;
 // How AUX elements (lengths, indices) are decoded: AUX_U32 .. AUX_I64 below. A constant,
 // so that 32-bit ones load no high word and unsigned ones test no sign.
 layout(constant_id = 4) const uint AUX_TYPE = 0u;
@@ -34,6 +39,11 @@ layout(constant_id = 5) const uint LANES = 1u;
 // row cut elsewhere) goes element by element. SLICE1's STREAM and PAIRS, and REVERSE's
 // COLUMNS (each element then at a constant word and shift of its row's texel).
 layout(constant_id = 6) const bool ALIGNED = false;
+// PARTIAL: set by chunk_vec when it refused its chunk only because some elements' sources
+// lie outside the piece's window; the chunk's other bytes (g_part_mask, a byte mask per
+// word) are right in its vector.
+bool g_part;
+uvec4 g_part_mask;
 // ROW_DIMS, VARIANT and TEXEL are build-time constants, not specialisation constants:
 // the Makefile compiles each kernel once per combination (-DDM_ROW_DIMS=1|3|7
 // -DDM_VARIANT=V_* -DDM_TEXEL=0|1, only the variants the kernel has) and removes the

@@ -196,9 +196,17 @@ uint fast_row(uint c0, uint lanes, uint db, uint sb, uint ab, uint row_axis, uin
         const bool whole = cb >= db && cb + 16u <= row_end && ch < len4;
         if (STREAMS && !ALIGNED && lanes > 1u) chunk_prime(j0);
         uvec4 v;
+        g_part = false;
         const bool got = (STREAMS || whole) && chunk_vec(j0, v);
-        if (whole && got) dst4[ch] = v;
-        else slow |= 1u << t;
+        if (whole && got) {
+            dst4[ch] = v;
+        } else if (PARTIAL && whole && g_part) {
+            // The elements this piece writes; the rest are other windows' pieces' (atomics
+            // where a word is shared with them).
+            for (uint q = 0u; q < 4u; q++) store_masked(ch * 4u + q, v[q], g_part_mask[q]);
+        } else {
+            slow |= 1u << t;
+        }
     }
     return slow;
 }

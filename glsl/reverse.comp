@@ -166,6 +166,10 @@ bool columns_vec(uint j0, out uvec4 v)
     bool ok = !ALIGNED || (((bw | g_axis_src_stride) & 15u) == 0u && span != 0u &&
                            qb + (min(g_win_hi, g_n) - 1u - g_win_lo) * st < len4);
     v = uvec4(0u);
+    // PARTIAL: which of the chunk's bytes have their source in the window; the others are
+    // left to the pieces of the other windows instead of failing the chunk.
+    bool all_in = true;
+    g_part_mask = uvec4(0u);
     [[unroll]] for (uint e = 0u; e < n; e++) {
         const uint lb = (e * abytes) & 15u; // the length's byte in its vector
         if (lb == 0u) {
@@ -184,7 +188,15 @@ bool columns_vec(uint j0, out uvec4 v)
         }
         const uint L = decode_length(l[lb >> 2u], abytes == 8u ? l[(lb >> 2u) + 1u] : 0u, g_n);
         const uint s = g_row_axis < L ? L - 1u - g_row_axis : g_row_axis;
-        ok = ok && s - g_win_lo < span; // s in [g_win_lo, g_win_hi)
+        const bool inside = s - g_win_lo < span; // s in [g_win_lo, g_win_hi)
+        if (PARTIAL) {
+            all_in = all_in && inside;
+            const uint eb = e * ESIZE, bits = ESIZE >= 4u ? 0xffffffffu : ((1u << (ESIZE * 8u)) - 1u) << ((eb & 3u) * 8u);
+            g_part_mask[eb >> 2u] |= inside ? bits : 0u;
+            if (ESIZE == 8u) g_part_mask[(eb >> 2u) + 1u] |= inside ? bits : 0u;
+        } else {
+            ok = ok && inside;
+        }
         // The element's texel and its byte in it: constants but for the texel when ALIGNED.
         const uint a = g_sb + s * g_axis_src_stride + (j0 + e) * ESIZE;
         const uint q = ALIGNED ? qb + (s - g_win_lo) * st : a >> 4u, b = ALIGNED ? e * ESIZE : a & 15u;
@@ -203,7 +215,8 @@ bool columns_vec(uint j0, out uvec4 v)
         }
         v = with_element(v, e, x);
     }
-    return ok;
+    g_part = PARTIAL && ok && !all_in;
+    return ok && all_in;
 }
 
 // Along the axis and across it with one length per row, rows are streams

@@ -11,6 +11,7 @@
 #include "../src/vk/vk_abi.h"
 #include "../src/vk/vk_memory.h"
 #include "../src/vk/vk_physical.h"
+#include "../src/vk/vk_plan.h"
 #include "harness.h"
 
 static dmlops_device_info h200_info(void)
@@ -231,4 +232,30 @@ TEST(reverse_columns_variant_and_alignment_follow_the_layout)
     g = reverse_columns_gather(16, 1024, 1);
     g.stride[DM_SLOT_AUX][1] = 0;
     CHECK(!dm_kernel_src_words(&g), "UINT8 ACROSS reads no word texels");
+}
+
+/* With the axis over several source windows (a tensor past lavapipe's 128 MiB), the plan
+ * says so and COLUMNS pipelines store partial chunks (PARTIAL); one window, or another
+ * variant, keeps the plain store. */
+TEST(reverse_columns_store_partial_chunks_when_the_axis_is_split)
+{
+    const dmlops_device_info cpu = lavapipe_info();
+    const dm_vk_params p = no_tuning();
+    dm_vk_limits lim;
+    dm_vk_limits_init(&cpu, &p, 0, &lim);
+    lim.texel = true; /* dm_vk_texel_init's choice on lavapipe */
+    dm_vk_plan plan;
+    dm_gather g = reverse_columns_gather(16, 1u << 20, 4); /* 64 MiB */
+    if (CHECK_OK(dm_vk_plan_gather(&lim, &g, &plan))) {
+        CHECK(!plan.axis_split, "64 MiB in %u pieces", plan.npieces);
+        CHECK(!dm_kernel_partial(&g, DM_VARIANT_COLUMNS, plan.axis_split));
+        dm_vk_plan_free(&plan);
+    }
+    g = reverse_columns_gather(16, 10u << 20, 1); /* 160 MiB */
+    if (CHECK_OK(dm_vk_plan_gather(&lim, &g, &plan))) {
+        CHECK(plan.axis_split && plan.npieces > 1, "160 MiB in %u pieces", plan.npieces);
+        CHECK(dm_kernel_partial(&g, dm_kernel_variant(&g, true), plan.axis_split));
+        CHECK(!dm_kernel_partial(&g, DM_VARIANT_GENERAL, plan.axis_split), "the general path stores element by element");
+        dm_vk_plan_free(&plan);
+    }
 }

@@ -58,6 +58,11 @@ bool dm_kernel_aux_vectors(const dm_gather *g)
     return g->kernel == DM_KERNEL_ONE_HOT || dm_kernel_variant(g, true) == DM_VARIANT_COLUMNS;
 }
 
+bool dm_kernel_partial(const dm_gather *g, uint32_t variant, bool axis_split)
+{
+    return axis_split && g->kernel == DM_KERNEL_REVERSE && variant == DM_VARIANT_COLUMNS;
+}
+
 bool dm_kernel_src_words(const dm_gather *g)
 {
     return g->esize <= 2 && dm_kernel_variant(g, true) == DM_VARIANT_COLUMNS;

@@ -46,6 +46,11 @@ bool dm_kernel_flat(const dm_gather *g, bool texel);
 /* Whether g's kernel, on the texel path, reads AUX as 16-byte texels too (Aux4T, binding
  * DM_BINDING_AUX_VEC_TEXEL): ONE_HOT, and REVERSE's COLUMNS variant. */
 bool dm_kernel_aux_vectors(const dm_gather *g);
+/* PARTIAL (vk_abi.h): whether the pipeline for g under `variant` stores the part of a
+ * chunk whose sources lie in its piece's window, when some piece binds only part of the
+ * axis (axis_split): REVERSE's COLUMNS, whose elements each pick their own source row, so
+ * that with the axis over several windows nearly every chunk is split between them. */
+bool dm_kernel_partial(const dm_gather *g, uint32_t variant, bool axis_split);
 /* Whether g's kernel, on the texel path, reads SRC as 4-byte R32_UINT texels too (binding
  * DM_BINDING_SRC_WORD_TEXEL): REVERSE's COLUMNS variant of 1- and 2-byte elements, one
  * texel per element (glsl/reverse.comp, columns_vec). */

@@ -47,12 +47,12 @@ _Static_assert(sizeof(dm_vk_push) <= 128, "push constants beyond the 128 bytes e
 _Static_assert(sizeof(dm_vk_push) == sizeof(((dm_vk_push *)0)->rem), "rem[] must alias the named members");
 
 /* Specialisation constant ids (GLSL: local_size_x_id, constant_id). ROW_DIMS, VARIANT
- * and TEXEL are build-time constants instead: one module per combination (kernels.c).
- * Id 3 (the variant, once) is free; its map entry is 0 and no module reads it. */
+ * and TEXEL are build-time constants instead: one module per combination (kernels.c). */
 enum {
     DM_SPEC_WORKGROUP = 0,
     DM_SPEC_ESIZE = 1,
     DM_SPEC_RUN = 2,
+    DM_SPEC_PARTIAL = 3,  /* pieces over part of REVERSE's axis store what they can of a chunk (dm_kernel_partial) */
     DM_SPEC_AUX_TYPE = 4, /* DM_AUX_*: how the kernel decodes AUX elements (lengths, indices) */
     DM_SPEC_LANES = 5,    /* consecutive invocations that share a unit's chunks (dm_vk_limits.lanes) */
     DM_SPEC_ALIGNED = 6,  /* the fast path's source vectors start on 16-byte boundaries (dm_kernel_src_aligned) */

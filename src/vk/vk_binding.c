@@ -252,7 +252,7 @@ static dmlops_status dm_vk_table_pipeline(dmlops_binding_table *t, dmlops_operat
     t->texel = texel;
     t->pipeline = o->pipeline;
     if (texel || !device) return DMLOPS_SUCCESS;
-    return dm_vk_pipeline(&t->vk->dev, &t->vk->pipes, g, o->plan.fast, false, &t->pipeline);
+    return dm_vk_pipeline(&t->vk->dev, &t->vk->pipes, g, o->plan.fast, false, o->plan.axis_split, &t->pipeline);
 }
 
 dmlops_status dm_vk_table_bind(dmlops_binding_table *t, dmlops_operator *op, const dmlops_binding *bind)

@@ -188,7 +188,7 @@ static dmlops_status dm_vk_compute_pipeline(dm_vk_device *d, VkPipelineCache cac
 }
 
 static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, const dm_gather *g, bool fast,
-                                         bool texel, VkPipeline *out)
+                                         bool texel, bool axis_split, VkPipeline *out)
 {
     const uint32_t e = g->esize == 1 ? 0 : g->esize == 2 ? 1 : g->esize == 4 ? 2 : 3;
     const uint32_t r = g->rank <= 2 ? 0 : g->rank <= 4 ? 1 : 2;
@@ -198,7 +198,8 @@ static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, co
     uint32_t run, lanes;
     dm_vk_unit_shape(&d->lim, g, variant, &run, &lanes);
     const bool wide = run != d->lim.run || lanes != d->lim.lanes;
-    VkPipeline *slot = &p->pipelines[g->kernel][e][r][variant][aux_type][texel][aligned][wide];
+    const bool partial = dm_kernel_partial(g, variant, axis_split);
+    VkPipeline *slot = &p->pipelines[g->kernel][e][r][variant][aux_type][texel][aligned][partial ? 2 : wide];
     if (!*slot) {
         const dm_spirv *code = &dm_kernels[g->kernel][r][variant][texel];
         if (!code->code)
@@ -211,6 +212,7 @@ static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, co
         spec[DM_SPEC_AUX_TYPE] = aux_type;
         spec[DM_SPEC_LANES] = lanes;
         spec[DM_SPEC_ALIGNED] = aligned;
+        spec[DM_SPEC_PARTIAL] = partial;
         VkSpecializationMapEntry entries[DM_SPEC_COUNT];
         for (uint32_t i = 0; i < DM_SPEC_COUNT; i++) entries[i] = (VkSpecializationMapEntry){i, i * 4, 4};
         const VkSpecializationInfo si = {DM_SPEC_COUNT, entries, sizeof spec, spec};
@@ -222,10 +224,10 @@ static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, co
 }
 
 dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, const dm_gather *g, bool fast, bool texel,
-                             VkPipeline *out)
+                             bool axis_split, VkPipeline *out)
 {
     pthread_mutex_lock(&p->lock);
-    dmlops_status st = dm_vk_make_pipeline(d, p, g, fast, texel, out);
+    dmlops_status st = dm_vk_make_pipeline(d, p, g, fast, texel, axis_split, out);
     pthread_mutex_unlock(&p->lock);
     return st;
 }

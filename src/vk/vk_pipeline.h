@@ -36,8 +36,9 @@ typedef struct dm_vk_pipelines {
     VkPipelineCache cache;
     char *cache_path;
     /* by kernel, log2(esize), row-dimension bucket, VARIANT (DM_VARIANT_*), AUX_TYPE
-     * (DM_AUX_*), TEXEL, ALIGNED, and whether dm_vk_unit_shape widened its units */
-    VkPipeline pipelines[DM_KERNEL_COUNT][4][DM_ROW_BUCKETS][DM_VARIANT_COUNT][4][2][2][2];
+     * (DM_AUX_*), TEXEL, ALIGNED, and its form: 1 where dm_vk_unit_shape widened its units,
+     * 2 where it stores partial chunks (PARTIAL; never both: those are other variants) */
+    VkPipeline pipelines[DM_KERNEL_COUNT][4][DM_ROW_BUCKETS][DM_VARIANT_COUNT][4][2][2][3];
     /* pipelines made, for dmlops_context_get_info: written under `lock`, read under the
      * context lock only, hence atomic */
     _Atomic uint32_t count;
@@ -58,10 +59,11 @@ dmlops_status dm_vk_pipelines_init(dm_vk_device *d, const char *cache_path, dm_v
 /* Saves the cache (when a file is named), then destroys everything. */
 void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p);
 /* The pipeline of g's kernel for its element size, collapsed rank and, on the fast path,
- * the variant that covers it (dm_kernel_variant), on the texel path or not; made on first
- * use. Thread-safe. */
+ * the variant that covers it (dm_kernel_variant), on the texel path or not; axis_split:
+ * some piece binds only part of REVERSE's axis (dm_vk_plan.axis_split, for PARTIAL). Made
+ * on first use. Thread-safe. */
 dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, const dm_gather *g, bool fast, bool texel,
-                             VkPipeline *out);
+                             bool axis_split, VkPipeline *out);
 /* The compute copy's pipeline (its layouts are p->copy_*) on the texel path or not, made
  * on first use. Thread-safe. */
 dmlops_status dm_vk_copy_pipeline(dm_vk_device *d, dm_vk_pipelines *p, bool texel, VkPipeline *out);

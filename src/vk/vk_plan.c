@@ -323,6 +323,10 @@ dmlops_status dm_vk_plan_gather(const dm_vk_limits *lim, const dm_gather *g, dm_
     plan->pieces = set.pieces;
     plan->params = set.params;
     plan->npieces = set.n;
+    for (uint32_t i = 0; i < set.n && g->window; i++) {
+        const uint32_t *w = set.params + (size_t)i * DM_P_WORDS;
+        plan->axis_split = plan->axis_split || w[DM_P_WIN_LO] > 0 || w[DM_P_WIN_HI] < g->window;
+    }
     if (st == DMLOPS_SUCCESS) st = dm_plan_copies(lim, plan);
     /* The fast path keeps a bit per chunk of a run. */
     plan->fast = lim->run <= 32 && dm_kernel_variant(&plan->g, lim->texel) != DM_VARIANT_GENERAL;

@@ -29,6 +29,8 @@ typedef struct dm_vk_plan {
     uint32_t nregions;
     bool use_copy;             /* planned for the copy path */
     bool fast;                 /* the kernel's fast path (FAST) covers the gather */
+    bool axis_split;           /* some piece binds only part of REVERSE's axis (several
+                                  source windows over one output: PARTIAL) */
     uint32_t slab_rows;        /* rows of a gather whose row copies depend on its AUX data:
                                   regions are built per execution (0: never) */
 } dm_vk_plan;
