@@ -21,8 +21,9 @@ layout(constant_id = 2) const uint RUN = 1u;
 // The piece binds only part of REVERSE's axis (the host splits the axis over several
 // source windows, each piece writing the elements whose source lies in its window), and
 // the kernel's chunk_vec may then leave a chunk whole but for such elements (REVERSE's
-// COLUMNS): the fast path stores the others under a byte mask (chunk_part) instead of
-// sending the chunk element by element. Id 3 was the variant's once.
+// COLUMNS): the fast path stores the others under a byte mask (g_part_mask, with
+// store_masked in fast_row) instead of sending the chunk element by element. Id 3 was
+// the variant's once.
 layout(constant_id = 3) const bool PARTIAL = false;
 // How AUX elements (lengths, indices) are decoded: AUX_U32 .. AUX_I64 below. A constant,
 // so that 32-bit ones load no high word and unsigned ones test no sign.

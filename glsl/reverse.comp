@@ -139,8 +139,9 @@ bool in_window(uint j0, uint cnt)
 // The general path paid a lane-by-lane storage-buffer load per element and a masked word store.
 
 // The chunk of elements j0 .. j0 + 16 / ESIZE - 1 of the row, each from its column's row;
-// false when a length lies past Aux4T's last whole texel, or a source outside this
-// piece's window or past the SRC one.
+// false when a length lies past Aux4T's last whole texel, a source past the SRC window,
+// or a source outside this piece's window (PARTIAL: then with g_part set, the other
+// elements right in v and marked in g_part_mask).
 bool columns_vec(uint j0, out uvec4 v)
 {
     const uint n = 16u / ESIZE, abytes = AUX_TYPE >= AUX_U64 ? 8u : 4u;
@@ -198,14 +199,20 @@ bool columns_vec(uint j0, out uvec4 v)
             ok = ok && inside;
         }
         // The element's texel and its byte in it: constants but for the texel when ALIGNED.
+        // Sub-word elements are read from their word (SrcWT, as many texels as Src has
+        // words: the host binds the view wherever this module runs), the others from
+        // their 16-byte texel. An element whose source lies outside the piece's window is
+        // not written here (its fetch clamped), so only those inside are checked against
+        // the SRC window: else PARTIAL would refuse every unaligned chunk it is meant for.
+        const bool by_word = ESIZE <= 2u && TEXEL;
         const uint a = g_sb + s * g_axis_src_stride + (j0 + e) * ESIZE;
         const uint q = ALIGNED ? qb + (s - g_win_lo) * st : a >> 4u, b = ALIGNED ? e * ESIZE : a & 15u;
-        ok = ok && (ALIGNED || q < len4);
+        const uint wi = q * 4u + (b >> 2u), words = uint(src.length());
+        ok = ok && (ALIGNED || !inside || (by_word ? wi < words : q < len4));
         uvec2 x;
-        if (ESIZE <= 2u && TEXEL) {
-            // The word that holds the element (SrcWT; a sub-word element never straddles one).
-            const uint words = uint(src.length());
-            const uint w = texelFetch(SrcWT, int(min(q * 4u + (b >> 2u), max(words, 1u) - 1u))).x;
+        if (by_word) {
+            // A sub-word element never straddles a word.
+            const uint w = texelFetch(SrcWT, int(min(wi, max(words, 1u) - 1u))).x;
             x = uvec2(bitfieldExtract(w, int((b & 3u) * 8u), int(ESIZE * 8u)), 0u);
         } else {
             const uvec4 t = src4_clamped(q);

@@ -311,8 +311,10 @@ static void lengths_of_any_type(uint8_t *const *data, const uint64_t *sizes, dmt
  * column's length picks), for 1- to 8-byte types and all four length types: rows that
  * are not whole chunks and start anywhere in one (C odd), lengths whose 16-byte vectors
  * straddle texels, the last chunks' lengths past the last whole texel, and 4 KiB windows,
- * where a source row can lie in another dispatch's window. Seen failing with a turn one
- * row off and with the high word of 8-byte lengths ignored. */
+ * where a source row can lie in another dispatch's window (PARTIAL), or 4 KiB allocations,
+ * where the binding plans such windows again at their boundaries. Seen failing with a
+ * turn one row off, with the high word of 8-byte lengths ignored, and with PARTIAL's byte
+ * mask taken whole. */
 TEST(reverse_columns_match_cpu)
 {
     static const DML_TENSOR_DATA_TYPE types[] = {DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_FLOAT16,
@@ -320,15 +322,36 @@ TEST(reverse_columns_match_cpu)
     static const DML_TENSOR_DATA_TYPE len_types[] = {DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_DATA_TYPE_INT32,
                                                      DML_TENSOR_DATA_TYPE_UINT64, DML_TENSOR_DATA_TYPE_INT64};
     static const uint32_t shapes[][2] = {{16, 1024}, {37, 16 * 13 + 5}, {5, 4096 + 51}, {2, 33}};
-    for (int windowed = 0; windowed < 2; windowed++) {
-        dmlops_context *vk = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, windowed ? 4096 : 0, 0);
+    for (int mode = 0; mode < 3; mode++) { /* one window, 4 KiB windows, 4 KiB allocations */
+        dmlops_context *vk = vkt_context_alloc(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, mode == 1 ? 4096 : 0, 0, mode == 2 ? 4096 : 0);
         if (!vk) return;
         for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
             for (size_t l = 0; l < sizeof len_types / sizeof len_types[0]; l++)
-                reverse_outer_typed_match_cpu(vk, types[t], len_types[l], shapes, sizeof shapes / sizeof shapes[0],
-                                              0xC01 + t * 64 + l * 8, lengths_of_any_type, UINT32_MAX);
+                if (mode < 2 || l == t) /* allocations: each type and length type once (20 s for all) */
+                    reverse_outer_typed_match_cpu(vk, types[t], len_types[l], shapes, sizeof shapes / sizeof shapes[0],
+                                                  0xC01 + t * 64 + l * 8 + (uint64_t)mode, lengths_of_any_type,
+                                                  UINT32_MAX);
         vkt_done(vk);
     }
+}
+
+/* An operator planned whole whose binding splits its axis at allocation boundaries takes
+ * the pipeline that stores partial chunks (PARTIAL) when it is bound: two pipelines in all.
+ * Seen failing (one pipeline) with the binding keeping the operator's. */
+TEST(reverse_columns_bound_across_allocations_store_partial_chunks)
+{
+    dmlops_context *vk = vkt_context_alloc(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 0, 0, 4096);
+    if (!vk) return;
+    dmlops_context_info ci;
+    const uint32_t shape[1][2] = {{16, 1024}}; /* 16 KiB: rows of 1 KiB over 4 KiB allocations */
+    if (CHECK_OK(dmlops_context_get_info(vk, &ci)) && ci.device.type == DMLOPS_DEVICE_TYPE_CPU) {
+        const uint32_t before = ci.pipeline_count;
+        reverse_outer_typed_match_cpu(vk, DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_UINT32, shape, 1, 0xC77,
+                                      lengths_of_any_type, UINT32_MAX);
+        if (CHECK_OK(dmlops_context_get_info(vk, &ci)))
+            CHECK(ci.pipeline_count == before + 2, "%u pipelines made", ci.pipeline_count - before);
+    }
+    vkt_done(vk);
 }
 
 /* INT64 indices in [0, depth] (depth itself: a row of OffValues) over all of binding 0. */

@@ -164,7 +164,7 @@ static dmlops_status dm_vk_table_split(dmlops_binding_table *t, const dm_gather 
 {
     dm_vk_device *d = &t->vk->dev;
     uint32_t *params = NULL;
-    dmlops_status st = dm_vk_plan_segments(&d->lim, g, segs, &t->own_pieces, &params, &t->own_npieces);
+    dmlops_status st = dm_vk_plan_segments(&d->lim, g, segs, &t->own_pieces, &params, &t->own_npieces, &t->own_axis_split);
     uint64_t bytes = (uint64_t)t->own_npieces * DM_P_WORDS * 4;
     const char *what = "splitting windows at allocation boundaries";
     if (st == DMLOPS_SUCCESS) st = dm_vk_alloc(d, bytes, DM_VK_MEM_PARAMS_MAPPED, what, &t->own_params);
@@ -240,7 +240,9 @@ static dmlops_status dm_vk_bind_piece(dmlops_binding_table *t, const dm_gather *
 
 /* Whether these bindings take the texel path, and the pipeline that goes with it: an
  * operator planned for the texel path falls back to its storage-buffer pipeline when
- * a bound buffer (an application's, wrapped) lacks texel usage. */
+ * a bound buffer (an application's, wrapped) lacks texel usage; pieces planned again at
+ * segment boundaries that split the axis where the operator's did not (or the other way
+ * round) take the pipeline specialised for that (PARTIAL). */
 static dmlops_status dm_vk_table_pipeline(dmlops_binding_table *t, dmlops_operator *op, const dmlops_binding *bind)
 {
     dm_vk_op *o = op->impl;
@@ -249,10 +251,11 @@ static dmlops_status dm_vk_table_pipeline(dmlops_binding_table *t, dmlops_operat
     const int src = g->binding[DM_SLOT_SRC], aux = g->binding[DM_SLOT_AUX];
     const bool texel = device && (src < 0 || dm_vkbuf(bind[src].buffer)->texel) &&
                        (aux < 0 || dm_vkbuf(bind[aux].buffer)->texel);
+    const bool axis_split = t->own_active ? t->own_axis_split : o->plan.axis_split;
     t->texel = texel;
     t->pipeline = o->pipeline;
-    if (texel || !device) return DMLOPS_SUCCESS;
-    return dm_vk_pipeline(&t->vk->dev, &t->vk->pipes, g, o->plan.fast, false, o->plan.axis_split, &t->pipeline);
+    if ((texel || !device) && axis_split == o->plan.axis_split) return DMLOPS_SUCCESS;
+    return dm_vk_pipeline(&t->vk->dev, &t->vk->pipes, g, o->plan.fast, texel, axis_split, &t->pipeline);
 }
 
 dmlops_status dm_vk_table_bind(dmlops_binding_table *t, dmlops_operator *op, const dmlops_binding *bind)

@@ -15,7 +15,8 @@
 #include "vk_device.h"
 
 /* The descriptor type of a gather kernel's binding (vk_abi.h): the parameter record is a
- * uniform buffer, the data slots storage buffers, then the texel view of SRC. */
+ * uniform buffer, the data slots storage buffers, then the texel views (of SRC, AUX, AUX
+ * as vectors, SRC as words). */
 static inline VkDescriptorType dm_vk_binding_type(uint32_t binding)
 {
     return binding == DM_BINDING_PARAMS                                             ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER

@@ -313,6 +313,17 @@ static bool dm_plan_rows_cut(const dm_vk_limits *lim, const dm_gather *g)
     return false;
 }
 
+/* Whether some of the n pieces (their parameter records) binds only part of the source
+ * window, REVERSE's axis. */
+static bool dm_pieces_split_axis(const dm_gather *g, const uint32_t *params, uint32_t n)
+{
+    for (uint32_t i = 0; i < n && g->window; i++) {
+        const uint32_t *w = params + (size_t)i * DM_P_WORDS;
+        if (w[DM_P_WIN_LO] > 0 || w[DM_P_WIN_HI] < g->window) return true;
+    }
+    return false;
+}
+
 dmlops_status dm_vk_plan_gather(const dm_vk_limits *lim, const dm_gather *g, dm_vk_plan *plan)
 {
     memset(plan, 0, sizeof *plan);
@@ -323,10 +334,7 @@ dmlops_status dm_vk_plan_gather(const dm_vk_limits *lim, const dm_gather *g, dm_
     plan->pieces = set.pieces;
     plan->params = set.params;
     plan->npieces = set.n;
-    for (uint32_t i = 0; i < set.n && g->window; i++) {
-        const uint32_t *w = set.params + (size_t)i * DM_P_WORDS;
-        plan->axis_split = plan->axis_split || w[DM_P_WIN_LO] > 0 || w[DM_P_WIN_HI] < g->window;
-    }
+    plan->axis_split = dm_pieces_split_axis(g, set.params, set.n);
     if (st == DMLOPS_SUCCESS) st = dm_plan_copies(lim, plan);
     /* The fast path keeps a bit per chunk of a run. */
     plan->fast = lim->run <= 32 && dm_kernel_variant(&plan->g, lim->texel) != DM_VARIANT_GENERAL;
@@ -335,7 +343,7 @@ dmlops_status dm_vk_plan_gather(const dm_vk_limits *lim, const dm_gather *g, dm_
 }
 
 dmlops_status dm_vk_plan_segments(const dm_vk_limits *lim, const dm_gather *g, const dm_vk_segments *segs,
-                                  dm_vk_piece **pieces, uint32_t **params, uint32_t *npieces)
+                                  dm_vk_piece **pieces, uint32_t **params, uint32_t *npieces, bool *axis_split)
 {
     dm_piece_set set = {0};
     dmlops_status st = dm_split(lim, g, segs, &set);
@@ -347,6 +355,7 @@ dmlops_status dm_vk_plan_segments(const dm_vk_limits *lim, const dm_gather *g, c
     *pieces = set.pieces;
     *params = set.params;
     *npieces = set.n;
+    *axis_split = dm_pieces_split_axis(g, set.params, set.n);
     return DMLOPS_SUCCESS;
 }
 

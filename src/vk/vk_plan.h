@@ -55,10 +55,10 @@ void dm_vk_unit_shape(const dm_vk_limits *lim, const dm_gather *g, uint32_t vari
 
 /* Plans a collapsed gather. On failure nothing is left to free. */
 dmlops_status dm_vk_plan_gather(const dm_vk_limits *lim, const dm_gather *g, dm_vk_plan *plan);
-/* Pieces whose windows also stay inside the segments of `segs`, and their parameter
- * records (malloc'd). */
+/* Pieces whose windows also stay inside the segments of `segs`, their parameter records
+ * (malloc'd), and whether they split REVERSE's axis (dm_vk_plan.axis_split). */
 dmlops_status dm_vk_plan_segments(const dm_vk_limits *lim, const dm_gather *g, const dm_vk_segments *segs,
-                                  dm_vk_piece **pieces, uint32_t **params, uint32_t *npieces);
+                                  dm_vk_piece **pieces, uint32_t **params, uint32_t *npieces, bool *axis_split);
 void dm_vk_plan_free(dm_vk_plan *plan);
 
 /* Copy regions being gathered from a dm_slab_fn: each slab offset by the bindings' byte

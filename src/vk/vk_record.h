@@ -23,6 +23,7 @@ typedef struct dm_vk_op {
  * AUX as 16-byte texels (DM_BINDING_AUX_VEC_TEXEL) and SRC as 4-byte texels
  * (DM_BINDING_SRC_WORD_TEXEL). */
 #define DM_VK_SET_VIEWS 4
+_Static_assert(DM_VK_SET_VIEWS == DM_BINDING_COUNT - DM_BINDING_SRC_TEXEL, "a view per texel binding");
 
 struct dmlops_binding_table {
     dmlops_operator *op;
@@ -45,6 +46,7 @@ struct dmlops_binding_table {
     dm_vk_memory own_params;
     dm_vk_segments own_segs;   /* the boundaries own_pieces were planned for */
     bool own_active;           /* the current binding uses own_pieces */
+    bool own_axis_split;       /* own_pieces split REVERSE's axis (dm_vk_plan.axis_split) */
     dmlops_path path;
     bool bound;
     bool dynamic;              /* command lists: slab copies rebuilt from the AUX data per execution */
