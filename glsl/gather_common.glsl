@@ -103,7 +103,7 @@ layout(set = 0, binding = 6) uniform usamplerBuffer AuxT;
 // compute copy, 0.97-1.05x this way). What lies past the last whole texel goes through
 // AuxT: ONE_HOT's last rows (one_hot.comp), COLUMNS's chunks element by element (fetch).
 layout(set = 0, binding = 7) uniform usamplerBuffer Aux4T;
-// The SRC window as 4-byte texels (R32_UINT), for REVERSE's COLUMNS of 1- and 2-byte
+// The SRC window as 4-byte texels (R32_UINT), for REVERSE's COLUMNS of 1- to 4-byte
 // elements, each of which comes from its own row: a lock-step batch of lanes fetches one
 // word each (a vpgatherdd on lavapipe) where a 16-byte texel costs each lane a 16-byte load
 // and the batch a transpose (docs/design.md). A dummy for the others (the host binds it

@@ -130,12 +130,12 @@ bool in_window(uint j0, uint cnt)
 // batch of sequences with no feature dimension): element e of a chunk comes from the row
 // its own column's length picks. The chunk's lengths are read as whole 16-byte vectors
 // (on lavapipe a 16-byte texel is a plain vector load per lane where a 4-byte one is a
-// hardware gather), 4- and 8-byte elements from the 16-byte source vector that holds
-// them, 1- and 2-byte ones from the word that holds them (SrcWT): per element, a gather
-// of a word per lane costs less than a 16-byte load per lane and the transpose of the
-// batch's vectors (lavapipe, three alternating rounds at 16 and 64 MiB, x the compute
-// copy: UINT8 0.33-0.35 -> 0.40-0.43, FLOAT16 0.52-0.54 -> 0.57-0.61; FLOAT32 ran no
-// faster that way and FLOAT64, two words per element, slower, both measured 2026-11-26).
+// hardware gather), 8-byte elements from the 16-byte source vector that holds them,
+// smaller ones from the word that holds them (SrcWT): per element, a gather of a word
+// per lane costs less than a 16-byte load per lane and the transpose of the batch's
+// vectors (lavapipe, alternating rounds at 16 and 64 MiB, x the compute copy: UINT8
+// 0.33-0.35 -> 0.40-0.43, FLOAT16 0.52-0.54 -> 0.57-0.61, FLOAT32 medians of seven 0.75 /
+// 0.69 -> 0.78 / 0.72; FLOAT64, two words per element, ran slower that way).
 // The general path paid a lane-by-lane storage-buffer load per element and a masked word store.
 
 // The chunk of elements j0 .. j0 + 16 / ESIZE - 1 of the row, each from its column's row;
@@ -199,19 +199,19 @@ bool columns_vec(uint j0, out uvec4 v)
             ok = ok && inside;
         }
         // The element's texel and its byte in it: constants but for the texel when ALIGNED.
-        // Sub-word elements are read from their word (SrcWT, as many texels as Src has
-        // words: the host binds the view wherever this module runs), the others from
+        // Elements of up to 4 bytes are read from their word (SrcWT, as many texels as Src
+        // has words: the host binds the view wherever this module runs), 8-byte ones from
         // their 16-byte texel. An element whose source lies outside the piece's window is
         // not written here (its fetch clamped), so only those inside are checked against
         // the SRC window: else PARTIAL would refuse every unaligned chunk it is meant for.
-        const bool by_word = ESIZE <= 2u && TEXEL;
+        const bool by_word = ESIZE <= 4u && TEXEL;
         const uint a = g_sb + s * g_axis_src_stride + (j0 + e) * ESIZE;
         const uint q = ALIGNED ? qb + (s - g_win_lo) * st : a >> 4u, b = ALIGNED ? e * ESIZE : a & 15u;
         const uint wi = q * 4u + (b >> 2u), words = uint(src.length());
         ok = ok && (ALIGNED || !inside || (by_word ? wi < words : q < len4));
         uvec2 x;
         if (by_word) {
-            // A sub-word element never straddles a word.
+            // An element of up to 4 bytes never straddles a word.
             const uint w = texelFetch(SrcWT, int(min(wi, max(words, 1u) - 1u))).x;
             x = uvec2(bitfieldExtract(w, int((b & 3u) * 8u), int(ESIZE * 8u)), 0u);
         } else {

@@ -200,7 +200,7 @@ TEST(reverse_columns_variant_and_alignment_follow_the_layout)
     CHECK(dm_kernel_variant(&g, true) == DM_VARIANT_COLUMNS, "variant %u", dm_kernel_variant(&g, true));
     CHECK(dm_kernel_variant(&g, false) == DM_VARIANT_GENERAL, "GPUs keep the general path");
     CHECK(dm_kernel_aux_vectors(&g), "COLUMNS reads its lengths through Aux4T");
-    CHECK(!dm_kernel_src_words(&g), "FLOAT32 elements come from 16-byte texels");
+    CHECK(dm_kernel_src_words(&g), "FLOAT32 elements come from word texels (SrcWT)");
     CHECK(dm_kernel_src_aligned(&g, DM_VARIANT_COLUMNS));
     g = reverse_columns_gather(16, 1024, 1);
     CHECK(dm_kernel_src_aligned(&g, DM_VARIANT_COLUMNS), "UINT8 rows of 1024 bytes");
@@ -220,6 +220,8 @@ TEST(reverse_columns_variant_and_alignment_follow_the_layout)
     CHECK(!dm_kernel_src_aligned(&g, DM_VARIANT_COLUMNS), "source origin at byte 4");
     /* Not COLUMNS: lengths two elements apart, a source row with a step, lengths constant
      * along the row (ACROSS, which reads no length vectors). */
+    g = reverse_columns_gather(16, 1024, 8);
+    CHECK(!dm_kernel_src_words(&g), "FLOAT64 elements come from 16-byte texels");
     g = reverse_columns_gather(16, 1024, 4);
     g.stride[DM_SLOT_AUX][1] = 2;
     CHECK(dm_kernel_variant(&g, true) == DM_VARIANT_GENERAL && !dm_kernel_aux_vectors(&g));

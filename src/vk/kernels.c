@@ -65,7 +65,7 @@ bool dm_kernel_partial(const dm_gather *g, uint32_t variant, bool axis_split)
 
 bool dm_kernel_src_words(const dm_gather *g)
 {
-    return g->esize <= 2 && dm_kernel_variant(g, true) == DM_VARIANT_COLUMNS;
+    return g->esize <= 4 && dm_kernel_variant(g, true) == DM_VARIANT_COLUMNS;
 }
 
 bool dm_kernel_flat(const dm_gather *g, bool texel)

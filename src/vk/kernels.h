@@ -52,7 +52,7 @@ bool dm_kernel_aux_vectors(const dm_gather *g);
  * that with the axis over several windows nearly every chunk is split between them. */
 bool dm_kernel_partial(const dm_gather *g, uint32_t variant, bool axis_split);
 /* Whether g's kernel, on the texel path, reads SRC as 4-byte R32_UINT texels too (binding
- * DM_BINDING_SRC_WORD_TEXEL): REVERSE's COLUMNS variant of 1- and 2-byte elements, one
+ * DM_BINDING_SRC_WORD_TEXEL): REVERSE's COLUMNS variant of 1- to 4-byte elements, one
  * texel per element (glsl/reverse.comp, columns_vec). */
 bool dm_kernel_src_words(const dm_gather *g);
 /* AUX_TYPE (DM_AUX_* in vk_abi.h): how the kernel decodes g's AUX elements; U32 when

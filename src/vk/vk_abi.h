@@ -80,7 +80,7 @@ enum {
  * per data slot (1 + slot), then, for the texel path (TEXEL), the SRC window as an
  * R32G32B32A32_UINT uniform texel buffer, the AUX window as an R32_UINT one and, for
  * ONE_HOT and REVERSE's COLUMNS, the AUX window again as R32G32B32A32_UINT (a dummy for the
- * others; kernels.c, dm_kernel_aux_vectors) and, for COLUMNS of 1- and 2-byte elements,
+ * others; kernels.c, dm_kernel_aux_vectors) and, for COLUMNS of 1- to 4-byte elements,
  * the SRC window again as R32_UINT (a dummy for the others; dm_kernel_src_words). */
 enum {
     DM_BINDING_PARAMS = 0,
