@@ -144,13 +144,18 @@ bool in_window(uint j0, uint cnt)
 // elements right in v and marked in g_part_mask).
 bool columns_vec(uint j0, out uvec4 v)
 {
+    v = uvec4(0u);
+    // No pipeline runs the storage-buffer modules' COLUMNS: the host picks it for the
+    // texel path only (kernels.c), and a binding that falls back to storage buffers takes
+    // the general path. Element by element, should that change.
+    if (!TEXEL) return false;
     const uint n = 16u / ESIZE, abytes = AUX_TYPE >= AUX_U64 ? 8u : 4u;
-    const uint len4 = uint(src4.length()), texels = uint(aux.length()) >> 2u;
+    const uint len4 = uint(src4.length()), words = uint(src.length()), texels = uint(aux.length()) >> 2u;
     const uint la = g_ab + j0 * abytes, q0 = la >> 4u, sh = (la >> 2u) & 3u;
     // The lengths' 16-byte vectors l, the first from texels q0 and q0 + 1, each next one
     // from the texel after them (funnelled by sh words).
     uvec4 lo = uvec4(0u), l = uvec4(0u);
-    if (TEXEL) lo = texelFetch(Aux4T, int(min(q0, max(texels, 1u) - 1u)));
+    lo = texelFetch(Aux4T, int(min(q0, max(texels, 1u) - 1u)));
     // ALIGNED (the host's finding, dm_kernel_src_aligned): the chunk's source starts on a
     // 16-byte boundary in every row, so element e is byte e * ESIZE of texel
     // qb + (s - g_win_lo) * st (s its row): its word and shift are constants; a piece whose
@@ -166,7 +171,6 @@ bool columns_vec(uint j0, out uvec4 v)
     const uint qb = bw >> 4u, st = g_axis_src_stride >> 4u, span = g_win_hi - g_win_lo;
     bool ok = !ALIGNED || (((bw | g_axis_src_stride) & 15u) == 0u && span != 0u &&
                            qb + (min(g_win_hi, g_n) - 1u - g_win_lo) * st < len4);
-    v = uvec4(0u);
     // PARTIAL: which of the chunk's bytes have their source in the window; the others are
     // left to the pieces of the other windows instead of failing the chunk.
     bool all_in = true;
@@ -175,26 +179,17 @@ bool columns_vec(uint j0, out uvec4 v)
         const uint lb = (e * abytes) & 15u; // the length's byte in its vector
         if (lb == 0u) {
             const uint q = q0 + (e * abytes >> 4u);
-            if (TEXEL) {
-                ok = ok && q + (sh != 0u ? 1u : 0u) < texels;
-                const uvec4 hi = texelFetch(Aux4T, int(min(q + 1u, max(texels, 1u) - 1u)));
-                l = sh == 0u ? lo : sh == 1u ? uvec4(lo.yzw, hi.x) : sh == 2u ? uvec4(lo.zw, hi.xy) : uvec4(lo.w, hi.xyz);
-                lo = hi;
-            } else {
-                // No pipeline runs this: the host picks COLUMNS for the texel path only
-                // (kernels.c), and a binding that falls back to storage buffers takes the
-                // general path. Element by element, should that change.
-                ok = false;
-            }
+            ok = ok && q + (sh != 0u ? 1u : 0u) < texels;
+            const uvec4 hi = texelFetch(Aux4T, int(min(q + 1u, max(texels, 1u) - 1u)));
+            l = sh == 0u ? lo : sh == 1u ? uvec4(lo.yzw, hi.x) : sh == 2u ? uvec4(lo.zw, hi.xy) : uvec4(lo.w, hi.xyz);
+            lo = hi;
         }
         const uint L = decode_length(l[lb >> 2u], abytes == 8u ? l[(lb >> 2u) + 1u] : 0u, g_n);
         const uint s = g_row_axis < L ? L - 1u - g_row_axis : g_row_axis;
         const bool inside = s - g_win_lo < span; // s in [g_win_lo, g_win_hi)
         if (PARTIAL) {
             all_in = all_in && inside;
-            const uint eb = e * ESIZE, bits = ESIZE >= 4u ? 0xffffffffu : ((1u << (ESIZE * 8u)) - 1u) << ((eb & 3u) * 8u);
-            g_part_mask[eb >> 2u] |= inside ? bits : 0u;
-            if (ESIZE == 8u) g_part_mask[(eb >> 2u) + 1u] |= inside ? bits : 0u;
+            g_part_mask = with_element(g_part_mask, e, inside ? uvec2(~0u) : uvec2(0u)); // the element's bytes
         } else {
             ok = ok && inside;
         }
@@ -204,10 +199,10 @@ bool columns_vec(uint j0, out uvec4 v)
         // their 16-byte texel. An element whose source lies outside the piece's window is
         // not written here (its fetch clamped), so only those inside are checked against
         // the SRC window: else PARTIAL would refuse every unaligned chunk it is meant for.
-        const bool by_word = ESIZE <= 4u && TEXEL;
+        const bool by_word = ESIZE <= 4u;
         const uint a = g_sb + s * g_axis_src_stride + (j0 + e) * ESIZE;
         const uint q = ALIGNED ? qb + (s - g_win_lo) * st : a >> 4u, b = ALIGNED ? e * ESIZE : a & 15u;
-        const uint wi = q * 4u + (b >> 2u), words = uint(src.length());
+        const uint wi = q * 4u + (b >> 2u);
         ok = ok && (ALIGNED || !inside || (by_word ? wi < words : q < len4));
         uvec2 x;
         if (by_word) {
@@ -216,9 +211,7 @@ bool columns_vec(uint j0, out uvec4 v)
             x = uvec2(bitfieldExtract(w, int((b & 3u) * 8u), int(ESIZE * 8u)), 0u);
         } else {
             const uvec4 t = src4_clamped(q);
-            const uint c = b >> 2u;
-            x = ESIZE == 8u ? (c == 0u ? t.xy : t.zw) : uvec2(t[c], 0u);
-            if (ESIZE < 4u) x.x = bitfieldExtract(x.x, int((b & 3u) * 8u), int(ESIZE * 8u));
+            x = b < 8u ? t.xy : t.zw; // an 8-byte element: half of its texel
         }
         v = with_element(v, e, x);
     }
