@@ -195,9 +195,13 @@ DMLOPS_API uint64_t dmlops_calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE type, ui
                                         const uint32_t *sizes, const uint32_t *strides);
 
 /* Checks desc against every rule of docs/operators.md at feature level `level` (0 means
- * the highest level the library implements). No device, no allocation.
- * Returns DMLOPS_ERROR_INVALID_ARGUMENT when desc breaks a rule at every level, and
- * DMLOPS_ERROR_UNSUPPORTED when it is valid at a higher level only. Thread-safe. */
+ * the highest level the library implements). No device; host memory only to prove that
+ * an output whose strides interleave its dimensions gives each element its own address
+ * (at most 32 MiB, freed before it returns; DMLOPS_ERROR_OUT_OF_HOST_MEMORY when it cannot
+ * be had). Returns DMLOPS_ERROR_INVALID_ARGUMENT when desc breaks a rule at every level,
+ * and DMLOPS_ERROR_UNSUPPORTED when it is valid at a higher level only, when desc->Type is
+ * not an operator libdmlops runs, or for DML_TENSOR_FLAG_OWNED_BY_DML (no level takes
+ * it). Thread-safe. */
 DMLOPS_API dmlops_status dmlops_validate_operator(const DML_OPERATOR_DESC *desc, DML_FEATURE_LEVEL level);
 
 /* The highest feature level the library implements (DML_FEATURE_LEVEL_6_4). */
@@ -274,8 +278,10 @@ DMLOPS_API dmlops_status dmlops_context_create_with_options(const dmlops_context
                                                             const dmlops_context_options *options,
                                                             dmlops_context **out);
 
-/* Waits for the device to be idle, then frees the context. Every buffer, operator,
- * command list and binding table of the context must have been destroyed first.
+/* Waits for the device to be idle (on a context from dmlops_context_create_vulkan it
+ * does not wait on the application's device: every submission of the library has
+ * already completed), then frees the context. Every buffer, operator, command list and
+ * binding table of the context must have been destroyed first.
  * Not thread-safe with respect to other calls on the same context. */
 DMLOPS_API void dmlops_context_destroy(dmlops_context *ctx);
 
@@ -480,7 +486,8 @@ DMLOPS_API dmlops_status dmlops_command_list_execute(dmlops_command_list *list);
 /* Forgets everything recorded; the memory is kept for the next recording. */
 DMLOPS_API dmlops_status dmlops_command_list_reset(dmlops_command_list *list);
 
-/* Number of operations recorded, and barriers inserted between them. */
+/* Number of operations recorded, and barriers inserted between them. Either output
+ * pointer may be NULL. */
 DMLOPS_API dmlops_status dmlops_command_list_get_counts(const dmlops_command_list *list,
                                              uint32_t *operation_count, uint32_t *barrier_count);
 

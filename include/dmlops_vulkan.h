@@ -56,7 +56,8 @@ DMLOPS_API dmlops_status dmlops_buffer_wrap_vulkan(dmlops_context *ctx, VkBuffer
                                         VkDeviceSize size, VkBufferUsageFlags usage,
                                         dmlops_buffer **out);
 
-/* The VkBuffer and byte offset behind a dmlops_buffer. */
+/* The VkBuffer and byte offset behind a dmlops_buffer (offset may be NULL).
+ * DMLOPS_ERROR_UNSUPPORTED for a buffer of several allocations or of the CPU backend. */
 DMLOPS_API dmlops_status dmlops_buffer_get_vulkan(const dmlops_buffer *buf, VkBuffer *buffer, VkDeviceSize *offset);
 
 /* A binding table holds the descriptor sets of one operator's recording, like

@@ -98,8 +98,34 @@ void dm_note_choice(dmlops_context *ctx, const char *why)
     dmlops_context_info info;
     memset(&info, 0, sizeof info);
     ctx->vt->context_info(ctx, &info);
-    snprintf(ctx->note, sizeof ctx->note, "Vulkan on [%u] %.120s (%s): %.340s", info.device.index, info.device.name,
-             dm_device_type_name(info.device.type), why);
+    int used = snprintf(ctx->note, sizeof ctx->note, "Vulkan on [%u] %.120s (%s): ", info.device.index,
+                        info.device.name, dm_device_type_name(info.device.type));
+    const size_t room = sizeof ctx->note - 1 - (size_t)used;
+    /* When it does not all fit, the explanation of the choice is cut, not the list of
+     * tuning variables after it, which api.md promises in full. */
+    const char *tuning = strstr(why, "; tuning from the environment: ");
+    const size_t tail = tuning ? strlen(tuning) : 0;
+    if (tuning && strlen(why) > room && tail + 3 < room)
+        snprintf(ctx->note + used, room + 1, "%.*s...%s", (int)(room - tail - 3), why, tuning);
+    else
+        snprintf(ctx->note + used, room + 1, "%s", why);
+}
+
+/* Whether AUTO, after its Vulkan probe failed with st, runs on the CPU instead. It does
+ * when there is no hardware device to use: none at all (NO_DEVICE), or one whose driver
+ * fails or loses it (BACKEND, DEVICE_LOST). An allocation failure is the caller's to see,
+ * not a reason to change backends. DMLOPS_CONTEXT_FLAG_DEBUG without the validation
+ * layer (UNSUPPORTED) falls back only when a probe without the layer finds no hardware
+ * device either: on a GPU machine the missing layer is reported, as for VULKAN. */
+static bool dm_auto_falls_back(dmlops_status st, uint32_t flags)
+{
+    if (st == DMLOPS_ERROR_NO_DEVICE || st == DMLOPS_ERROR_BACKEND || st == DMLOPS_ERROR_DEVICE_LOST) return true;
+    if (st != DMLOPS_ERROR_UNSUPPORTED || !(flags & DMLOPS_CONTEXT_FLAG_DEBUG)) return false;
+    char missing[1024];
+    snprintf(missing, sizeof missing, "%s", dmlops_last_error_message());
+    if (dm_vk_hardware_probe() == DMLOPS_ERROR_NO_DEVICE) return true; /* its message says why */
+    dm_set_message("%s", missing);
+    return false;
 }
 
 dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc, const dmlops_context_options *options,
@@ -125,7 +151,9 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
                        (int)backend);
     const char *env_device = getenv("DMLOPS_DEVICE");
     dm_vk_params params = {
-        .device = desc->device ? desc->device : (env_device && *env_device ? env_device : NULL),
+        /* An empty name is no name, from the descriptor as from the environment: "" would
+         * otherwise let AUTO take a software device as if one had been named. */
+        .device = desc->device && *desc->device ? desc->device : (env_device && *env_device ? env_device : NULL),
         .pipeline_cache_path = options->pipeline_cache_path ? options->pipeline_cache_path : getenv("DMLOPS_PIPELINE_CACHE"),
         .max_binding_range = options->max_binding_range,
         .max_workgroup_count = options->max_workgroup_count,
@@ -146,23 +174,29 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
     dmlops_context *ctx = NULL;
     DM_TRY(dm_context_alloc(level, desc->flags, &ctx));
 
-    char why[512];
+    char why[1024];
     dmlops_status st = DMLOPS_SUCCESS;
     if (backend == DMLOPS_BACKEND_CPU)
         snprintf(why, sizeof why, "asked for (%s)",
                  from_env ? "DMLOPS_BACKEND=cpu" : "dmlops_context_desc.backend = DMLOPS_BACKEND_CPU");
     if (backend != DMLOPS_BACKEND_CPU) {
+        /* A context that AUTO puts on the CPU is a success: the probe's failure must not
+         * stay behind as the thread's last error message (api.md: "" until a failure). */
+        char before[1024];
+        snprintf(before, sizeof before, "%s", dmlops_last_error_message());
         st = dm_vk_context_init(ctx, &params);
-        if (st != DMLOPS_SUCCESS && params.hardware_only) {
+        if (st != DMLOPS_SUCCESS && params.hardware_only && dm_auto_falls_back(st, desc->flags)) {
             snprintf(why, sizeof why,
-                     "AUTO found no hardware Vulkan device (%s); software Vulkan devices run only when asked for "
+                     "AUTO found no %shardware Vulkan device (%s); software Vulkan devices run only when asked for "
                      "(DMLOPS_BACKEND=vulkan or a device name)",
+                     st == DMLOPS_ERROR_BACKEND || st == DMLOPS_ERROR_DEVICE_LOST ? "usable " : "",
                      dmlops_last_error_message());
+            dm_set_message("%s", before);
             st = DMLOPS_SUCCESS;
             backend = DMLOPS_BACKEND_CPU;
         } else if (params.device) {
             snprintf(why, sizeof why, "named by %s = \"%s\"",
-                     desc->device ? "dmlops_context_desc.device" : "DMLOPS_DEVICE", params.device);
+                     desc->device && *desc->device ? "dmlops_context_desc.device" : "DMLOPS_DEVICE", params.device);
             backend = DMLOPS_BACKEND_VULKAN;
         } else {
             snprintf(why, sizeof why, "%s; the first of discrete, integrated, virtual, CPU, then other devices",

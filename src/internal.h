@@ -156,6 +156,9 @@ typedef struct dm_vk_params {
     char env_rejected[280];
 } dm_vk_params;
 dmlops_status dm_vk_context_init(dmlops_context *ctx, const dm_vk_params *params);
+/* Opens and closes the device AUTO would take, without the validation layer: SUCCESS when
+ * a hardware Vulkan device is usable, NO_DEVICE (with the message why) when none is. */
+dmlops_status dm_vk_hardware_probe(void);
 /* Reads the Vulkan tuning variables into p (docs/api.md, "Environment"): DMLOPS_VK_TEXEL
  * "0" / "1" forces the kernels' texel path off or on; DMLOPS_VK_TUNING "gpu" / "cpu"
  * tunes for that device class whatever the device's type, so that one device can run

@@ -19,15 +19,17 @@ dmlops_status dm_op_parse(const DML_OPERATOR_DESC *desc, DML_FEATURE_LEVEL level
     if (!desc) return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "operator desc is NULL");
     if (desc->Type == DML_OPERATOR_INVALID)
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "DML_OPERATOR_DESC.Type = DML_OPERATOR_INVALID (0)");
+    /* The type first: an operator libdmlops does not run is UNSUPPORTED whatever its Desc
+     * (api.md), as other validation of it would be. */
     const dm_op_class *cls = dm_op_class_of(desc->Type);
-    if (!desc->Desc)
-        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: DML_OPERATOR_DESC.Desc is NULL",
-                       dmlops_operator_type_name(desc->Type));
     if (!cls)
         return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
                        "DML_OPERATOR_DESC.Type = %d is not implemented: libdmlops runs ONE_HOT (95), "
                        "REVERSE_SUBSEQUENCES (106) and SLICE1 (111)",
                        (int)desc->Type);
+    if (!desc->Desc)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: DML_OPERATOR_DESC.Desc is NULL",
+                       dmlops_operator_type_name(desc->Type));
     op->cls = cls;
     return cls->parse(desc->Desc, level, op);
 }

@@ -86,12 +86,12 @@ static uint64_t dm_gcd(uint64_t a, uint64_t b)
 enum { DM_EXACT_COUNT_LIMIT = 1 << 22, DM_EXACT_REACH_LIMIT = 1 << 25 };
 
 /* Exhaustive: every offset, sorted; modulo m, or exact when m is 0 (the split by
- * residues below). UNPROVEN when out of memory. */
+ * residues below). NO_MEMORY when out of memory. */
 static dm_layout dm_unique_by_sorting(const dm_dim *dims, uint32_t n, uint64_t count, uint64_t m)
 {
     if (m && count > m) return DM_LAYOUT_OVERLAPPING;
     uint64_t *offs = dm_malloc(count * sizeof *offs);
-    if (!offs) return DM_LAYOUT_UNPROVEN;
+    if (!offs) return DM_LAYOUT_NO_MEMORY;
     /* Per dimension, what a step forward adds and what wrapping back to 0 adds (as an
      * addition modulo m, or modulo 2^64 when m is 0). */
     uint64_t step[DM_MAX_RANK], wrap[DM_MAX_RANK];
@@ -126,7 +126,7 @@ static dm_layout dm_unique_by_counting(const dm_dim *dims, uint32_t n, uint64_t 
 {
     uint64_t width = 2 * reach + 1;
     uint8_t *ways = dm_calloc(width, 1), *next = dm_calloc(width, 1);
-    dm_layout r = DM_LAYOUT_UNPROVEN;
+    dm_layout r = DM_LAYOUT_NO_MEMORY;
     if (ways && next) {
         ways[reach] = 1;
         for (uint32_t d = 0; d < n; d++) {
@@ -179,12 +179,15 @@ static dm_layout dm_layout_residues(const dm_dim *dims, uint32_t n, uint64_t *bu
         }
         if (m < 2 || tcount > m || tcount > *budget) continue;
         *budget -= tcount;
-        if (dm_unique_by_sorting(tdims, nt, tcount, m) != DM_LAYOUT_ONE_TO_ONE) continue;
+        const dm_layout t = dm_unique_by_sorting(tdims, nt, tcount, m);
+        if (t == DM_LAYOUT_NO_MEMORY) return t;
+        if (t != DM_LAYOUT_ONE_TO_ONE) continue;
         for (uint32_t i = 0; i < ns; i++) {
             sdims[i].stride /= m;
             sdims[i].extent /= m;
         }
-        if (dm_layout_group(sdims, ns, budget) == DM_LAYOUT_ONE_TO_ONE) return DM_LAYOUT_ONE_TO_ONE;
+        const dm_layout s = dm_layout_group(sdims, ns, budget);
+        if (s == DM_LAYOUT_ONE_TO_ONE || s == DM_LAYOUT_NO_MEMORY) return s;
     }
     return DM_LAYOUT_UNPROVEN;
 }
@@ -338,6 +341,11 @@ dmlops_status dm_tensor_parse(const DML_TENSOR_DESC *desc, const char *op, const
             char st[DM_MAX_RANK * 22 + 4], sz[DM_MAX_RANK * 12 + 4];
             dm_u64_list(t->strides, t->rank, st, sizeof st);
             dm_u32_list(t->sizes, t->rank, sz, sizeof sz);
+            if (layout == DM_LAYOUT_NO_MEMORY)
+                return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY,
+                               "%s: %s.Strides = %s with Sizes = %s: out of host memory proving that no two output "
+                               "elements share an address",
+                               op, role, st, sz);
             if (layout == DM_LAYOUT_OVERLAPPING)
                 return dm_fail(bad, "%s: %s.Strides = %s with Sizes = %s make two output elements share an address",
                                op, role, st, sz);

@@ -38,8 +38,10 @@ bool dm_calc_min_bytes(uint32_t esize, uint32_t rank, const uint32_t *sizes,
                        const uint64_t *strides, uint64_t *bytes, uint64_t *span);
 
 /* Whether every element of a strided box has its own address. Exact, except that
- * interleavings too large to check in bounded time and memory are UNPROVEN. */
-typedef enum dm_layout { DM_LAYOUT_ONE_TO_ONE, DM_LAYOUT_OVERLAPPING, DM_LAYOUT_UNPROVEN } dm_layout;
+ * interleavings too large to check in bounded time and memory are UNPROVEN. The exact
+ * checks of interleaved strides take host memory (at most 32 MiB, freed on return);
+ * NO_MEMORY when it cannot be had. */
+typedef enum dm_layout { DM_LAYOUT_ONE_TO_ONE, DM_LAYOUT_OVERLAPPING, DM_LAYOUT_UNPROVEN, DM_LAYOUT_NO_MEMORY } dm_layout;
 dm_layout dm_layout_check(uint32_t rank, const uint32_t *sizes, const uint64_t *strides);
 
 /* Distinct elements a tensor can address: broadcast (stride 0) dimensions add none. */

@@ -265,6 +265,10 @@ TEST(interop_records_into_the_application_command_buffer)
     CHECK_STATUS(dmlops_buffer_wrap_vulkan(ctx, in.buffer, 0, 64, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, &bad),
                  DMLOPS_ERROR_INVALID_ARGUMENT, "STORAGE_BUFFER");
     CHECK_STATUS(dmlops_buffer_wrap_vulkan(ctx, in.buffer, 8, 64, usage, &bad), DMLOPS_ERROR_INVALID_ARGUMENT, "16");
+    /* A range past 2^64 would defeat every later range and overlap check. */
+    CHECK_STATUS(dmlops_buffer_wrap_vulkan(ctx, in.buffer, 16, UINT64_MAX, usage, &bad), DMLOPS_ERROR_INVALID_ARGUMENT,
+                 "2^64");
+    CHECK(bad == NULL);
     REQUIRE_OK(dmlops_binding_table_create(op, &table));
 
     app_cmd c;
@@ -317,11 +321,28 @@ TEST(interop_records_into_the_application_command_buffer)
     }
 
     app_cmd_done(&a, &c);
-    dmlops_binding_table_destroy(table);
+
+    /* The table holds its operator: destroyed first, the operator still serves the
+     * table's next binding and recording (it was a use after free). */
+    dmlops_operator_destroy(op);
+    app_cmd c2;
+    REQUIRE(app_cmd_begin(&a, &c2));
+    memset((uint8_t *)out.map + 256, 0, 128);
+    REQUIRE_OK(dmlops_binding_table_bind(table, 2, inputs, 1, &output));
+    app_barrier(&c2, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                VK_ACCESS_SHADER_READ_BIT);
+    REQUIRE_OK(dmlops_operator_record_vulkan(table, c2.cmd));
+    app_barrier(&c2, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                VK_ACCESS_HOST_READ_BIT);
+    REQUIRE(app_cmd_submit_wait(&a, &c2));
+    memcpy(got, (uint8_t *)out.map + 256, sizeof got);
+    CHECK(!memcmp(got, want, sizeof got), "reverse recorded after its operator's destroy wrong");
+    app_cmd_done(&a, &c2);
+
+    dmlops_binding_table_destroy(table); /* frees the operator too */
     dmlops_buffer_destroy(bin);
     dmlops_buffer_destroy(blen);
     dmlops_buffer_destroy(bout);
-    dmlops_operator_destroy(op);
     dmlops_context_destroy(ctx);
     app_buffer_destroy(&a, &in);
     app_buffer_destroy(&a, &len);

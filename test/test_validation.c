@@ -500,6 +500,12 @@ VCASE(opdesc, operator_type_60_unsupported, 0, UNSUP, "Type")
     slice0(v);
     v->op.Type = (DML_OPERATOR_TYPE)60; /* DML_OPERATOR_SLICE, not implemented */
 }
+VCASE(opdesc, operator_type_60_desc_null_unsupported, 0, UNSUP, "Type = 60")
+{
+    slice0(v);
+    v->op.Type = (DML_OPERATOR_TYPE)60; /* the type is checked before the Desc */
+    v->op.Desc = NULL;
+}
 VCASE(opdesc, operator_type_112_unsupported, 0, UNSUP, "Type")
 {
     rev0(v);

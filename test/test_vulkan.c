@@ -1246,6 +1246,96 @@ TEST(auto_prefers_hardware_vulkan_else_cpu)
     free(all);
 }
 
+static bool machine_has_hardware_vulkan(void)
+{
+    dmlops_device_info all[16];
+    uint32_t n = 16;
+    if (dmlops_enumerate_devices(all, &n) != DMLOPS_SUCCESS) return false;
+    for (uint32_t i = 0; i < n && i < 16; i++)
+        if (all[i].type != DMLOPS_DEVICE_TYPE_CPU) return true;
+    return false;
+}
+
+/* A context that AUTO puts on the CPU is a success: the failed Vulkan probe must not
+ * replace the thread's last error message (api.md: valid until the next failure). */
+TEST(auto_fallback_keeps_the_last_error_message)
+{
+    if (machine_has_hardware_vulkan()) return; /* AUTO takes the GPU: no probe fails */
+    DML_OPERATOR_DESC bad = {DML_OPERATOR_SLICE1, NULL};
+    CHECK_STATUS(dmlops_validate_operator(&bad, 0), DMLOPS_ERROR_INVALID_ARGUMENT, "Desc is NULL");
+    char before[1024];
+    snprintf(before, sizeof before, "%s", dmlops_last_error_message());
+    dmlops_context *ctx = NULL;
+    REQUIRE_OK(dmlops_context_create(NULL, &ctx));
+    CHECK(!strcmp(dmlops_last_error_message(), before), "after a successful create: \"%s\", before: \"%s\"",
+          dmlops_last_error_message(), before);
+    dmlops_context_destroy(ctx);
+}
+
+/* desc.device = "" names no device, as an empty DMLOPS_DEVICE names none: AUTO still
+ * never takes a software device for it. */
+TEST(empty_device_name_is_no_name)
+{
+    if (machine_has_hardware_vulkan()) return;
+    dmlops_context_desc d = {.device = ""};
+    dmlops_context *ctx = NULL;
+    dmlops_context_info info;
+    REQUIRE_OK(dmlops_context_create(&d, &ctx));
+    CHECK_OK(dmlops_context_get_info(ctx, &info));
+    CHECK(info.backend == DMLOPS_BACKEND_CPU, "AUTO with device \"\" chose backend %d: %s", info.backend, info.note);
+    dmlops_context_destroy(ctx);
+}
+
+/* AUTO runs on the CPU when there is no hardware device to use, not when the probe
+ * runs out of memory: that is the caller's to see. */
+TEST(auto_reports_running_out_of_memory)
+{
+    dmlops_context *ctx = NULL;
+    setenv("DMLOPS_FAULT_INJECT", "host:2", 1);
+    dmlops_status st = dmlops_context_create(NULL, &ctx);
+    unsetenv("DMLOPS_FAULT_INJECT");
+    CHECK(st == DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "AUTO with its second allocation failing: %s (%s)",
+          dmlops_status_string(st), dmlops_last_error_message());
+    dmlops_context_destroy(ctx);
+    dmlops_context_create(NULL, &ctx); /* disarms the injection for the tests after this one */
+    dmlops_context_destroy(ctx);
+}
+
+/* Every tuning variable set is named in the note, however many: the explanation of the
+ * device choice is what gets cut when the 512 bytes run out. */
+TEST(note_names_every_tuning_variable)
+{
+    static const char *const vars[] = {"DMLOPS_VK_TEXEL", "DMLOPS_VK_TUNING", "DMLOPS_VK_LANES", "DMLOPS_VK_RUN",
+                                       "DMLOPS_VK_GRID", "DMLOPS_VK_WORKGROUP", "DMLOPS_VK_COPY_MIN"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) setenv(vars[i], "not-a-value!", 1);
+    dmlops_context_desc d = {.backend = DMLOPS_BACKEND_VULKAN};
+    dmlops_context *ctx = NULL;
+    dmlops_status st = dmlops_context_create(&d, &ctx);
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) unsetenv(vars[i]);
+    if (st == DMLOPS_ERROR_NO_DEVICE) return;
+    REQUIRE_OK(st);
+    dmlops_context_info info;
+    CHECK_OK(dmlops_context_get_info(ctx, &info));
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        CHECK(strstr(info.note, vars[i]) != NULL, "%s missing from the note: %s", vars[i], info.note);
+    dmlops_context_destroy(ctx);
+}
+
+/* A buffer larger than the memory heaps and the machine's memory together fails at once
+ * with OUT_OF_DEVICE_MEMORY, on lavapipe too (which would otherwise zero host memory
+ * until the OOM killer struck). */
+TEST_CTX(buffer_beyond_the_heaps_is_out_of_device_memory)
+{
+    if (!dmt_is_vulkan()) return;
+    static const uint64_t sizes[] = {1ull << 44, 1ull << 50};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        dmlops_buffer *b = NULL;
+        CHECK_STATUS(dmlops_buffer_create(ctx, sizes[i], &b), DMLOPS_ERROR_OUT_OF_DEVICE_MEMORY, "memory heaps");
+        CHECK(b == NULL);
+        dmlops_buffer_destroy(b);
+    }
+}
+
 /* Issue 10, defect 4: a tensor no device can hold is refused at creation with one
  * operator prefix, not "SLICE1: SLICE1: ...". */
 TEST_CTX(beyond_any_device_message_has_one_prefix)

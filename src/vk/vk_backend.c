@@ -89,6 +89,15 @@ void dm_vk_context_teardown(dm_vk_ctx *vk)
     free(vk);
 }
 
+dmlops_status dm_vk_hardware_probe(void)
+{
+    dm_vk_device d;
+    memset(&d, 0, sizeof d);
+    const dmlops_status st = dm_vk_device_open(&d, false, true, NULL, true);
+    dm_vk_device_close(&d);
+    return st;
+}
+
 dmlops_status dm_vk_context_init(dmlops_context *ctx, const dm_vk_params *params)
 {
     dm_vk_ctx *vk = dm_calloc(1, sizeof *vk);

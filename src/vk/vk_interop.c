@@ -73,6 +73,11 @@ dmlops_status dmlops_buffer_wrap_vulkan(dmlops_context *ctx, VkBuffer buffer, Vk
     if (!size || offset % 16)
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: offset = %llu must be a multiple of 16 and size = %llu non-zero",
                        fn, (unsigned long long)offset, (unsigned long long)size);
+    /* The range must be addressable: every later range check (bindings, overlaps,
+     * copies) adds to offset + size and relies on it not wrapping. */
+    if (size > UINT64_MAX - offset)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: offset = %llu + size = %llu is past 2^64", fn,
+                       (unsigned long long)offset, (unsigned long long)size);
     if (!(usage & VK_BUFFER_USAGE_STORAGE_BUFFER_BIT))
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: usage 0x%x lacks VK_BUFFER_USAGE_STORAGE_BUFFER_BIT", fn,
                        (unsigned)usage);
@@ -120,6 +125,9 @@ dmlops_status dmlops_binding_table_create(dmlops_operator *op, dmlops_binding_ta
     DM_TRY(dm_check_lost(op->ctx, "dmlops_binding_table_create"));
     dmlops_binding_table *t;
     DM_TRY(dm_vk_table_create(op, 0, &t));
+    /* The table holds its operator, as command lists do: dmlops_operator_destroy before
+     * the table's destroy only drops the application's reference. */
+    dm_operator_retain(op);
     t->op = op;
     *out = t;
     return DMLOPS_SUCCESS;
@@ -135,7 +143,13 @@ dmlops_status dmlops_binding_table_bind(dmlops_binding_table *table, uint32_t in
     return dm_vk_table_bind(table, table->op, bound);
 }
 
-void dmlops_binding_table_destroy(dmlops_binding_table *table) { dm_vk_table_destroy(table); }
+void dmlops_binding_table_destroy(dmlops_binding_table *table)
+{
+    if (!table) return;
+    dmlops_operator *op = table->op;
+    dm_vk_table_destroy(table);
+    dm_operator_release(op);
+}
 
 dmlops_status dmlops_operator_record_vulkan(dmlops_binding_table *table, VkCommandBuffer cmd)
 {
