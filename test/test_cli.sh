@@ -191,6 +191,33 @@ expect "INT64 values beyond 2^53 are exact" 0 "[-1, 9223372036854775807, 5, -922
     "$D" run "$T/int64.json" --backend cpu --output-dir "$T/o"
 sed 's#"-9223372036854775808", 5#9007199254740993, 5#' "$T/int64.json" >"$T/inexact.json"
 expect "a JSON number beyond 2^53 is refused" 2 "as a string" "$D" run "$T/inexact.json"
+sed 's#"-9223372036854775808", 5#1.5, 5#' "$T/int64.json" >"$T/fraction.json"
+expect "a value error ends with its type in brackets" 2 "Data[0]: 1.5 is not an integer (INT64)" \
+    "$D" run "$T/fraction.json"
+# Floats that their type would round to an infinity are refused, as integers out of range are.
+sed 's#"INT64"#"FLOAT16"#g; s#\["-9223372036854775808", 5, "9223372036854775807", -1\]#[1, 70000, 2, 3]#' \
+    "$T/int64.json" >"$T/f16big.json"
+expect "a FLOAT16 value past 65504 is refused" 2 "Data[1]: 70000 is out of range for the data type (FLOAT16)" \
+    "$D" run "$T/f16big.json" --backend cpu
+sed 's#"INT64"#"FLOAT32"#g; s#\["-9223372036854775808", 5, "9223372036854775807", -1\]#[1, 2, "1e39", 3]#' \
+    "$T/int64.json" >"$T/f32big.json"
+expect "a FLOAT32 string past FLT_MAX is refused" 2 'Data[2]: "1e39" is out of range for the data type (FLOAT32)' \
+    "$D" run "$T/f32big.json" --backend cpu
+sed 's#\[1, 2, "1e39", 3\]#[1, 2, "inf", 3.4028234e38]#' "$T/f32big.json" >"$T/f32inf.json"
+expect "an infinity written as such and FLT_MAX pass" 0 "[3.40282e+38, inf, 2, 1]" "$D" run "$T/f32inf.json" --backend cpu
+sed 's#^{"resources"#{"description": 5, "resources"#' "$T/int64.json" >"$T/descnum.json"
+expect "a description that is not a string is refused" 2 '$.description: expected a string, not a number' \
+    "$D" run "$T/descnum.json"
+# An Output's missing folders are made; a directory in its place is the model's mistake.
+sed 's#"int64.npy"#"nd/sub/int64.npy"#' "$T/int64.json" >"$T/outdirs.json"
+expect "an Output's missing folders are made" 0 "wrote" "$D" run "$T/outdirs.json" --backend cpu --output-dir "$T/od"
+if [ -f "$T/od/nd/sub/int64.npy" ]; then ok "the Output was written in the folders made"; else fail "the Output was written in the folders made"; fi
+mkdir -p "$T/odir/int64.npy"
+expect "an Output that is a directory exits 2" 2 '$.resources[1].Output: ' "$D" run "$T/int64.json" --backend cpu --output-dir "$T/odir"
+touch "$T/ofile"
+sed 's#"int64.npy"#"ofile/int64.npy"#' "$T/int64.json" >"$T/outfile.json"
+expect "an Output under a file exits 2 naming the field" 2 '$.resources[1].Output: ' \
+    "$D" run "$T/outfile.json" --backend cpu --output-dir "$T"
 
 # ---- run: DirectML DxDispatch models -----------------------------------------------------
 # examples/dxdispatch holds one model per example of the DirectML pages. The lines each
@@ -405,6 +432,16 @@ sed 's#{"type": "print", "resource": "out"}#{"type": "writeFile", "resource": "o
     "$T/int64.json" >"$T/whuge.json"
 expect "DxDispatch: writeFile dimensions past 2^63 bytes are refused" 2 \
     "the nonzero dimensions multiply past 2^60 elements" "$D" run "$T/whuge.json" --output-dir "$T/we"
+touch "$T/we/afile"
+sed 's#{"type": "print", "resource": "out"}#{"type": "writeFile", "resource": "out", "targetPath": "afile/x.npy"}#' \
+    "$T/int64.json" >"$T/wunder.json"
+expect "DxDispatch: a writeFile target under a file names the command" 2 'wunder.json: $.commands[' \
+    "$D" run "$T/wunder.json" --output-dir "$T/we"
+mkdir -p "$T/we/adir"
+sed 's#{"type": "print", "resource": "out"}#{"type": "writeFile", "resource": "out", "targetPath": "adir"}#' \
+    "$T/int64.json" >"$T/wdir.json"
+expect "DxDispatch: a writeFile target that is a directory exits 2" 2 'adir: is a directory' \
+    "$D" run "$T/wdir.json" --output-dir "$T/we"
 sed 's#{"type": "print", "resource": "out"}#{"type": "writeFile", "resource": "out", "targetPath": "o.png"}#' "$T/int64.json" >"$T/png.json"
 expect "DxDispatch: writing an image exits 2" 2 "o.png: writing images is not supported" "$D" run "$T/png.json"
 mkdir -p "$T/sub"
@@ -686,7 +723,7 @@ if [ ! -e "$T/od3" ]; then ok "leaves no --output-dir behind either"; else fail 
 # An explicit --backend auto wins over $DMLOPS_BACKEND (AUTO is also the library's "unset").
 expect "--backend auto overrides DMLOPS_BACKEND" 0 '"backend_requested":	"auto"' \
     env DMLOPS_BACKEND=cpu "$D" info --json --backend auto
-expect "--output-dir naming a file: exit 2 before the run" 2 "--output-dir $T/ints.json: Not a directory" \
+expect "--output-dir naming a file: exit 2 before the run" 2 "--output-dir: $T/ints.json: Not a directory" \
     "$D" run "$T/w1024.json" --backend cpu --output-dir "$T/ints.json"
 # DxDispatch's reader takes comments, trailing commas and text after the model (RapidJSON's
 # flags in DxDispatch); ours stays strict JSON. Its first line is exactly "Running on 'NAME'".

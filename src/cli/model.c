@@ -363,6 +363,9 @@ bool m_parse_dmlops(const mctx *j, const json_value *root, model *m)
     static const char *const keys[] = {"description", "resources", "operators", NULL};
     m->format = MODEL_FORMAT_DMLOPS;
     if (!m_check_keys(j, root, "$", keys)) return false;
+    const json_value *about = json_member(root, "description");
+    if (about && about->kind != JSON_STRING)
+        return mfail(j, "$.description", "expected a string, not %s", json_kind_name(about));
     const json_value *res = json_member(root, "resources");
     const json_value *ops = json_member(root, "operators");
     if (!res || res->kind != JSON_ARRAY) return mfail(j, "$.resources", "expected an array, not %s", json_kind_name(res));

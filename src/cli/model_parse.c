@@ -220,7 +220,7 @@ bool m_get_scalar(const mctx *j, const json_value *v, const char *path, DML_TENS
     else why = as_text ? scalar_from_text(type, v->text, dst) : scalar_from_double(type, number, dst);
     if (!why) return true;
     const char *text = v->kind == JSON_BOOL ? (v->boolean ? "true" : "false") : v->kind == JSON_STRING ? json_quote(v->text, b, sizeof b) : shown(v, b);
-    return mfail(j, path, "%s %s %s", text, why, dmlops_data_type_name(type));
+    return mfail(j, path, "%s %s (%s)", text, why, dmlops_data_type_name(type));
 }
 
 /* ---- tensors ------------------------------------------------------------------------ */

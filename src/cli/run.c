@@ -280,6 +280,8 @@ static int time_operators(const run_state *s, uint32_t iterations)
     return rc;
 }
 
+static int prepare_target(const char *path, const char *where);
+
 static int show_outputs(const run_state *s)
 {
     int rc = CLI_OK;
@@ -303,7 +305,12 @@ static int show_outputs(const run_state *s)
             }
         }
         if (r->output) {
-            char err[300];
+            char err[300], where[MODEL_WHERE + 4096];
+            snprintf(where, sizeof where, "%s: %s.Output", s->m.file, r->where);
+            if ((rc = prepare_target(r->output, where)) != CLI_OK) {
+                free(a.data);
+                return rc;
+            }
             if (!npy_write_file(r->output, &a, err, sizeof err)) {
                 cli_error("%s: %s.Output: %s: %s\n", s->m.file, r->where, r->output, err);
                 free(a.data);
@@ -421,14 +428,14 @@ static int dxd_print(const run_state *s, const model_cmd *c)
     return CLI_OK;
 }
 
-/* A directory made with its missing parents, as mkdir -p does (what: the option or
- * field that named it, for the message). A path that names something else than a
- * directory, or cannot be made, is the user's to fix (2); a full disk or an I/O error
- * is not (1). */
-static int make_dirs(const char *dir, const char *what)
+/* A directory made with its missing parents, as mkdir -p does (where: what named it, as
+ * the message begins: "dmlops run: --output-dir", "m.json: $.commands[0].targetPath"). A
+ * path that names something else than a directory, or cannot be made, is the user's to
+ * fix (2); a full disk or an I/O error is not (1). */
+static int make_dirs(const char *dir, const char *where)
 {
     if (!*dir) {
-        cli_error("dmlops run: %s: expected a directory, not an empty name", what);
+        cli_error("%s: expected a directory, not an empty name", where);
         return CLI_USAGE;
     }
     char *p = strdup(dir);
@@ -450,24 +457,43 @@ static int make_dirs(const char *dir, const char *what)
     }
     free(p);
     if (!e) return CLI_OK;
-    cli_error("dmlops run: %s %s: %s", what, dir, strerror(e));
+    cli_error("%s: %s: %s", where, dir, strerror(e));
     return e == ENOSPC || e == EIO || e == ENOMEM || e == EDQUOT ? CLI_FAIL : CLI_USAGE;
+}
+
+/* Before a file is written at path after the run (a writeFile target, our format's
+ * Output): its missing folders are made, as DxDispatch makes a writeFile target's, and
+ * a path that names a directory is refused as the model's mistake (2). */
+static int prepare_target(const char *path, const char *where)
+{
+    char *dir = strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
+    if (!dir) {
+        cli_error("dmlops run: out of memory");
+        return CLI_FAIL;
+    }
+    int rc = CLI_OK;
+    if (slash && slash != dir) {
+        *slash = '\0';
+        rc = make_dirs(dir, where);
+    }
+    free(dir);
+    struct stat st;
+    if (rc == CLI_OK && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        cli_error("%s: %s: is a directory, not a file to write", where, path);
+        rc = CLI_USAGE;
+    }
+    return rc;
 }
 
 static int dxd_write(const run_state *s, const model_cmd *c)
 {
     const model_resource *r = &s->m.res[c->resource];
     uint32_t es = npy_element_size(r->init.type);
-    int rc = CLI_OK;
-    char err[300];
+    int rc;
+    char err[300], where[MODEL_WHERE + 4096];
+    snprintf(where, sizeof where, "%s: %s.targetPath", s->m.file, c->where);
     /* DxDispatch makes the target's missing folders (Executor.cpp, writeFile). */
-    char *dir = strdup(c->path), *slash = dir ? strrchr(dir, '/') : NULL;
-    if (slash && slash != dir) {
-        *slash = '\0';
-        rc = make_dirs(dir, "targetPath");
-    }
-    free(dir);
-    if (rc != CLI_OK) return rc;
+    if ((rc = prepare_target(c->path, where)) != CLI_OK) return rc;
     uint8_t *data = read_back(s, c->resource, r->size, &rc);
     if (!data) return rc;
     bool ok;
@@ -565,7 +591,7 @@ int cmd_run(int argc, char **argv)
     /* Made once the library has accepted the context, the operators and the buffers, so
      * that a refused model leaves no directory; still before anything runs. */
     int rc = prepare(&s, &o);
-    if (rc == CLI_OK && o.output_dir) rc = make_dirs(o.output_dir, "--output-dir");
+    if (rc == CLI_OK && o.output_dir) rc = make_dirs(o.output_dir, "dmlops run: --output-dir");
     if (rc == CLI_OK) rc = s.m.format == MODEL_FORMAT_DMLOPS ? run_dmlops(&s, &o) : run_dxdispatch(&s, &o);
     run_free(&s);
     return rc;

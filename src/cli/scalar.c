@@ -109,6 +109,23 @@ static const char *store_float(DML_TENSOR_DATA_TYPE t, double v, void *dst)
     return NULL;
 }
 
+/* store_float for our own format, which refuses a finite value that its type would
+ * round to an infinity (1e39 as FLOAT32, 70000 as FLOAT16); overflowed is true when the
+ * text itself was out of double's range. Infinities written as such pass. */
+static const char *store_float_fitting(DML_TENSOR_DATA_TYPE t, double v, bool overflowed, void *dst)
+{
+    const char *why = store_float(t, v, dst);
+    if (why) return why;
+    bool inf = overflowed;
+    if (t == DML_TENSOR_DATA_TYPE_FLOAT32) inf |= isfinite(v) && isinf((float)v);
+    if (t == DML_TENSOR_DATA_TYPE_FLOAT16) {
+        uint16_t h;
+        memcpy(&h, dst, 2);
+        inf |= isfinite(v) && (h & 0x7fff) == 0x7c00;
+    }
+    return inf ? "is out of range for the data type" : NULL;
+}
+
 static const char *int_range(DML_TENSOR_DATA_TYPE t, int64_t *lo, uint64_t *hi)
 {
     uint32_t bits = dmlops_data_type_size(t) * 8;
@@ -120,7 +137,7 @@ static const char *int_range(DML_TENSOR_DATA_TYPE t, int64_t *lo, uint64_t *hi)
 
 const char *scalar_from_double(DML_TENSOR_DATA_TYPE t, double v, void *dst)
 {
-    if (scalar_is_float(t)) return store_float(t, v, dst);
+    if (scalar_is_float(t)) return store_float_fitting(t, v, false, dst);
     int64_t lo;
     uint64_t hi;
     const char *e = int_range(t, &lo, &hi);
@@ -159,7 +176,7 @@ const char *scalar_from_text(DML_TENSOR_DATA_TYPE t, const char *s, void *dst)
     if (scalar_is_float(t)) {
         double v = strtod(s, &end); /* also "inf", "nan" */
         if (!*s || *end) return "is not a number";
-        return store_float(t, v, dst);
+        return store_float_fitting(t, v, errno == ERANGE && isinf(v), dst);
     }
     int64_t lo;
     uint64_t hi;
@@ -192,7 +209,13 @@ const char *scalar_cast_double(DML_TENSOR_DATA_TYPE t, double v, void *dst)
 
 const char *scalar_cast_text(DML_TENSOR_DATA_TYPE t, const char *s, void *dst)
 {
-    if (scalar_is_float(t)) return scalar_from_text(t, s, dst);
+    if (scalar_is_float(t)) {
+        /* As a C cast: out of range becomes an infinity. */
+        char *end;
+        const double v = strtod(s, &end);
+        if (!*s || *end) return "is not a number";
+        return store_float(t, v, dst);
+    }
     if (!dmlops_data_type_size(t)) return "is not a supported data type";
     const char *p = s;
     while (*p == ' ') p++;
