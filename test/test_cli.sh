@@ -449,6 +449,16 @@ sed "s#lengths.dat#$X/reverse_lengths_axis2.dat#" "$T/rawfile.json" >"$T/sub/cwd
 expect "DxDispatch: a sourcePath not beside the model is tried in the current directory" 0 "Resource 'out': 2, 3, 1, 0" \
     "$D" run "$T/sub/cwd.json"
 
+# Models with no value say why.
+printf '  \n\t ' >"$T/blank.json"
+expect "a model of white space says so" 2 "no JSON value: the file holds only white space" "$D" run "$T/blank.json"
+printf '/* never closed {"resources": []}' >"$T/opencomment.json"
+expect "a comment that is never closed says so" 2 "a /* comment is not closed" "$D" run "$T/opencomment.json"
+if [ -e /dev/zero ]; then
+    expect "an endless model (/dev/zero) is refused at 1 GiB" 2 "more than a model may (1 GiB)" \
+        timeout 60 "$D" run /dev/zero
+fi
+
 # ---- robustness (issue 11, section 3) ----------------------------------------------------
 # mknpy FILE DESCR SHAPE BYTES: a version 1.0 .npy holding BYTES zero bytes of data.
 mknpy() {
@@ -820,6 +830,13 @@ if head -c 4 "$T/bench.svg" 2>/dev/null | grep -q '<svg' && tail -n 1 "$T/bench.
 else
     fail "bench --svg writes an SVG"
 fi
+if grep -q 'quick suite: 4 KiB and 64 KiB only)' "$T/bench.svg"; then
+    ok "bench --svg titles the quick suite in plain words"
+else
+    fail "bench --svg titles the quick suite in plain words"
+fi
+expect "bench names the numpy peer's own exit status" 0 "numpy peer 'false' exited with status 1 after 0" \
+    "$D" bench --quick --filter "SLICE1 stride=1 UINT8 4 KiB" --numpy-peer false
 md="$T/report/performance.md"
 "$D" bench --quick --filter "SLICE1 stride=1 UINT8" --report "$T/report" >"$T/out" 2>&1
 begins=$(grep -c '^<!-- bench:.*:begin -->$' "$md" 2>/dev/null)

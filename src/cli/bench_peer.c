@@ -6,6 +6,7 @@
  * Lines it cannot time are left out; anything else it prints is ignored. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -48,8 +49,14 @@ bool bench_run_numpy_peer(const char *command, bench_run *run, const bench_case 
     remove(path);
     run->have_numpy = got > 0;
     if (status != 0 || !got) {
-        cli_error("dmlops bench: numpy peer '%s' exited with status %d after %zu of %zu cases%s\n", command,
-                status, got, count, got ? "" : " (is python3-numpy installed?)");
+        /* pclose gives a wait status: say what the command itself returned. */
+        char how[48];
+        if (status == -1) snprintf(how, sizeof how, "could not be waited for");
+        else if (WIFEXITED(status)) snprintf(how, sizeof how, "exited with status %d", WEXITSTATUS(status));
+        else if (WIFSIGNALED(status)) snprintf(how, sizeof how, "was killed by signal %d", WTERMSIG(status));
+        else snprintf(how, sizeof how, "ended with wait status %d", status);
+        cli_error("dmlops bench: numpy peer '%s' %s after %zu of %zu cases%s\n", command, how, got, count,
+                  got ? "" : " (is python3-numpy installed?)");
         return false;
     }
     return true;

@@ -100,7 +100,7 @@ static bool parse_file(const mctx *j, const json_value *obj, const char *path, m
     /* Raw bytes of initialValuesDataType. */
     if (!need_type(j, path, r, "a raw file")) return false;
     size_t len;
-    char *bytes = m_read_file(r->source, &len, err, sizeof err);
+    char *bytes = m_read_file(r->source, 0, &len, err, sizeof err);
     if (!bytes) return mfail(j, p, "%s: %s", r->source, err);
     uint32_t es = npy_element_size(r->init.type);
     if (len == 0 || len % es) {

@@ -56,6 +56,7 @@ typedef struct jp {
     char *err;
     size_t errlen;
     bool relaxed; /* json_parse_relaxed: comments, trailing commas, text after the value */
+    const char *open_comment; /* where a comment that the text ends inside began */
 } jp;
 
 static uint32_t jp_col(const jp *j, const char *at)
@@ -113,6 +114,7 @@ static void jp_ws(jp *j)
         } else if (comment && j->p[1] == '/') { /* to the end of the line */
             while (j->p < j->end && *j->p != '\n') j->p++;
         } else if (comment) { /* to the closing star-slash, or the end of the text */
+            j->open_comment = j->p;
             j->p += 2;
             while (j->p < j->end && !(*j->p == '*' && j->p + 1 < j->end && j->p[1] == '/')) {
                 if (*j->p == '\n') {
@@ -121,6 +123,7 @@ static void jp_ws(jp *j)
                 }
                 j->p++;
             }
+            if (j->p < j->end) j->open_comment = NULL;
             j->p = j->p < j->end ? j->p + 2 : j->end;
         } else {
             break;
@@ -513,11 +516,14 @@ static json_value *jp_value(jp *j)
 static bool jp_parse(const char *text, size_t len, bool relaxed, json_doc *doc, char *err, size_t errlen)
 {
     memset(doc, 0, sizeof *doc);
-    jp j = {text, text + len, text, 1, 0, NULL, err, errlen, relaxed};
+    jp j = {text, text + len, text, 1, 0, NULL, err, errlen, relaxed, NULL};
     if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) j.p = j.line_start = text + 3;
+    const char *first = j.p;
     jp_ws(&j);
     if (j.p >= j.end) {
-        jp_fail(&j, "no JSON value: the file is empty");
+        if (j.open_comment) jp_fail(&j, "no JSON value: a /* comment is not closed");
+        else if (j.p > first) jp_fail(&j, "no JSON value: the file holds only white space%s", relaxed ? " and comments" : "");
+        else jp_fail(&j, "no JSON value: the file is empty");
         arena_free(j.arena);
         return false;
     }

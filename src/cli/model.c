@@ -339,8 +339,9 @@ static bool finish_resources(const mctx *j, model *m)
          * past 2^64: a token buffer lets the library say so in its own words. */
         if (need == 0 && unsized) need = 16;
         if (need == 0)
-            return mfail(j, r->where, "resource %s has no data, no SizeInBytes and no binding that sizes it",
-                         json_quote(r->name, q, sizeof q));
+            return mfail(j, r->where, "resource %s has %s, no SizeInBytes and no binding that sizes it",
+                         json_quote(r->name, q, sizeof q),
+                         r->init_kind == MODEL_INIT_DATA ? "data of no elements" : "no data");
         r->size = need > UINT64_MAX - 3 ? need : (need + 3) & ~(uint64_t)3;
     }
     for (size_t k = 0; k < m->nres; k++) {
@@ -408,7 +409,7 @@ bool model_load(const char *path, const char *output_dir, model *m, bool *oom)
     *oom = false;
     char err[300];
     size_t len = 0;
-    char *text = m_read_file(path, &len, err, sizeof err);
+    char *text = m_read_file(path, MODEL_JSON_MAX_BYTES, &len, err, sizeof err);
     if (!text) {
         cli_error("%s: %s\n", path, err);
         *oom = strstr(err, "out of memory") != NULL;

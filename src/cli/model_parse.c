@@ -411,7 +411,7 @@ char *m_join_path(const char *dir, const char *p)
     return s;
 }
 
-char *m_read_file(const char *path, size_t *len, char *err, size_t errlen)
+char *m_read_file(const char *path, uint64_t most, size_t *len, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -420,12 +420,14 @@ char *m_read_file(const char *path, size_t *len, char *err, size_t errlen)
     }
     char *buf = NULL;
     size_t n = 0, cap = 0;
-    const uint64_t most = m_host_memory();
+    const uint64_t host = m_host_memory();
+    if (!most || host < most) most = host;
     for (;;) {
         if (n + 1 >= cap) {
             if ((uint64_t)n >= most) {
                 char b[32];
-                snprintf(err, errlen, "it holds more than the host memory (%s)", cli_bytes(most, b));
+                snprintf(err, errlen, "it holds more than %s (%s)", most == host ? "the host memory" : "a model may",
+                         cli_bytes(most, b));
                 free(buf);
                 fclose(f);
                 return NULL;
@@ -506,7 +508,7 @@ size_t m_names_duplicate(const m_name *v, size_t n)
 bool m_read_npy(const char *path, npy_array *out, char *err, size_t errlen)
 {
     size_t len = 0;
-    char *bytes = m_read_file(path, &len, err, errlen);
+    char *bytes = m_read_file(path, 0, &len, err, errlen);
     memset(out, 0, sizeof *out);
     if (!bytes) return false;
     bool ok = npy_parse(bytes, len, out, err, errlen);

@@ -87,8 +87,12 @@ size_t m_names_duplicate(const m_name *v, size_t n);
 char *m_join_path(const char *dir, const char *p);
 /* The whole file, malloc'd (plus a NUL). On failure writes why to err and returns NULL.
  * A file that is not a regular one (a pipe, /dev/zero) is read up to the host's memory
- * and refused beyond it. */
-char *m_read_file(const char *path, size_t *len, char *err, size_t errlen);
+ * (or most bytes, when that is less) and refused beyond it. */
+char *m_read_file(const char *path, uint64_t most, size_t *len, char *err, size_t errlen);
+/* The most bytes of a model's JSON: a larger one is refused before it fills memory (a
+ * model names its big data in files; inline data of this size would take several times
+ * as much memory parsed). */
+#define MODEL_JSON_MAX_BYTES (1ull << 30)
 /* The .npy file at path (m_read_file, then npy_parse). */
 bool m_read_npy(const char *path, npy_array *out, char *err, size_t errlen);
 /* "INT32 [2, 3]". */

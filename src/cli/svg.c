@@ -88,8 +88,8 @@ bool bench_write_svg(const bench_run *run, const char *path)
     const bool vk = run->ctx.backend == DMLOPS_BACKEND_VULKAN;
     fprintf(f, "<text x=\"10\" y=\"22\" font-size=\"16\" font-weight=\"bold\">libdmlops effective bandwidth on ");
     xml_text(f, run->device);
-    fprintf(f, " (%s backend, %s suite)</text>\n<text x=\"10\" y=\"40\" fill=\"#555\">", run->backend,
-            run->quick ? "quick: 4 KiB and 64 KiB only" : "standard");
+    fprintf(f, " (%s backend, %s)</text>\n<text x=\"10\" y=\"40\" fill=\"#555\">", run->backend,
+            run->quick ? "quick suite: 4 KiB and 64 KiB only" : "standard suite");
     xml_text(f, run->driver);
     fprintf(f, " | CPU ");
     xml_text(f, run->cpu);
