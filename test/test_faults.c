@@ -276,3 +276,38 @@ TEST(fault_sweep_device_loss)
     }
     sweep_mode(DMLOPS_BACKEND_VULKAN, "lost");
 }
+
+/* Validation proves an output whose strides interleave its dimensions one-to-one by
+ * sorting its offsets, in host memory: when that allocation fails, the descriptor is
+ * not invalid, the host is out of memory (it was INVALID_ARGUMENT, "too large to
+ * prove"). Sizes {2, 3, 2} with strides {1, 5, 7} split by no common divisor, so only
+ * the exhaustive check decides them. */
+TEST(validation_out_of_memory_is_not_invalid)
+{
+    static const uint32_t in_sizes[3] = {2, 3, 2}, out_strides[3] = {1, 5, 7}, off[3] = {0, 0, 0};
+    static const int32_t step[3] = {1, 1, 1};
+    dmt_tensor in, out;
+    dmt_tensor_init(&in, F32, 3, in_sizes, NULL, 0);
+    dmt_tensor_init(&out, F32, 3, in_sizes, out_strides, 0);
+    DML_SLICE1_OPERATOR_DESC d = {&in.desc, &out.desc, 3, off, in_sizes, step};
+    DML_OPERATOR_DESC od = {DML_OPERATOR_SLICE1, &d};
+    REQUIRE_OK(dmlops_validate_operator(&od, 0));
+    unsigned oom = 0;
+    for (unsigned n = 1; n <= 64; n++) {
+        char spec[32];
+        snprintf(spec, sizeof spec, "host:%u", n);
+        setenv("DMLOPS_FAULT_INJECT", spec, 1);
+        dmlops_context_desc cd = {.backend = DMLOPS_BACKEND_CPU};
+        dmlops_context *ctx = NULL;
+        if (dmlops_context_create(&cd, &ctx) != DMLOPS_SUCCESS) continue; /* the fault hit the context */
+        dmlops_status st = dmlops_validate_operator(&od, 0);
+        oom += st == DMLOPS_ERROR_OUT_OF_HOST_MEMORY;
+        CHECK(st == DMLOPS_SUCCESS || st == DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: %s (%s)", spec,
+              dmlops_status_string(st), dmlops_last_error_message());
+        if (st == DMLOPS_ERROR_OUT_OF_HOST_MEMORY)
+            CHECK(strstr(dmlops_last_error_message(), "out of host memory"), "%s", dmlops_last_error_message());
+        dmlops_context_destroy(ctx);
+    }
+    disarm();
+    CHECK(oom > 0, "no injected failure reached the layout proof");
+}
