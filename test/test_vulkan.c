@@ -1301,6 +1301,40 @@ TEST(auto_reports_running_out_of_memory)
     dmlops_context_destroy(ctx);
 }
 
+/* DEBUG without the validation layer: VULKAN says so (UNSUPPORTED); AUTO on a machine
+ * without a GPU still takes the CPU backend, where DEBUG does nothing, and its note gives
+ * the real reason (no hardware device), not the missing layer. */
+TEST(auto_debug_without_the_layer)
+{
+    if (machine_has_hardware_vulkan()) return; /* there AUTO must report the layer: not testable here */
+    const char *old = getenv("VK_LAYER_PATH");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("VK_LAYER_PATH", "/nonexistent", 1); /* the loader then finds no explicit layer */
+    dmlops_context *ctx = NULL;
+    dmlops_context_desc vk = {.backend = DMLOPS_BACKEND_VULKAN, .flags = DMLOPS_CONTEXT_FLAG_DEBUG};
+    dmlops_status st = dmlops_context_create(&vk, &ctx);
+    dmlops_context_destroy(ctx);
+    ctx = NULL;
+    dmlops_context_desc any = {.flags = DMLOPS_CONTEXT_FLAG_DEBUG};
+    dmlops_status st_auto = dmlops_context_create(&any, &ctx);
+    if (saved) setenv("VK_LAYER_PATH", saved, 1);
+    else unsetenv("VK_LAYER_PATH");
+    free(saved);
+    if (st == DMLOPS_ERROR_NO_DEVICE) {
+        dmlops_context_destroy(ctx);
+        return;
+    }
+    CHECK(st == DMLOPS_ERROR_UNSUPPORTED, "VULKAN + DEBUG without the layer: %s", dmlops_status_string(st));
+    if (CHECK(st_auto == DMLOPS_SUCCESS, "AUTO + DEBUG without the layer: %s", dmlops_status_string(st_auto))) {
+        dmlops_context_info info;
+        CHECK_OK(dmlops_context_get_info(ctx, &info));
+        CHECK(info.backend == DMLOPS_BACKEND_CPU);
+        CHECK(strstr(info.note, "AUTO found no hardware Vulkan device") && !strstr(info.note, "validation layer"),
+              "note: %s", info.note);
+    }
+    dmlops_context_destroy(ctx);
+}
+
 /* Every tuning variable set is named in the note, however many: the explanation of the
  * device choice is what gets cut when the 512 bytes run out. */
 TEST(note_names_every_tuning_variable)
