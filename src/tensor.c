@@ -82,8 +82,11 @@ static uint64_t dm_gcd(uint64_t a, uint64_t b)
     return a;
 }
 
-/* Bounds of the exact checks below, so that validation stays cheap. */
-enum { DM_EXACT_COUNT_LIMIT = 1 << 22, DM_EXACT_REACH_LIMIT = 1 << 25 };
+/* Bounds of the exact checks below, so that validation stays cheap: enumeration sorts
+ * up to 2^21 offsets (16 MiB, and as much again for the C library's merge sort),
+ * counting keeps two arrays of 2 * 2^23 + 1 bytes (32 MiB); a hostile descriptor costs
+ * well under a second (a reach of 2^25 took 128 MiB and up to 5 s, found by an audit). */
+enum { DM_EXACT_COUNT_LIMIT = 1 << 21, DM_EXACT_REACH_LIMIT = 1 << 23 };
 
 /* Exhaustive: every offset, sorted; modulo m, or exact when m is 0 (the split by
  * residues below). NO_MEMORY when out of memory. */
@@ -349,6 +352,8 @@ dmlops_status dm_tensor_parse(const DML_TENSOR_DESC *desc, const char *op, const
             if (layout == DM_LAYOUT_OVERLAPPING)
                 return dm_fail(bad, "%s: %s.Strides = %s with Sizes = %s make two output elements share an address",
                                op, role, st, sz);
+            /* A limit of the proof, refused as INVALID_ARGUMENT all the same (operators.md:
+             * a decision): such layouts are nearly always overlapping ones, which are. */
             return dm_fail(bad,
                            "%s: %s.Strides = %s with Sizes = %s interleave dimensions in a way too large to prove "
                            "that no two output elements share an address",

@@ -1427,7 +1427,7 @@ TEST_CTX(operator_create_obeys_context_feature_level)
     context_release(ctx, c20);
 }
 
-/* Large layouts past the enumeration limits (over 2^22 elements, a reach over 2^25):
+/* Large layouts past the enumeration limits (over 2^21 elements, a reach over 2^23):
  * a dimension of stride t and size y below S's multiples of m (strides m*a, m*b), sizes
  * drawn so that some are one-to-one modulo m and some not. Against a brute-force bitmap:
  * never accepted when two elements meet; accepted whenever the residues prove it (y
