@@ -639,9 +639,6 @@ uint64_t dm_read_length(DML_TENSOR_DATA_TYPE type, const uint8_t *p, uint64_t n)
     return v < n ? v : n;
 }
 
-/* A length clamped to [0, n]: negative signed lengths count as 0, as in dm_read_length. */
-static inline uint64_t dm_clamp_signed(int64_t v, uint64_t n) { return v < 0 ? 0 : (uint64_t)v > n ? n : (uint64_t)v; }
-static inline uint64_t dm_clamp_unsigned(uint64_t v, uint64_t n) { return v > n ? n : v; }
 
 /* The scan of dm_equal_length_run for one length type T, converted to 64 bits by CLAMP. */
 #define DM_EQUAL_LENGTH_RUN(T, CLAMP)                                                     \

@@ -106,6 +106,9 @@ uint64_t dm_read_length(DML_TENSOR_DATA_TYPE type, const uint8_t *p, uint64_t n)
 /* How many of the count lengths at p (step bytes apart), starting with the first, are
  * equal once clamped to [0, n] as dm_read_length clamps them. count >= 1. */
 uint64_t dm_equal_length_run(DML_TENSOR_DATA_TYPE type, const uint8_t *p, int64_t step, uint64_t count, uint64_t n);
+/* Lengths clamped to [0, n] as dm_read_length clamps them, for loops inlined per type. */
+static inline uint64_t dm_clamp_signed(int64_t v, uint64_t n) { return v < 0 ? 0 : (uint64_t)v > n ? n : (uint64_t)v; }
+static inline uint64_t dm_clamp_unsigned(uint64_t v, uint64_t n) { return v > n ? n : v; }
 /* An index of the given type at p, negative ones counted from n; -1 when outside [0, n). */
 int64_t dm_read_index(DML_TENSOR_DATA_TYPE type, const uint8_t *p, uint64_t n);
 

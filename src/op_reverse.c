@@ -204,20 +204,42 @@ typedef struct dm_length_runs {
 
 /* Finds the runs of columns [j0, j1) whose lengths (at lp, step bytes apart, column 0
  * first) are equal, stopping when the table is full; returns the column it reached. */
+/* One pass over the lengths, each read once and compared with the run before it:
+ * calling dm_read_length and dm_equal_length_run per run read 16 lengths ahead for every
+ * run of one column and took half of [16, C] UINT8's time once its gather was tiled. */
+#define DM_FIND_RUNS(T, CLAMP)                                                            \
+    for (; j < j1; j++) {                                                                 \
+        T v;                                                                              \
+        memcpy(&v, lp + j * step, sizeof v);                                              \
+        const uint64_t L = CLAMP(v, n);                                                   \
+        if (runs->n && runs->len[runs->n - 1] == L) continue;                             \
+        if (runs->n == DM_RUNS_MAX) break;                                                \
+        runs->start[runs->n] = j;                                                         \
+        runs->len[runs->n++] = L;                                                         \
+    }
 static int64_t dm_find_runs(const dm_gather *g, const uint8_t *lp, int64_t step, int64_t j0, int64_t j1,
                             dm_length_runs *runs)
 {
+    const uint64_t n = g->n;
     int64_t j = j0;
     runs->n = 0;
-    while (j < j1 && runs->n < DM_RUNS_MAX) {
-        const uint8_t *p = lp + j * step;
-        runs->start[runs->n] = j;
-        runs->len[runs->n++] = dm_read_length(g->aux_dtype, p, g->n);
-        j += (int64_t)dm_equal_length_run(g->aux_dtype, p, step, (uint64_t)(j1 - j), g->n);
+    if (step == 0) { /* one length broadcast along the columns */
+        runs->start[0] = j0;
+        runs->len[0] = dm_read_length(g->aux_dtype, lp, n);
+        runs->n = 1;
+        j = j1;
+    } else {
+        switch (g->aux_dtype) {
+        case DML_TENSOR_DATA_TYPE_UINT32: DM_FIND_RUNS(uint32_t, dm_clamp_unsigned); break;
+        case DML_TENSOR_DATA_TYPE_INT32: DM_FIND_RUNS(int32_t, dm_clamp_signed); break;
+        case DML_TENSOR_DATA_TYPE_INT64: DM_FIND_RUNS(int64_t, dm_clamp_signed); break;
+        default: DM_FIND_RUNS(uint64_t, dm_clamp_unsigned); break;
+        }
     }
     runs->start[runs->n] = j;
     return j;
 }
+#undef DM_FIND_RUNS
 
 /* Copies the runs' columns of the output row at axis coordinate a; neighbouring runs
  * that read the same source row (every length <= a reads row a) are one copy. */
@@ -375,7 +397,7 @@ static void dm_copy_runs_block(const dm_gather *g, const dm_length_runs *runs, u
 #define DM_GATHER_COLS(ES, DCOL, SCOL, ROW)                                                   \
     for (uint64_t a = a0; a < a1; a++) {                                                      \
         uint8_t *d = dst + ((int64_t)a * drow + c0 * (DCOL)) * (ES);                          \
-        for (uint32_t c = 0; c < w; c++) {                                                    \
+        for (uint32_t c = tiled; c < w; c++) {                                                \
             const uint32_t L = len[c];                                                        \
             memcpy(d + (int64_t)c * (DCOL) * (ES), ROW(a < L ? L - 1 - a : a) + (int64_t)c * (SCOL) * (ES), (ES)); \
         }                                                                                     \
@@ -387,6 +409,80 @@ static void dm_copy_runs_block(const dm_gather *g, const dm_length_runs *runs, u
     case 4: DM_GATHER_COLS(4, DCOL, SCOL, ROW); break;                                       \
     default: DM_GATHER_COLS(8, DCOL, SCOL, ROW); break;                                      \
     }
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#include <tmmintrin.h>
+#define DM_U8_TILES 1
+
+/* SSSE3's byte shuffle is not in the x86-64 baseline: checked once at run time. */
+static bool dm_have_ssse3(void)
+{
+    static int have = -1; /* benign race: every thread computes the same value */
+    if (have < 0) have = __builtin_cpu_supports("ssse3") ? 1 : 0;
+    return have == 1;
+}
+
+/* A 16 x 16 byte transpose by four rounds of interleaving: x[k] ends up holding column
+ * (row, for the way back) bitreverse4(k) of the input, in order. */
+__attribute__((target("ssse3"), always_inline)) static inline void dm_transpose16(__m128i *x)
+{
+    __m128i y[16];
+    for (int i = 0; i < 8; i++) {
+        y[i] = _mm_unpacklo_epi8(x[2 * i], x[2 * i + 1]);
+        y[i + 8] = _mm_unpackhi_epi8(x[2 * i], x[2 * i + 1]);
+    }
+    for (int i = 0; i < 8; i++) {
+        x[i] = _mm_unpacklo_epi16(y[2 * i], y[2 * i + 1]);
+        x[i + 8] = _mm_unpackhi_epi16(y[2 * i], y[2 * i + 1]);
+    }
+    for (int i = 0; i < 8; i++) {
+        y[i] = _mm_unpacklo_epi32(x[2 * i], x[2 * i + 1]);
+        y[i + 8] = _mm_unpackhi_epi32(x[2 * i], x[2 * i + 1]);
+    }
+    for (int i = 0; i < 8; i++) {
+        x[i] = _mm_unpacklo_epi64(y[2 * i], y[2 * i + 1]);
+        x[i + 8] = _mm_unpackhi_epi64(y[2 * i], y[2 * i + 1]);
+    }
+}
+
+/* 1-byte elements over an axis of n <= 16 rows, each column reversed over its own
+ * length: 16 columns at a time as a 16 x 16 tile, transposed so that each column is one
+ * register, reversed there by one byte shuffle (lane i takes L - 1 - i below L), and
+ * transposed back. The element-by-element gather moved [16, C] UINT8 at 3 GB/s, a row
+ * pointer and a 1-byte copy per element. dst and src address column 0 of row 0; rows
+ * [a0, a1) of the first w - w % 16 columns are written, and that count is returned. */
+__attribute__((target("ssse3"))) static uint32_t dm_gather_u8_tiles(uint8_t *dst, int64_t drow, const uint8_t *src,
+                                                                    int64_t sa, const uint32_t *len, uint32_t w,
+                                                                    uint32_t n, uint64_t a0, uint64_t a1)
+{
+    static const uint8_t bitrev4[16] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
+    const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const uint32_t full = w - w % 16;
+    for (uint32_t c = 0; c < full; c += 16) {
+        __m128i x[16], z[16];
+        for (uint32_t r = 0; r < 16; r++)
+            x[r] = r < n ? _mm_loadu_si128((const __m128i *)(const void *)(src + (int64_t)r * sa + c))
+                         : _mm_setzero_si128();
+        dm_transpose16(x); /* x[k]: column bitrev4[k] */
+        for (uint32_t k = 0; k < 16; k++) {
+            /* Lane i takes L - 1 - i where i < L (L <= n <= 16), else stays. */
+            const __m128i L = _mm_set1_epi8((char)len[c + bitrev4[k]]);
+            const __m128i below = _mm_cmpgt_epi8(L, iota);
+            const __m128i rev = _mm_sub_epi8(_mm_sub_epi8(L, _mm_set1_epi8(1)), iota);
+            const __m128i pick = _mm_or_si128(_mm_and_si128(below, rev), _mm_andnot_si128(below, iota));
+            z[bitrev4[k]] = _mm_shuffle_epi8(x[k], pick); /* z[j]: column j */
+        }
+        dm_transpose16(z); /* z[k]: row bitrev4[k] */
+        for (uint32_t k = 0; k < 16; k++) {
+            const uint32_t r = bitrev4[k];
+            if (r >= a0 && r < a1 && r < n) _mm_storeu_si128((__m128i *)(void *)(dst + (int64_t)r * drow + c), z[k]);
+        }
+    }
+    return full;
+}
+#else
+#define DM_U8_TILES 0
+#endif
+
 /* Source row x at column c0: from the table, or computed. */
 #define DM_TABLE_ROW(x) rowp[x]
 #define DM_STRIDED_ROW(x) (src + ((int64_t)(x) * sa + c0 * scol) * g->esize)
@@ -406,6 +502,12 @@ static void dm_gather_runs_block(const dm_gather *g, const dm_length_runs *runs,
         while (c0 + c >= runs->start[r + 1]) r++;
         len[c] = (uint32_t)runs->len[r]; /* <= n < 2^32 */
     }
+    /* Columns the 16 x 16 byte tiles took (1-byte elements over at most 16 rows). */
+    uint32_t tiled = 0;
+#if DM_U8_TILES
+    if (dcol == 1 && scol == 1 && g->esize == 1 && g->n <= 16 && dm_have_ssse3())
+        tiled = dm_gather_u8_tiles(dst + c0, drow, src + c0, sa, len, w, (uint32_t)g->n, a0, a1);
+#endif
     if (dcol == 1 && scol == 1 && g->n <= DM_ROW_TABLE) {
         /* Contiguous rows over a short axis: each source row's address from a table and
          * each column's offset without a multiply: FLOAT16 / FLOAT32 [16, C] 7.0 / 3.7 ms ->

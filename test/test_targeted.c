@@ -633,6 +633,44 @@ TEST_CTX(targeted_short_packed_rows)
     run_rows_shapes(ctx, "targeted_short_packed_rows", shapes, sizeof shapes / sizeof shapes[0], 0x5B07);
 }
 
+/* Lengths [1, C] that differ from each neighbour's, over 0 .. T + 1 (T + 1 clamps to T),
+ * as ONNX's [T, B] batch of ragged sequences has them: every column its own source row. */
+static void fill_len_scattered(rcase *rc, void *user)
+{
+    (void)user;
+    const uint64_t n = rc->t[0].sizes[0], cols = rc->t[1].sizes[1];
+    for (uint32_t j = 0; j < cols; j++) put_elem(rc, 1, (uint32_t[]){0, j}, (j * 7 + j / 5) % (n + 2));
+}
+
+/* REVERSE across the rows of [T, C] with a length per column that changes from column to
+ * column: 1- and 2-byte types over 1 to 17 rows (the CPU engine's 16 x 16 byte tiles take
+ * 1-byte elements up to 16 rows, leaving C % 16 columns to the element loop), column
+ * counts that are and are not multiples of 16. Both backends against the reference. */
+TEST_CTX(targeted_reverse_scattered_column_lengths)
+{
+    static const uint32_t rows[] = {1, 2, 7, 15, 16, 17}, cols[] = {16, 4099, 160};
+    static const DML_TENSOR_DATA_TYPE types[] = {T_U8, T_I8, T_F16};
+    suite_state st = {.test = "targeted_reverse_scattered_column_lengths"};
+    rcase *rc = malloc(sizeof *rc);
+    REQUIRE(rc != NULL);
+    int i = 0;
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++)
+        for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++, i++) {
+            const DML_TENSOR_DATA_TYPE type = types[i % 3];
+            const uint32_t in[2] = {rows[r], cols[c]}, lsz[2] = {1, cols[c]};
+            case_init(rc, DML_OPERATOR_REVERSE_SUBSEQUENCES);
+            dmt_tensor_init(&rc->t[0], type, 2, in, NULL, 0);
+            rc->axis = 0;
+            dmt_tensor_init(&rc->t[1], index_types[i % 4], 2, lsz, NULL, 0);
+            dmt_tensor_init(&rc->t[2], type, 2, in, NULL, 0);
+            rc->layout[0] = rc->layout[1] = rc->layout[2] = "packed-NULL";
+            run_fixed(ctx, &st, rc, i, 0x7A11E5 + (uint64_t)i, fill_len_scattered, NULL);
+            case_free_images(rc);
+        }
+    free(rc);
+    finish_targeted(&st);
+}
+
 /* SLICE1 with steps other than 1, -1 and 2 over long rows of 1- and 2-byte elements: the
  * Vulkan kernel's per-element chunk (V_WORDS), windows that start mid-row. */
 TEST_CTX(targeted_slice_subword_steps)
