@@ -208,13 +208,24 @@ typedef struct dm_length_runs {
  * calling dm_read_length and dm_equal_length_run per run read 16 lengths ahead for every
  * run of one column and took half of [16, C] UINT8's time once its gather was tiled. */
 #define DM_FIND_RUNS(T, CLAMP)                                                            \
-    for (; j < j1; j++) {                                                                 \
+    while (j < j1) {                                                                      \
         T v;                                                                              \
         memcpy(&v, lp + j * step, sizeof v);                                              \
         const uint64_t L = CLAMP(v, n);                                                   \
-        if (runs->n && runs->len[runs->n - 1] == L) continue;                             \
+        if (runs->n && runs->len[runs->n - 1] == L) {                                     \
+            /* Inside a run: packed lengths equal to this one are skipped 16 at a time,   \
+             * without a branch each (one length for every column is the common case). */ \
+            for (j++; step == (int64_t)sizeof(T) && j + 16 <= j1; j += 16) {              \
+                T blk[16];                                                                \
+                unsigned diff = 0;                                                        \
+                memcpy(blk, lp + j * step, sizeof blk);                                   \
+                for (int i = 0; i < 16; i++) diff |= blk[i] != v;                         \
+                if (diff) break;                                                          \
+            }                                                                             \
+            continue;                                                                     \
+        }                                                                                 \
         if (runs->n == DM_RUNS_MAX) break;                                                \
-        runs->start[runs->n] = j;                                                         \
+        runs->start[runs->n] = j++;                                                       \
         runs->len[runs->n++] = L;                                                         \
     }
 static int64_t dm_find_runs(const dm_gather *g, const uint8_t *lp, int64_t step, int64_t j0, int64_t j1,

@@ -642,8 +642,17 @@ static void fill_len_scattered(rcase *rc, void *user)
     for (uint32_t j = 0; j < cols; j++) put_elem(rc, 1, (uint32_t[]){0, j}, (j * 7 + j / 5) % (n + 2));
 }
 
+/* Lengths [1, C] in runs of 18 columns: a run is skipped 16 lengths at a time once two
+ * agree, and the next run starts inside such a block of 16. */
+static void fill_len_runs18(rcase *rc, void *user)
+{
+    (void)user;
+    const uint64_t n = rc->t[0].sizes[0], cols = rc->t[1].sizes[1];
+    for (uint32_t j = 0; j < cols; j++) put_elem(rc, 1, (uint32_t[]){0, j}, (j / 18 * 5 + 1) % (n + 2));
+}
+
 /* REVERSE across the rows of [T, C] with a length per column that changes from column to
- * column: 1- and 2-byte types over 1 to 17 rows (the CPU engine's 16 x 16 byte tiles take
+ * column, or every 18 columns: 1- and 2-byte types over 1 to 17 rows (the CPU engine's 16 x 16 byte tiles take
  * 1-byte elements up to 16 rows, leaving C % 16 columns to the element loop), column
  * counts that are and are not multiples of 16. Both backends against the reference. */
 TEST_CTX(targeted_reverse_scattered_column_lengths)
@@ -655,16 +664,16 @@ TEST_CTX(targeted_reverse_scattered_column_lengths)
     REQUIRE(rc != NULL);
     int i = 0;
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++)
-        for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++, i++) {
-            const DML_TENSOR_DATA_TYPE type = types[i % 3];
-            const uint32_t in[2] = {rows[r], cols[c]}, lsz[2] = {1, cols[c]};
+        for (size_t c = 0; c < sizeof cols / sizeof cols[0] * 2; c++, i++) {
+            const DML_TENSOR_DATA_TYPE type = types[(r + c / 2) % 3];
+            const uint32_t in[2] = {rows[r], cols[c / 2]}, lsz[2] = {1, cols[c / 2]};
             case_init(rc, DML_OPERATOR_REVERSE_SUBSEQUENCES);
             dmt_tensor_init(&rc->t[0], type, 2, in, NULL, 0);
             rc->axis = 0;
             dmt_tensor_init(&rc->t[1], index_types[i % 4], 2, lsz, NULL, 0);
             dmt_tensor_init(&rc->t[2], type, 2, in, NULL, 0);
             rc->layout[0] = rc->layout[1] = rc->layout[2] = "packed-NULL";
-            run_fixed(ctx, &st, rc, i, 0x7A11E5 + (uint64_t)i, fill_len_scattered, NULL);
+            run_fixed(ctx, &st, rc, i, 0x7A11E5 + (uint64_t)i, c % 2 ? fill_len_runs18 : fill_len_scattered, NULL);
             case_free_images(rc);
         }
     free(rc);
