@@ -62,7 +62,8 @@ DMLOPS_API dmlops_status dmlops_buffer_get_vulkan(const dmlops_buffer *buf, VkBu
 
 /* A binding table holds the descriptor sets of one operator's recording, like
  * IDMLBindingTable. It must stay alive, and must not be re-bound, until every command
- * buffer that recorded it has completed. Used by one thread at a time. */
+ * buffer that recorded it has completed. It holds its operator: the operator may be
+ * destroyed first and is freed with the table. Used by one thread at a time. */
 DMLOPS_API dmlops_status dmlops_binding_table_create(dmlops_operator *op, dmlops_binding_table **out);
 DMLOPS_API dmlops_status dmlops_binding_table_bind(dmlops_binding_table *table,
                                         uint32_t input_count, const dmlops_binding *inputs,
