@@ -203,25 +203,19 @@ typedef struct dm_length_runs {
 } dm_length_runs;
 
 /* Finds the runs of columns [j0, j1) whose lengths (at lp, step bytes apart, column 0
- * first) are equal, stopping when the table is full; returns the column it reached. */
-/* One pass over the lengths, each read once and compared with the run before it:
- * calling dm_read_length and dm_equal_length_run per run read 16 lengths ahead for every
- * run of one column and took half of [16, C] UINT8's time once its gather was tiled. */
+ * first) are equal, stopping when the table is full; returns the column it reached.
+ * Each length is read once, inline per type, and compared with the run before it:
+ * calling dm_read_length and dm_equal_length_run for every run read 16 lengths ahead for
+ * each one-column run and took half of [16, C] UINT8's time once its gather was tiled.
+ * Once a column extends a run, dm_equal_length_run skips the rest of it (16 packed
+ * lengths at a time: one length for every column is the common case). */
 #define DM_FIND_RUNS(T, CLAMP)                                                            \
     while (j < j1) {                                                                      \
         T v;                                                                              \
         memcpy(&v, lp + j * step, sizeof v);                                              \
         const uint64_t L = CLAMP(v, n);                                                   \
         if (runs->n && runs->len[runs->n - 1] == L) {                                     \
-            /* Inside a run: packed lengths equal to this one are skipped 16 at a time,   \
-             * without a branch each (one length for every column is the common case). */ \
-            for (j++; step == (int64_t)sizeof(T) && j + 16 <= j1; j += 16) {              \
-                T blk[16];                                                                \
-                unsigned diff = 0;                                                        \
-                memcpy(blk, lp + j * step, sizeof blk);                                   \
-                for (int i = 0; i < 16; i++) diff |= blk[i] != v;                         \
-                if (diff) break;                                                          \
-            }                                                                             \
+            j += (int64_t)dm_equal_length_run(g->aux_dtype, lp + j * step, step, (uint64_t)(j1 - j), n); \
             continue;                                                                     \
         }                                                                                 \
         if (runs->n == DM_RUNS_MAX) break;                                                \
@@ -424,13 +418,9 @@ static void dm_copy_runs_block(const dm_gather *g, const dm_length_runs *runs, u
 #include <tmmintrin.h>
 #define DM_U8_TILES 1
 
-/* SSSE3's byte shuffle is not in the x86-64 baseline: checked once at run time. */
-static bool dm_have_ssse3(void)
-{
-    static int have = -1; /* benign race: every thread computes the same value */
-    if (have < 0) have = __builtin_cpu_supports("ssse3") ? 1 : 0;
-    return have == 1;
-}
+/* SSSE3's byte shuffle is not in the x86-64 baseline: checked at run time (a load and a
+ * bit test of what libgcc read from cpuid at start-up). */
+static bool dm_have_ssse3(void) { return __builtin_cpu_supports("ssse3"); }
 
 /* A 16 x 16 byte transpose by four rounds of interleaving: x[k] ends up holding column
  * (row, for the way back) bitreverse4(k) of the input, in order. */

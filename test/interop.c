@@ -218,6 +218,18 @@ static void expected(const float *x, float *y)
     }
 }
 
+/* Records the table's operator between the application's barriers (its host writes, our
+ * compute, its host reads), submits and waits. */
+static bool record_compute_and_wait(app *a, app_cmd *c, dmlops_binding_table *table)
+{
+    app_barrier(c, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                VK_ACCESS_SHADER_READ_BIT);
+    if (!CHECK_OK(dmlops_operator_record_vulkan(table, c->cmd))) return false;
+    app_barrier(c, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                VK_ACCESS_HOST_READ_BIT);
+    return app_cmd_submit_wait(a, c);
+}
+
 TEST(interop_records_into_the_application_command_buffer)
 {
     app a;
@@ -277,13 +289,7 @@ TEST(interop_records_into_the_application_command_buffer)
 
     dmlops_binding inputs[2] = {{bin, 0, 128}, {blen, 0, 16}}, output = {bout, 0, 128};
     REQUIRE_OK(dmlops_binding_table_bind(table, 2, inputs, 1, &output));
-    /* The application's barriers: its host writes, our compute, its host reads. */
-    app_barrier(&c, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                VK_ACCESS_SHADER_READ_BIT);
-    REQUIRE_OK(dmlops_operator_record_vulkan(table, c.cmd));
-    app_barrier(&c, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                VK_ACCESS_HOST_READ_BIT);
-    REQUIRE(app_cmd_submit_wait(&a, &c));
+    REQUIRE(record_compute_and_wait(&a, &c, table));
     memcpy(got, (uint8_t *)out.map + 256, sizeof got);
     CHECK(!memcmp(got, want, sizeof got), "recorded reverse wrong: got[0..3] = %g %g %g %g", got[0], got[1], got[2],
           got[3]);
@@ -329,12 +335,7 @@ TEST(interop_records_into_the_application_command_buffer)
     REQUIRE(app_cmd_begin(&a, &c2));
     memset((uint8_t *)out.map + 256, 0, 128);
     REQUIRE_OK(dmlops_binding_table_bind(table, 2, inputs, 1, &output));
-    app_barrier(&c2, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                VK_ACCESS_SHADER_READ_BIT);
-    REQUIRE_OK(dmlops_operator_record_vulkan(table, c2.cmd));
-    app_barrier(&c2, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                VK_ACCESS_HOST_READ_BIT);
-    REQUIRE(app_cmd_submit_wait(&a, &c2));
+    REQUIRE(record_compute_and_wait(&a, &c2, table));
     memcpy(got, (uint8_t *)out.map + 256, sizeof got);
     CHECK(!memcmp(got, want, sizeof got), "reverse recorded after its operator's destroy wrong");
     app_cmd_done(&a, &c2);

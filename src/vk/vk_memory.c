@@ -2,7 +2,6 @@
  * (vk_memory.h). */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../checked.h"
 #include "vk_memory.h"
@@ -105,14 +104,6 @@ void dm_vk_free(const dm_vk_device *d, dm_vk_memory *m)
     memset(m, 0, sizeof *m);
 }
 
-/* The machine's physical memory in bytes; UINT64_MAX when unknown (no limit). */
-static uint64_t dm_host_memory_bytes(void)
-{
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0) return UINT64_MAX;
-    return (uint64_t)pages > UINT64_MAX / (uint64_t)page ? UINT64_MAX : (uint64_t)pages * (uint64_t)page;
-}
-
 dmlops_status dm_vk_buffer_alloc(dm_vk_device *d, uint64_t size, dm_vk_buffer *b, bool *unmapped)
 {
     const uint64_t seg = d->lim.seg_size;
@@ -123,18 +114,13 @@ dmlops_status dm_vk_buffer_alloc(dm_vk_device *d, uint64_t size, dm_vk_buffer *b
         return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
                        "dmlops_buffer_create: %llu bytes would need more than 2^32 allocations of %llu bytes on %s",
                        (unsigned long long)size, (unsigned long long)seg, d->info.name);
-    /* More than the heaps and the machine's memory together can never succeed, and
-     * drivers that allocate lazily (lavapipe: host memory, zeroed below, and not held to
-     * its heap's size) would let the system's OOM killer end the process half-way
-     * instead of failing the call. */
-    uint64_t limit = dm_host_memory_bytes();
-    for (uint32_t h = 0; h < d->memprops.memoryHeapCount; h++)
-        limit = d->memprops.memoryHeaps[h].size > UINT64_MAX - limit ? UINT64_MAX : limit + d->memprops.memoryHeaps[h].size;
-    if (size > limit)
+    /* Beyond what could ever be backed (dm_vk_limits_init: lazy drivers would otherwise
+     * be stopped by the OOM killer half-way). */
+    if (size > d->lim.memory_limit)
         return dm_fail(DMLOPS_ERROR_OUT_OF_DEVICE_MEMORY,
                        "dmlops_buffer_create: %llu bytes are more than the memory heaps of %s and the machine's "
                        "memory hold together (%llu bytes)",
-                       (unsigned long long)size, d->info.name, (unsigned long long)limit);
+                       (unsigned long long)size, d->info.name, (unsigned long long)d->lim.memory_limit);
     b->nseg = (uint32_t)n;
     b->seg_size = n > 1 ? seg : UINT64_MAX;
     b->seg = n > 1 ? dm_calloc(n, sizeof *b->seg) : &b->one;

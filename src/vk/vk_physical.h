@@ -19,6 +19,7 @@ typedef struct dm_vk_limits {
     uint64_t align;          /* binding offsets are aligned down to this */
     uint64_t max_alloc;      /* largest single buffer */
     uint64_t seg_size;       /* buffers above this many bytes are split into segments */
+    uint64_t memory_limit;   /* no buffer larger: the memory heaps and the machine's memory together */
     bool uma;                /* device-local memory is host-visible: no staging */
     uint64_t copy_min_bytes; /* shortest run worth a copy region */
     uint32_t flags;          /* the context's DMLOPS_CONTEXT_FLAG_*: KERNELS_ONLY, PREFER_COPY */

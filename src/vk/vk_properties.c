@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../checked.h"
 #include "vk_abi.h"
@@ -131,6 +132,14 @@ uint32_t dm_vk_queue_families(const dm_vk_itable *vki, VkPhysicalDevice phys, Vk
     return n;
 }
 
+/* The machine's physical memory in bytes; UINT64_MAX when unknown (no limit). */
+static uint64_t dm_host_memory_bytes(void)
+{
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0) return UINT64_MAX;
+    return (uint64_t)pages > UINT64_MAX / (uint64_t)page ? UINT64_MAX : (uint64_t)pages * (uint64_t)page;
+}
+
 void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *params, uint32_t flags,
                        dm_vk_limits *lim)
 {
@@ -189,6 +198,13 @@ void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *param
      * boundaries and no element ever straddles one. */
     lim->seg_size = params->max_allocation_size ? dm_min_u64(params->max_allocation_size, lim->max_alloc) : lim->max_alloc;
     lim->seg_size = dm_max_u64(lim->seg_size & ~255ull, 256);
+    /* More than the heaps and the machine's memory together can never succeed, and
+     * drivers that allocate lazily (lavapipe: host memory, zeroed as it is made, and not
+     * held to its heap's 2 GiB) would let the OOM killer end the process half-way
+     * instead of failing the call (dm_vk_buffer_alloc). */
+    lim->memory_limit = dm_host_memory_bytes();
+    for (uint32_t h = 0; h < info->memory_heap_count; h++)
+        if (!dm_add_u64(lim->memory_limit, info->memory_heap_size[h], &lim->memory_limit)) lim->memory_limit = UINT64_MAX;
     /* Below this run length a kernel beats vkCmdCopyBuffer regions (docs/performance.md):
      * on lavapipe regions of 8 bytes already win. On the NVIDIA H200 no run length does:
      * each region cost about 1.9 us (8192 rows of 16 KiB: 15.5 ms as regions, 81 us as a
