@@ -13,14 +13,16 @@
 #   test   also a C++ compiler, spirv-dis, cmake, groff and the Khronos validation layer
 #   valgrind  test, and valgrind (`make test-valgrind`)
 #   fuzz   test, and clang with its libFuzzer runtime (`make fuzz`)
+#   platforms  build, and the cross compilers and emulators of .ci/platforms.sh (MinGW-w64,
+#          aarch64 and armhf gcc, qemu-user, wine, Xvfb)
 #   --check  only report, never install
 check_only=
 profile=build
 for a in "$@"; do
     case $a in
     --check) check_only=1 ;;
-    build | demo | test | valgrind | fuzz) profile=$a ;;
-    *) echo "usage: $0 [--check] [build|demo|test|valgrind|fuzz]" >&2; exit 2 ;;
+    build | demo | test | valgrind | fuzz | platforms) profile=$a ;;
+    *) echo "usage: $0 [--check] [build|demo|test|valgrind|fuzz|platforms]" >&2; exit 2 ;;
     esac
 done
 
@@ -75,6 +77,17 @@ check() {
     have "$SPIRV_OPT" || need "SPIR-V optimizer $SPIRV_OPT" spirv-tools
     { [ -f "$VOLK_SRC" ] && [ -f "${VOLK_SRC%/*}/volk.h" ]; } || need "volk source $VOLK_SRC and volk.h beside it" libvulkan-volk-dev
     [ "$profile" = build ] && return 0
+    if [ "$profile" = platforms ]; then
+        have x86_64-w64-mingw32-gcc || need "MinGW-w64 (x86_64-w64-mingw32-gcc)" gcc-mingw-w64-x86-64
+        have aarch64-linux-gnu-gcc || need "aarch64-linux-gnu-gcc" gcc-aarch64-linux-gnu
+        have arm-linux-gnueabihf-gcc || need "arm-linux-gnueabihf-gcc" gcc-arm-linux-gnueabihf
+        { have qemu-aarch64 && have qemu-arm; } || need "qemu-aarch64 and qemu-arm" qemu-user
+        have wine || need "wine" wine
+        [ -x /usr/lib/wine/wine64 ] || need "64-bit wine" wine64
+        have xvfb-run || need "xvfb-run" xvfb
+        have xauth || need "xauth (for xvfb-run)" xauth
+        return 0
+    fi
     [ -n "${VK_DRIVER_FILES:-${VK_ICD_FILENAMES:-}}" ] || has_manifest icd.d '*.json' ||
         need "a Vulkan driver (no ICD manifest in $(vk_dirs icd.d | tr '\n' ' '))" mesa-vulkan-drivers
     [ "$profile" = demo ] && return 0

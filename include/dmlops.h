@@ -41,7 +41,19 @@ extern "C" {
 
 /* The library is built with hidden visibility; only functions marked DMLOPS_API are
  * exported, so its internals (and its private copy of volk) never clash with yours. */
-#if defined(__GNUC__) || defined(__clang__)
+#if defined(_WIN32) || defined(__CYGWIN__)
+/* Windows: the library's own build marks its exports (DMLOPS_BUILD); an application
+ * linking dmlops.dll through its import library may define DMLOPS_DLL for direct
+ * imports (optional: the import library's thunks work without it). Linking
+ * libdmlops.a needs neither. */
+#if defined(DMLOPS_BUILD)
+#define DMLOPS_API __declspec(dllexport)
+#elif defined(DMLOPS_DLL)
+#define DMLOPS_API __declspec(dllimport)
+#else
+#define DMLOPS_API
+#endif
+#elif defined(__GNUC__) || defined(__clang__)
 #define DMLOPS_API __attribute__((visibility("default")))
 #else
 #define DMLOPS_API
@@ -257,7 +269,24 @@ typedef struct dmlops_context_options {
                                         bytes are written with streaming stores (0: the
                                         larger of 8 MiB and three quarters of the
                                         last-level cache) */
+    uint32_t cpu_wait;               /* CPU backend: how idle workers and a caller waiting
+                                        for them wait (DMLOPS_CPU_WAIT_*). 0: poll for
+                                        about 0.1 ms, then sleep, when the threads do not
+                                        outnumber the CPUs; sleep at once otherwise */
+    void (*vulkan_loader)(void);     /* Vulkan: the loader's vkGetInstanceProcAddr, cast
+                                        to this type, for a loader the application chose
+                                        (a MoltenVK inside its bundle, a loader it opened
+                                        itself). NULL: the system loader, opened once per
+                                        process (libvulkan.so.1, vulkan-1.dll,
+                                        libvulkan.dylib). Used by AUTO's probe too. */
 } dmlops_context_options;
+
+/* dmlops_context_options.cpu_wait. On phones with big and little cores, SLEEP saves
+ * the battery that polling spends; SPIN shortens each operator's start on a machine the
+ * application keeps otherwise idle. */
+#define DMLOPS_CPU_WAIT_DEFAULT 0u
+#define DMLOPS_CPU_WAIT_SPIN 1u  /* always poll before sleeping */
+#define DMLOPS_CPU_WAIT_SLEEP 2u /* never poll: sleep on a condition variable at once */
 
 /* Creates a context. desc may be NULL for the defaults. The environment variables
  * DMLOPS_BACKEND (auto|vulkan|cpu) and DMLOPS_DEVICE override the defaults; a non-zero

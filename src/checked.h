@@ -6,10 +6,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-static inline bool dm_add_u64(uint64_t a, uint64_t b, uint64_t *r) { return !__builtin_add_overflow(a, b, r); }
-static inline bool dm_mul_u64(uint64_t a, uint64_t b, uint64_t *r) { return !__builtin_mul_overflow(a, b, r); }
-static inline bool dm_add_i64(int64_t a, int64_t b, int64_t *r) { return !__builtin_add_overflow(a, b, r); }
-static inline bool dm_mul_i64(int64_t a, int64_t b, int64_t *r) { return !__builtin_mul_overflow(a, b, r); }
+#include "platform/compiler.h"
+
+static inline bool dm_add_u64(uint64_t a, uint64_t b, uint64_t *r) { return !DM_ADD_OVERFLOW_U64(a, b, r); }
+static inline bool dm_mul_u64(uint64_t a, uint64_t b, uint64_t *r) { return !DM_MUL_OVERFLOW_U64(a, b, r); }
+static inline bool dm_add_i64(int64_t a, int64_t b, int64_t *r) { return !DM_ADD_OVERFLOW_I64(a, b, r); }
+static inline bool dm_mul_i64(int64_t a, int64_t b, int64_t *r) { return !DM_MUL_OVERFLOW_I64(a, b, r); }
 
 /* Rounds up to a multiple of m (a power of two); false on overflow. */
 static inline bool dm_align_up_u64(uint64_t v, uint64_t m, uint64_t *r)

@@ -175,11 +175,11 @@ dmlops_status dmlops_command_list_execute(dmlops_command_list *list)
 {
     DM_CHECK_ARG(list, "dmlops_command_list_execute");
     const bool serial = !list->ctx->vt->concurrent_execute;
-    if (serial) pthread_mutex_lock(&list->ctx->lock);
+    if (serial) dm_mutex_lock(&list->ctx->lock);
     double t0 = dm_now();
     dmlops_status st = list->ctx->vt->list_execute(list);
     list->stats.wall_seconds = dm_now() - t0;
-    if (serial) pthread_mutex_unlock(&list->ctx->lock);
+    if (serial) dm_mutex_unlock(&list->ctx->lock);
     return st;
 }
 

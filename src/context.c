@@ -2,18 +2,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <time.h>
 
 #include "fault.h"
 #include "internal.h"
 
-double dm_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+double dm_now(void) { return (double)dm_now_ns() * 1e-9; }
 
 /* The value of variable name when it is a decimal number in [lo, hi]; else fallback. */
 static uint64_t dm_env_number(const char *name, uint64_t lo, uint64_t hi, uint64_t fallback)
@@ -45,7 +38,7 @@ void dm_env_vk_tuning(dm_vk_params *p)
 {
     const char *texel = getenv("DMLOPS_VK_TEXEL"), *tuning = getenv("DMLOPS_VK_TUNING");
     p->texel = texel && !strcmp(texel, "0") ? 0 : texel && !strcmp(texel, "1") ? 1 : -1;
-    p->cpu_tuning = tuning && !strcasecmp(tuning, "gpu") ? 0 : tuning && !strcasecmp(tuning, "cpu") ? 1 : -1;
+    p->cpu_tuning = tuning && !dm_strcasecmp(tuning, "gpu") ? 0 : tuning && !dm_strcasecmp(tuning, "cpu") ? 1 : -1;
     const uint64_t lanes = dm_env_number("DMLOPS_VK_LANES", 1, 64, 0);
     p->lanes = dm_pow2(lanes) ? (uint32_t)lanes : 0;
     const uint64_t run = dm_env_number("DMLOPS_VK_RUN", 1, 32, 0);
@@ -69,9 +62,9 @@ static dmlops_status dm_backend_from_env(dmlops_backend *backend)
 {
     const char *env = getenv("DMLOPS_BACKEND");
     if (!env || !*env) return DMLOPS_SUCCESS;
-    if (!strcasecmp(env, "auto")) *backend = DMLOPS_BACKEND_AUTO;
-    else if (!strcasecmp(env, "vulkan")) *backend = DMLOPS_BACKEND_VULKAN;
-    else if (!strcasecmp(env, "cpu")) *backend = DMLOPS_BACKEND_CPU;
+    if (!dm_strcasecmp(env, "auto")) *backend = DMLOPS_BACKEND_AUTO;
+    else if (!dm_strcasecmp(env, "vulkan")) *backend = DMLOPS_BACKEND_VULKAN;
+    else if (!dm_strcasecmp(env, "cpu")) *backend = DMLOPS_BACKEND_CPU;
     else
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "DMLOPS_BACKEND = \"%s\" is not auto, vulkan or cpu", env);
     return DMLOPS_SUCCESS;
@@ -117,13 +110,13 @@ void dm_note_choice(dmlops_context *ctx, const char *why)
  * not a reason to change backends. DMLOPS_CONTEXT_FLAG_DEBUG without the validation
  * layer (UNSUPPORTED) falls back only when a probe without the layer finds no hardware
  * device either: on a GPU machine the missing layer is reported, as for VULKAN. */
-static bool dm_auto_falls_back(dmlops_status st, uint32_t flags)
+static bool dm_auto_falls_back(dmlops_status st, uint32_t flags, void (*loader)(void))
 {
     if (st == DMLOPS_ERROR_NO_DEVICE || st == DMLOPS_ERROR_BACKEND || st == DMLOPS_ERROR_DEVICE_LOST) return true;
     if (st != DMLOPS_ERROR_UNSUPPORTED || !(flags & DMLOPS_CONTEXT_FLAG_DEBUG)) return false;
     char missing[1024];
     snprintf(missing, sizeof missing, "%s", dmlops_last_error_message());
-    if (dm_vk_hardware_probe() == DMLOPS_ERROR_NO_DEVICE) return true; /* its message says why */
+    if (dm_vk_hardware_probe(loader) == DMLOPS_ERROR_NO_DEVICE) return true; /* its message says why */
     dm_set_message("%s", missing);
     return false;
 }
@@ -151,6 +144,7 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
                        (int)backend);
     const char *env_device = getenv("DMLOPS_DEVICE");
     dm_vk_params params = {
+        .loader = options->vulkan_loader,
         /* An empty name is no name, from the descriptor as from the environment: "" would
          * otherwise let AUTO take a software device as if one had been named. */
         .device = desc->device && *desc->device ? desc->device : (env_device && *env_device ? env_device : NULL),
@@ -185,7 +179,7 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
         char before[1024];
         snprintf(before, sizeof before, "%s", dmlops_last_error_message());
         st = dm_vk_context_init(ctx, &params);
-        if (st != DMLOPS_SUCCESS && params.hardware_only && dm_auto_falls_back(st, desc->flags)) {
+        if (st != DMLOPS_SUCCESS && params.hardware_only && dm_auto_falls_back(st, desc->flags, params.loader)) {
             snprintf(why, sizeof why,
                      "AUTO found no %shardware Vulkan device (%s); software Vulkan devices run only when asked for "
                      "(DMLOPS_BACKEND=vulkan or a device name)",
@@ -211,8 +205,8 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
         }
     }
     if (st == DMLOPS_SUCCESS && backend == DMLOPS_BACKEND_CPU) {
-        dm_cpu_params cpu = {.threads = options->cpu_threads, .chunk_bytes = options->cpu_chunk_bytes,
-                             .stream_bytes = options->cpu_stream_bytes};
+        dm_cpu_params cpu = {.threads = options->cpu_threads, .wait = options->cpu_wait,
+                             .chunk_bytes = options->cpu_chunk_bytes, .stream_bytes = options->cpu_stream_bytes};
         st = dm_cpu_context_init(ctx, &cpu);
     }
     if (st != DMLOPS_SUCCESS) {
@@ -237,14 +231,17 @@ dmlops_status dm_context_alloc(DML_FEATURE_LEVEL level, uint32_t flags, dmlops_c
     if (!ctx) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_context_create: out of host memory");
     ctx->level = level;
     ctx->flags = flags;
-    pthread_mutex_init(&ctx->lock, NULL);
+    if (!dm_mutex_init(&ctx->lock)) {
+        free(ctx);
+        return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_context_create: out of resources creating a mutex");
+    }
     *out = ctx;
     return DMLOPS_SUCCESS;
 }
 
 void dm_context_free(dmlops_context *ctx)
 {
-    pthread_mutex_destroy(&ctx->lock);
+    dm_mutex_destroy(&ctx->lock);
     free(ctx);
 }
 
@@ -265,9 +262,9 @@ dmlops_status dmlops_context_get_info(dmlops_context *ctx, dmlops_context_info *
     for (uint32_t t = DML_TENSOR_DATA_TYPE_FLOAT32; t <= DML_TENSOR_DATA_TYPE_INT64; t++)
         info->supported_data_types |= 1u << t;
     memcpy(info->note, ctx->note, sizeof info->note);
-    pthread_mutex_lock(&ctx->lock);
+    dm_mutex_lock(&ctx->lock);
     ctx->vt->context_info(ctx, info);
-    pthread_mutex_unlock(&ctx->lock);
+    dm_mutex_unlock(&ctx->lock);
     return DMLOPS_SUCCESS;
 }
 

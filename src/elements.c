@@ -11,7 +11,7 @@
 
 #include <stdatomic.h>
 #include <string.h>
-#include <unistd.h>
+#include "platform/platform.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -345,18 +345,20 @@ void dm_stream_copy(uint8_t *dst, const uint8_t *src, uint64_t bytes)
 #endif
 }
 
+/* Asked once per process (a once flag rather than a 64-bit atomic, which 32-bit ARMv6
+ * has only through libatomic). */
+static uint64_t dm_stream_min;
+static void dm_stream_min_init(void)
+{
+    const uint64_t l3 = dm_l3_cache_bytes(); /* 0 where the OS cannot tell */
+    dm_stream_min = l3 / 4 * 3 > DM_STREAM_MIN_BYTES ? l3 / 4 * 3 : DM_STREAM_MIN_BYTES;
+}
+
 uint64_t dm_stream_min_bytes(void)
 {
-    static _Atomic uint64_t cached; /* 0: not yet asked; every thread computes the same */
-    uint64_t v = atomic_load_explicit(&cached, memory_order_relaxed);
-    if (v) return v;
-    v = DM_STREAM_MIN_BYTES;
-#ifdef _SC_LEVEL3_CACHE_SIZE
-    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE); /* 0 or -1 where glibc cannot tell */
-    if (l3 > 0 && (uint64_t)l3 / 4 * 3 > v) v = (uint64_t)l3 / 4 * 3;
-#endif
-    atomic_store_explicit(&cached, v, memory_order_relaxed);
-    return v;
+    static dm_once_flag once = DM_ONCE_INIT;
+    dm_once(&once, dm_stream_min_init);
+    return dm_stream_min;
 }
 
 void dm_stream_fence(void)

@@ -8,10 +8,9 @@
 #include <stdint.h>
 
 #include "dmlops.h"
-
-/* A loop body inlined into each caller, so that the constants it is given (an element
- * size, whether to prefetch) leave no test inside the loop. */
-#define DM_INLINE static inline __attribute__((always_inline))
+/* DM_INLINE: a loop body inlined into each caller, so that the constants it is given (an
+ * element size, whether to prefetch) leave no test inside the loop. */
+#include "platform/compiler.h"
 
 /* By default, outputs of at least dm_stream_min_bytes() are written with streaming (non-temporal)
  * stores where the CPU has them (SSE2): stores that do not first read the line they write

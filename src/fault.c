@@ -1,7 +1,7 @@
 /* Fault injection (fault.h): one armed mode and one counter for the process. */
 #include "fault.h"
 
-#include <pthread.h>
+#include "platform/platform.h"
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,12 +19,12 @@ void dm_fault_arm(void)
      * retries after an injected failure does not meet the same fault again. */
     static char armed[64];
     /* Contexts may be created on several threads at once: the last value is shared. */
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static dm_mutex lock = DM_MUTEX_INIT;
     const char *env = getenv("DMLOPS_FAULT_INJECT");
-    pthread_mutex_lock(&lock);
+    dm_mutex_lock(&lock);
     const bool same = env ? strlen(env) < sizeof armed && !strcmp(env, armed) : armed[0] == '\0';
     if (same) {
-        pthread_mutex_unlock(&lock);
+        dm_mutex_unlock(&lock);
         return;
     }
     snprintf(armed, sizeof armed, "%s", env && strlen(env) < sizeof armed ? env : "");
@@ -40,7 +40,7 @@ void dm_fault_arm(void)
     atomic_store(&dm_seen, 0);
     atomic_store(&dm_at, at);
     atomic_store(&dm_mode, (int)mode);
-    pthread_mutex_unlock(&lock);
+    dm_mutex_unlock(&lock);
 }
 
 dm_fault_mode dm_fault_armed(void) { return (dm_fault_mode)atomic_load_explicit(&dm_mode, memory_order_relaxed); }

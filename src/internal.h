@@ -4,7 +4,7 @@
 #ifndef DM_INTERNAL_H
 #define DM_INTERNAL_H
 
-#include <pthread.h>
+#include "platform/platform.h"
 #include <stdatomic.h>
 #include <stdbool.h>
 
@@ -60,7 +60,7 @@ struct dmlops_context {
     DML_FEATURE_LEVEL level;
     uint32_t flags;
     char note[512];
-    pthread_mutex_t lock; /* serialises submissions and staging */
+    dm_mutex lock; /* serialises submissions and staging */
     void *impl;
 };
 
@@ -131,12 +131,14 @@ void dm_context_free(dmlops_context *ctx);
 /* Backends. */
 typedef struct dm_cpu_params {
     uint32_t threads;     /* 0: $DMLOPS_CPU_THREADS, else the CPUs this process may use */
+    uint32_t wait;        /* DMLOPS_CPU_WAIT_* */
     uint64_t chunk_bytes; /* 0: the measured default */
     uint64_t stream_bytes; /* 0: dm_stream_min_bytes() */
 } dm_cpu_params;
 dmlops_status dm_cpu_context_init(dmlops_context *ctx, const dm_cpu_params *params);
 
 typedef struct dm_vk_params {
+    void (*loader)(void);             /* the application's vkGetInstanceProcAddr; NULL: the system's */
     const char *device;
     bool hardware_only;               /* AUTO: skip software (CPU-type) devices */
     const char *pipeline_cache_path;
@@ -158,7 +160,7 @@ typedef struct dm_vk_params {
 dmlops_status dm_vk_context_init(dmlops_context *ctx, const dm_vk_params *params);
 /* Opens and closes the device AUTO would take, without the validation layer: SUCCESS when
  * a hardware Vulkan device is usable, NO_DEVICE (with the message why) when none is. */
-dmlops_status dm_vk_hardware_probe(void);
+dmlops_status dm_vk_hardware_probe(void (*loader)(void));
 /* Reads the Vulkan tuning variables into p (docs/api.md, "Environment"): DMLOPS_VK_TEXEL
  * "0" / "1" forces the kernels' texel path off or on; DMLOPS_VK_TUNING "gpu" / "cpu"
  * tunes for that device class whatever the device's type, so that one device can run

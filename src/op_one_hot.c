@@ -154,7 +154,7 @@ static void dm_one_hot_rows(const dm_gather *g, uint8_t *const *slot, uint64_t e
         }                                                                                 \
     } while (0)
 
-static inline __attribute__((always_inline)) void dm_on_pass(const dm_gather *g, uint8_t *const *slot, uint64_t e0,
+DM_INLINE void dm_on_pass(const dm_gather *g, uint8_t *const *slot, uint64_t e0,
                                                              uint64_t e1, uint8_t *base, const uint64_t es)
 {
     const uint64_t n = g->n;
@@ -273,7 +273,7 @@ static void dm_one_hot_rows_packed(const dm_gather *g, uint8_t *const *slot, uin
         }                                                                                 \
     }
 
-static inline __attribute__((always_inline)) void dm_across(const dm_gather *g, uint8_t *const *slot, uint64_t u0,
+DM_INLINE void dm_across(const dm_gather *g, uint8_t *const *slot, uint64_t u0,
                                                             uint64_t u1, const uint64_t es, bool blocks)
 {
     const uint32_t ax = (uint32_t)g->axis;

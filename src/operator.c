@@ -49,9 +49,9 @@ dmlops_status dmlops_operator_get_info(const dmlops_operator *op, dmlops_operato
 {
     DM_CHECK_ARG(op, "dmlops_operator_get_info");
     DM_CHECK_ARG(info, "dmlops_operator_get_info");
-    pthread_mutex_lock(&op->ctx->lock); /* executions note their path under it */
+    dm_mutex_lock(&op->ctx->lock); /* executions note their path under it */
     *info = op->info;
-    pthread_mutex_unlock(&op->ctx->lock);
+    dm_mutex_unlock(&op->ctx->lock);
     return DMLOPS_SUCCESS;
 }
 
@@ -135,8 +135,8 @@ dmlops_status dmlops_operator_execute(dmlops_operator *op, uint32_t input_count,
     DM_CHECK_ARG(op, "dmlops_operator_execute");
     DM_TRY(dm_check_bindings(op, input_count, inputs, output_count, outputs, bound));
     const bool serial = !op->ctx->vt->concurrent_execute;
-    if (serial) pthread_mutex_lock(&op->ctx->lock);
+    if (serial) dm_mutex_lock(&op->ctx->lock);
     dmlops_status st = op->ctx->vt->operator_execute(op, bound);
-    if (serial) pthread_mutex_unlock(&op->ctx->lock);
+    if (serial) dm_mutex_unlock(&op->ctx->lock);
     return st;
 }

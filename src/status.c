@@ -1,4 +1,5 @@
 #include "status.h"
+#include "platform/platform.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -6,7 +7,7 @@
 
 enum { DM_MESSAGE_CAPACITY = 1024 };
 
-static _Thread_local char dm_message[DM_MESSAGE_CAPACITY];
+static DM_THREAD_LOCAL char dm_message[DM_MESSAGE_CAPACITY];
 
 void dm_set_message(const char *fmt, ...)
 {

@@ -4,12 +4,8 @@
 #define DM_STATUS_H
 
 #include "dmlops.h"
+#include "platform/compiler.h"
 
-#if defined(__GNUC__)
-#define DM_PRINTF(a, b) __attribute__((format(printf, a, b)))
-#else
-#define DM_PRINTF(a, b)
-#endif
 
 /* Sets the thread's message / prepends "prefix: " to it. */
 void dm_set_message(const char *fmt, ...) DM_PRINTF(1, 2);

@@ -71,7 +71,7 @@ typedef struct sbuf {
     size_t n;
 } sbuf;
 
-__attribute__((format(printf, 2, 3))) static inline void sb_printf(sbuf *b, const char *fmt, ...)
+DMT_PRINTF(2, 3) static inline void sb_printf(sbuf *b, const char *fmt, ...)
 {
     if (b->n >= sizeof b->s) return;
     va_list ap;

@@ -11,11 +11,32 @@
 
 #include "dmlops.h"
 
+#if defined(_WIN32)
+/* The few POSIX calls the tests make, from the Windows C runtime (the library itself
+ * has its platform layer, src/platform/). */
+#include <process.h>
+#include <stdlib.h>
+static inline int setenv(const char *name, const char *value, int overwrite)
+{
+    (void)overwrite;
+    return _putenv_s(name, value);
+}
+static inline int unsetenv(const char *name) { return _putenv_s(name, ""); } /* "" removes it */
+#define getpid _getpid
+#endif
+/* printf formats as the tests' C library reads them: MinGW's own printf (the Makefile
+ * sets __USE_MINGW_ANSI_STDIO for the tests), which has %zu where msvcrt's has not. */
+#if defined(__MINGW32__)
+#define DMT_PRINTF(a, b) __attribute__((format(__MINGW_PRINTF_FORMAT, a, b)))
+#else
+#define DMT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#endif
+
 typedef void (*dmt_plain_fn)(void);
 typedef void (*dmt_ctx_fn)(dmlops_context *ctx);
 
 void dmt_register(const char *name, dmt_plain_fn plain, dmt_ctx_fn with_ctx);
-bool dmt_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+bool dmt_fail(const char *file, int line, const char *fmt, ...) DMT_PRINTF(3, 4);
 
 /* An environment variable set for the next context's creation (value NULL: left as it
  * is), then put back as it was: the library reads DMLOPS_VK_* when a context is created. */

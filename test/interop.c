@@ -488,3 +488,73 @@ TEST(own_context_beside_the_application_loader)
     CHECK_OK(dmlops_context_get_info(ctx, &info));
     dmlops_context_destroy(ctx);
 }
+
+/* dmlops_context_options.vulkan_loader: a context of our own goes through the loader the
+ * application hands in (here the application's own, counted), for the instance and
+ * everything after; a loader that resolves nothing is NO_DEVICE, named. */
+static unsigned loader_calls;
+static PFN_vkVoidFunction VKAPI_CALL counting_gipa(VkInstance instance, const char *name)
+{
+    loader_calls++;
+    return vkGetInstanceProcAddr(instance, name);
+}
+static PFN_vkVoidFunction VKAPI_CALL empty_gipa(VkInstance instance, const char *name)
+{
+    (void)instance;
+    (void)name;
+    return NULL;
+}
+static void (*as_loader(PFN_vkGetInstanceProcAddr gipa))(void)
+{
+    void (*f)(void);
+    memcpy(&f, &gipa, sizeof f);
+    return f;
+}
+
+TEST(own_context_through_a_loader_the_application_chose)
+{
+#ifdef INTEROP_VOLK
+    if (volkInitialize() != VK_SUCCESS) {
+        printf("    note: no Vulkan loader for the application\n");
+        return;
+    }
+#endif
+    dmlops_context_desc desc = {.backend = DMLOPS_BACKEND_VULKAN};
+    dmlops_context_options opt = {.vulkan_loader = as_loader(empty_gipa)};
+    dmlops_context *ctx = NULL;
+    CHECK_STATUS(dmlops_context_create_with_options(&desc, &opt, &ctx), DMLOPS_ERROR_NO_DEVICE, "vkCreateInstance");
+    CHECK(ctx == NULL);
+    opt.vulkan_loader = as_loader(counting_gipa);
+    loader_calls = 0;
+    dmlops_status st = dmlops_context_create_with_options(&desc, &opt, &ctx);
+    if (st == DMLOPS_ERROR_NO_DEVICE) {
+        printf("    note: no Vulkan device (%s)\n", dmlops_last_error_message());
+        CHECK(loader_calls > 0, "the loader handed in was not asked");
+        return;
+    }
+    REQUIRE_OK(st);
+    CHECK(loader_calls >= 10, "the loader handed in was asked %u times", loader_calls);
+    const uint32_t shape[2] = {3, 4};
+    dmt_reverse rev;
+    dmt_reverse_init(&rev, DML_TENSOR_DATA_TYPE_UINT8, 2, shape, 0, DML_TENSOR_DATA_TYPE_UINT32, NULL);
+    dmlops_operator *op = NULL;
+    dmlops_buffer *in = NULL, *len = NULL, *out = NULL;
+    const uint8_t x[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, want[12] = {8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3};
+    const uint32_t lens[4] = {3, 3, 3, 3};
+    uint8_t got[12] = {0};
+    if (CHECK_OK(dmlops_operator_create(ctx, &rev.desc, &op)) && CHECK_OK(dmlops_buffer_create(ctx, 16, &in)) &&
+        CHECK_OK(dmlops_buffer_create(ctx, 16, &len)) && CHECK_OK(dmlops_buffer_create(ctx, 16, &out))) {
+        CHECK_OK(dmlops_buffer_write(in, 0, x, sizeof x));
+        CHECK_OK(dmlops_buffer_write(len, 0, lens, sizeof lens));
+        dmlops_binding inputs[2] = {{in, 0, 16}, {len, 0, 16}}, output = {out, 0, 16};
+        CHECK_OK(dmlops_operator_execute(op, 2, inputs, 1, &output));
+        CHECK_OK(dmlops_buffer_read(out, 0, got, sizeof got));
+        CHECK(!memcmp(got, want, sizeof want), "reverse through the chosen loader: got %u %u %u %u", got[0], got[1],
+              got[2], got[3]);
+    }
+    dmlops_buffer_destroy(in);
+    dmlops_buffer_destroy(len);
+    dmlops_buffer_destroy(out);
+    dmlops_operator_destroy(op);
+    dmlops_context_destroy(ctx);
+}

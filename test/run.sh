@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs test binaries, shows their output, and ends with the total "N passed, N failed".
-# VALGRIND=1 runs each under valgrind (errors fail the binary).
+# VALGRIND=1 runs each under valgrind (errors fail the binary); RUNNER runs each under an
+# emulator (qemu-aarch64 -L ..., wine), whose carriage returns are dropped.
 passed=0; failed=0
 for t in "$@"; do
     echo "== $t"
@@ -12,6 +13,13 @@ for t in "$@"; do
         ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" sh "$t" >"$out" 2>&1
     elif [ -n "$VALGRIND" ]; then
         valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$t" >"$out" 2>&1
+    elif [ -n "$RUNNER" ]; then
+        # shellcheck disable=SC2086 # RUNNER is a command and its arguments
+        $RUNNER "$t" >"$out.raw" 2>&1
+        rc=$?
+        tr -d '\r' <"$out.raw" >"$out"
+        rm -f "$out.raw"
+        (exit $rc)
     else
         "$t" >"$out" 2>&1
     fi

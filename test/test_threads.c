@@ -134,11 +134,11 @@ TEST(threads_share_a_threaded_cpu_context)
  * polling, polling or just asleep, asleep), then reads and checks the output. The 2 MiB
  * operator splits into four chunks of a few microseconds each, so a caller that returned
  * before the worker's chunk of the second execution was done reads the first one's. */
-TEST(a_caller_meets_polling_and_sleeping_workers)
+static void caller_meets_workers(uint32_t threads, uint32_t cpu_wait, int rounds)
 {
-    enum { N = 128, M = 4096, ROUNDS_ = 40 };
+    enum { N = 128, M = 4096 };
     dmlops_context_desc cd = {.backend = DMLOPS_BACKEND_CPU};
-    dmlops_context_options o = {.cpu_threads = 2, .cpu_chunk_bytes = 1u << 20};
+    dmlops_context_options o = {.cpu_threads = threads, .cpu_chunk_bytes = 1u << 20, .cpu_wait = cpu_wait};
     dmlops_context *ctx = NULL;
     REQUIRE_OK(dmlops_context_create_with_options(&cd, &o, &ctx));
     const uint32_t sizes[2] = {N, M};
@@ -157,7 +157,7 @@ TEST(a_caller_meets_polling_and_sleeping_workers)
     if (!CHECK_OK(dmlops_buffer_write(bl, 0, len, sizeof len))) goto done;
     dmlops_binding in[2][2] = {{{bx[0], 0, bytes}, {bl, 0, sizeof len}}, {{bx[1], 0, bytes}, {bl, 0, sizeof len}}};
     dmlops_binding out = {by, 0, bytes};
-    for (int round = 0; round < ROUNDS_; round++) {
+    for (int round = 0; round < rounds; round++) {
         for (int k = 0; k < 2; k++) {
             for (int i = 0; i < N * M; i++) x[i] = (round * 2 + k) * 1000000 + i;
             if (!CHECK_OK(dmlops_buffer_write(bx[k], 0, x, bytes))) goto done;
@@ -186,6 +186,22 @@ done:
     dmlops_context_destroy(ctx);
     free(x);
     free(y);
+}
+
+TEST(a_caller_meets_polling_and_sleeping_workers) { caller_meets_workers(2, DMLOPS_CPU_WAIT_DEFAULT, 40); }
+
+/* dmlops_context_options.cpu_wait: workers that always poll, even with more threads than
+ * CPUs (4 on CI's two cores), and workers that never do, give the same results; a value
+ * outside DMLOPS_CPU_WAIT_* is refused, named. */
+TEST(cpu_wait_spin_and_sleep_give_the_same_results)
+{
+    caller_meets_workers(4, DMLOPS_CPU_WAIT_SPIN, 12);
+    caller_meets_workers(2, DMLOPS_CPU_WAIT_SLEEP, 12);
+    dmlops_context_desc cd = {.backend = DMLOPS_BACKEND_CPU};
+    dmlops_context_options o = {.cpu_wait = 3};
+    dmlops_context *ctx = NULL;
+    CHECK_STATUS(dmlops_context_create_with_options(&cd, &o, &ctx), DMLOPS_ERROR_INVALID_ARGUMENT, "cpu_wait = 3");
+    CHECK(ctx == NULL);
 }
 
 /* dmlops_context_get_info in one thread while another makes a context's first compute

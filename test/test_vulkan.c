@@ -812,6 +812,7 @@ TEST(environment_picks_backend_and_device_but_fields_win)
     setenv("DMLOPS_BACKEND", "gpu-please", 1);
     CHECK_STATUS(dmlops_context_create(NULL, &ctx), DMLOPS_ERROR_INVALID_ARGUMENT, "DMLOPS_BACKEND");
     unsetenv("DMLOPS_BACKEND");
+    if (!vkt_have_loader("the absent device's message")) return;
     setenv("DMLOPS_DEVICE", "no-such-gpu-9000", 1);
     st = dmlops_context_create(NULL, &ctx);
     if (st != DMLOPS_SUCCESS || (dmlops_context_get_info(ctx, &info), info.backend == DMLOPS_BACKEND_VULKAN))
@@ -836,7 +837,8 @@ TEST(auto_falls_back_to_cpu_without_a_vulkan_driver)
     dmlops_context_desc d = {.backend = DMLOPS_BACKEND_VULKAN};
     CHECK_STATUS(dmlops_context_create(&d, &ctx), DMLOPS_ERROR_NO_DEVICE, NULL);
     uint32_t n = 5;
-    CHECK_STATUS(dmlops_enumerate_devices(NULL, &n), DMLOPS_ERROR_NO_DEVICE, "no Vulkan device");
+    if (vkt_have_loader("the loader's message without a driver"))
+        CHECK_STATUS(dmlops_enumerate_devices(NULL, &n), DMLOPS_ERROR_NO_DEVICE, "no Vulkan device");
     unsetenv("VK_DRIVER_FILES");
     unsetenv("VK_ICD_FILENAMES");
 }

@@ -31,6 +31,20 @@ static inline dmlops_context *vkt_context_alloc(uint32_t flags, uint64_t max_ran
     return ctx;
 }
 
+/* Whether the machine has a Vulkan loader at all: without one, every Vulkan failure is
+ * "no Vulkan loader", and checks of what the loader would say are skipped (with a line
+ * saying so) instead of failing; under qemu-user and on a machine without libvulkan1. */
+static inline bool vkt_have_loader(const char *skipping)
+{
+    uint32_t n = 0;
+    if (dmlops_enumerate_devices(NULL, &n) == DMLOPS_ERROR_NO_DEVICE &&
+        strstr(dmlops_last_error_message(), "no Vulkan loader")) {
+        printf("    note: no Vulkan loader (%s); skipping %s\n", dmlops_last_error_message(), skipping);
+        return false;
+    }
+    return true;
+}
+
 static inline dmlops_context *vkt_context(uint32_t flags, uint64_t max_range, uint32_t max_groups)
 {
     return vkt_context_alloc(flags, max_range, max_groups, 0);

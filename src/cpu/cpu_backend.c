@@ -6,16 +6,15 @@
  * run at once, each on its own operator call; the pool interleaves their chunks. The
  * only shared state an execution writes is the operator's last_path, once, under the
  * lock that dmlops_operator_get_info reads it with. */
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../fault.h"
 #include "../elements.h"
 #include "../gather.h"
 #include "../internal.h"
+#include "../platform/platform.h"
 #include "cpu_memory.h"
 #include "cpu_pool.h"
 
@@ -146,9 +145,9 @@ static dmlops_status dm_cpu_operator_execute(dmlops_operator *op, const dmlops_b
         if (o->g.binding[s] >= 0) j.slot[s] = dm_cpu_data(bind[o->g.binding[s]].buffer) + bind[o->g.binding[s]].offset;
     dm_pool_run(dm_cpu(op->ctx)->pool, o->chunks, dm_cpu_chunk, &j);
     if (!atomic_exchange(&o->ran, true)) {
-        pthread_mutex_lock(&op->ctx->lock);
+        dm_mutex_lock(&op->ctx->lock);
         op->info.last_path = DMLOPS_PATH_CPU;
-        pthread_mutex_unlock(&op->ctx->lock);
+        dm_mutex_unlock(&op->ctx->lock);
     }
     return DMLOPS_SUCCESS;
 }
@@ -193,20 +192,6 @@ const dm_backend_vtbl dm_cpu_vtbl = {
     .list_reset = dm_cpu_list_reset,
 };
 
-/* CPUs this process may run on: the online ones, fewer when an affinity mask (taskset,
- * a container's cpuset) says so. */
-static uint32_t dm_cpu_count(void)
-{
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    uint32_t n = online > 0 ? (uint32_t)online : 1;
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) {
-        int allowed = CPU_COUNT(&set);
-        if (allowed > 0 && (uint32_t)allowed < n) n = (uint32_t)allowed;
-    }
-    return n;
-}
-
 dmlops_status dm_cpu_context_init(dmlops_context *ctx, const dm_cpu_params *params)
 {
     uint32_t threads = params->threads;
@@ -222,10 +207,16 @@ dmlops_status dm_cpu_context_init(dmlops_context *ctx, const dm_cpu_params *para
     if (threads > DM_CPU_MAX_THREADS)
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_context_options.cpu_threads = %u exceeds %u", threads,
                        DM_CPU_MAX_THREADS);
+    if (params->wait > DMLOPS_CPU_WAIT_SLEEP)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT,
+                       "dmlops_context_options.cpu_wait = %u is not a DMLOPS_CPU_WAIT_* value (0 to 2)", params->wait);
     const uint32_t cpus = dm_cpu_count();
     if (!threads) threads = cpus;
+    /* Polling only pays when every thread has a CPU of its own: otherwise a spinning
+     * thread takes the CPU from one that has work. */
+    const bool spin = params->wait == DMLOPS_CPU_WAIT_SPIN || (params->wait == DMLOPS_CPU_WAIT_DEFAULT && threads <= cpus);
     dm_cpu_ctx *c = dm_calloc(1, sizeof *c);
-    if (c) c->pool = dm_pool_create(threads, cpus);
+    if (c) c->pool = dm_pool_create(threads, spin);
     if (!c || !c->pool) {
         free(c);
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_context_create: out of host memory");

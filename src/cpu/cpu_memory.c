@@ -17,9 +17,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 
 #include "../fault.h"
+#include "../platform/platform.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define DM_CPU_HEAP_ONLY 1
@@ -33,21 +33,6 @@ enum { DM_PAGE_FROM = 256 << 10, DM_HUGE_FROM = 4 << 20 };
 #define DM_HUGE_PAGE ((size_t)2 << 20)
 
 #ifndef DM_CPU_HEAP_ONLY
-/* mmap of size bytes aligned to `align` (a power of two, at least a page): maps size +
- * align - page and unmaps the slack on both sides. */
-static void *dm_map_aligned(size_t size, size_t align)
-{
-    const size_t page = 4096, extra = align > page ? align - page : 0;
-    if (size > SIZE_MAX - extra) return NULL;
-    uint8_t *raw = mmap(NULL, size + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw == MAP_FAILED) return NULL;
-    uint8_t *p = (uint8_t *)(((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1));
-    size_t head = (size_t)(p - raw), tail = extra - head;
-    if (head) munmap(raw, head);
-    if (tail) munmap(p + size, tail);
-    return p;
-}
-
 static size_t dm_mapped_size(size_t size) { return (size + 4095) & ~(size_t)4095; }
 
 /* Whether a buffer of this size is mapped: the one test alloc and free must agree on. */
@@ -60,11 +45,7 @@ void *dm_cpu_memory_alloc(size_t size)
     if (dm_is_mapped(size)) {
         if (dm_fault_hit(DM_FAULT_HOST)) return NULL;
         const bool huge = size >= DM_HUGE_FROM;
-        void *p = dm_map_aligned(dm_mapped_size(size), huge ? DM_HUGE_PAGE : 4096);
-#ifdef MADV_HUGEPAGE
-        if (p && huge) (void)madvise(p, dm_mapped_size(size), MADV_HUGEPAGE); /* a hint: failure is harmless */
-#endif
-        return p;
+        return dm_pages_alloc(dm_mapped_size(size), huge ? DM_HUGE_PAGE : 4096, huge);
     }
 #endif
     return dm_calloc(1, size ? size : 1);
@@ -77,7 +58,7 @@ void dm_cpu_memory_free(void *p, size_t size)
     (void)size;
 #else
     if (dm_is_mapped(size)) {
-        munmap(p, dm_mapped_size(size));
+        dm_pages_free(p, dm_mapped_size(size));
         return;
     }
 #endif

@@ -13,14 +13,12 @@
  * them before it sleeps. Neither spins when the pool has more threads than the process
  * has CPUs: there a spinning thread takes the CPU from one that has work. */
 #include "../fault.h"
+#include "../platform/platform.h"
 #include "cpu_pool.h"
 
-#include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <time.h>
 
 /* How long a waiting thread polls before it sleeps: a few wake-ups' worth. */
 #define DM_POOL_SPIN_NS 100000
@@ -34,16 +32,16 @@ typedef struct dm_job {
 } dm_job;
 
 struct dm_pool {
-    pthread_mutex_t mu;
-    pthread_cond_t work;   /* workers: a job was queued, or stop */
-    pthread_cond_t done;   /* callers: a chunk of some job finished */
+    dm_mutex mu;
+    dm_cond work;          /* workers: a job was queued, or stop */
+    dm_cond done;          /* callers: a chunk of some job finished */
     dm_job *oldest, *newest;
     atomic_uint queued;    /* jobs in the queue; written under mu, polled by spinning workers */
-    bool spin;             /* wait by polling first (threads <= CPUs) */
+    bool spin;             /* wait by polling first (dmlops_context_options.cpu_wait) */
     uint32_t want;         /* workers to start: threads - 1 */
     uint32_t started;
     bool tried, stop;
-    pthread_t *workers;
+    dm_thread *workers;
 };
 
 /* Takes the next chunk of j; drops j from the queue when that was its last. */
@@ -58,22 +56,6 @@ static uint32_t dm_take(dm_pool *p, dm_job *j)
         atomic_fetch_sub_explicit(&p->queued, 1, memory_order_relaxed);
     }
     return c;
-}
-
-static uint64_t dm_now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static inline void dm_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__) || defined(__arm__)
-    __asm__ __volatile__("yield");
-#endif
 }
 
 /* Polls until *v != unequal (want_equal false) or *v == equal, for at most
@@ -97,60 +79,61 @@ static bool dm_spin_until(const atomic_uint *v, unsigned target, bool want_equal
 static void dm_run_chunk(dm_pool *p, dm_job *j, uint32_t c)
 {
     const uint32_t chunks = j->chunks; /* j may be gone once done reaches it */
-    pthread_mutex_unlock(&p->mu);
+    dm_mutex_unlock(&p->mu);
     j->fn(j->arg, c);
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
     if (atomic_fetch_add_explicit(&j->done, 1, memory_order_release) + 1 == chunks)
-        pthread_cond_broadcast(&p->done);
+        dm_cond_broadcast(&p->done);
 }
 
-static void *dm_worker(void *arg)
+static void dm_worker(void *arg)
 {
     dm_pool *p = arg;
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
     for (;;) {
         if (p->spin && !p->stop && !p->oldest) {
-            pthread_mutex_unlock(&p->mu);
+            dm_mutex_unlock(&p->mu);
             dm_spin_until(&p->queued, 0, false);
-            pthread_mutex_lock(&p->mu);
+            dm_mutex_lock(&p->mu);
         }
-        while (!p->stop && !p->oldest) pthread_cond_wait(&p->work, &p->mu);
+        while (!p->stop && !p->oldest) dm_cond_wait(&p->work, &p->mu);
         if (p->stop) break;
         dm_job *j = p->oldest;
         dm_run_chunk(p, j, dm_take(p, j));
     }
-    pthread_mutex_unlock(&p->mu);
-    return NULL;
+    dm_mutex_unlock(&p->mu);
 }
 
-dm_pool *dm_pool_create(uint32_t threads, uint32_t cpus)
+dm_pool *dm_pool_create(uint32_t threads, bool spin)
 {
     dm_pool *p = dm_calloc(1, sizeof *p);
     if (!p) return NULL;
     p->want = threads > 1 ? threads - 1 : 0;
-    p->spin = threads <= cpus;
+    p->spin = spin;
     atomic_init(&p->queued, 0);
     if (p->want && !(p->workers = dm_calloc(p->want, sizeof *p->workers))) {
         free(p);
         return NULL;
     }
-    pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->work, NULL);
-    pthread_cond_init(&p->done, NULL);
+    const bool mu = dm_mutex_init(&p->mu), work = dm_cond_init(&p->work), done = dm_cond_init(&p->done);
+    if (!mu || !work || !done) {
+        if (mu) dm_mutex_destroy(&p->mu);
+        if (work) dm_cond_destroy(&p->work);
+        if (done) dm_cond_destroy(&p->done);
+        free(p->workers);
+        free(p);
+        return NULL;
+    }
     return p;
 }
 
-/* With the lock held: starts the workers once. Workers block every signal, so the
- * application's handlers keep running on its own threads. A failed pthread_create
- * leaves the pool with the workers that did start. */
+/* With the lock held: starts the workers once. Workers block every signal
+ * (dm_thread_start), so the application's handlers keep running on its own threads. A
+ * thread the system refuses leaves the pool with the workers that did start. */
 static void dm_start_workers(dm_pool *p)
 {
     p->tried = true;
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    while (p->started < p->want && pthread_create(&p->workers[p->started], NULL, dm_worker, p) == 0) p->started++;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    while (p->started < p->want && dm_thread_start(&p->workers[p->started], dm_worker, p)) p->started++;
 }
 
 void dm_pool_run(dm_pool *p, uint32_t chunks, dm_pool_fn fn, void *arg)
@@ -162,10 +145,10 @@ void dm_pool_run(dm_pool *p, uint32_t chunks, dm_pool_fn fn, void *arg)
     }
     dm_job j = {.fn = fn, .arg = arg, .chunks = chunks};
     atomic_init(&j.done, 0);
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
     if (!p->tried) dm_start_workers(p);
     if (p->started == 0) {
-        pthread_mutex_unlock(&p->mu);
+        dm_mutex_unlock(&p->mu);
         for (uint32_t c = 0; c < chunks; c++) fn(arg, c);
         return;
     }
@@ -174,38 +157,38 @@ void dm_pool_run(dm_pool *p, uint32_t chunks, dm_pool_fn fn, void *arg)
     else p->oldest = &j;
     p->newest = &j;
     atomic_fetch_add_explicit(&p->queued, 1, memory_order_relaxed);
-    if (chunks - 1 >= p->started) pthread_cond_broadcast(&p->work);
+    if (chunks - 1 >= p->started) dm_cond_broadcast(&p->work);
     else
-        for (uint32_t w = 0; w < chunks - 1; w++) pthread_cond_signal(&p->work);
+        for (uint32_t w = 0; w < chunks - 1; w++) dm_cond_signal(&p->work);
     while (j.next < j.chunks) dm_run_chunk(p, &j, dm_take(p, &j));
     if (p->spin && atomic_load_explicit(&j.done, memory_order_relaxed) < chunks) {
-        pthread_mutex_unlock(&p->mu);
+        dm_mutex_unlock(&p->mu);
         if (dm_spin_until(&j.done, chunks, true)) return; /* no worker touches j after its last increment */
-        pthread_mutex_lock(&p->mu);
+        dm_mutex_lock(&p->mu);
     }
-    while (atomic_load_explicit(&j.done, memory_order_relaxed) < chunks) pthread_cond_wait(&p->done, &p->mu);
-    pthread_mutex_unlock(&p->mu);
+    while (atomic_load_explicit(&j.done, memory_order_relaxed) < chunks) dm_cond_wait(&p->done, &p->mu);
+    dm_mutex_unlock(&p->mu);
 }
 
 uint32_t dm_pool_threads(dm_pool *p)
 {
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
     uint32_t n = 1 + (p->tried ? p->started : p->want);
-    pthread_mutex_unlock(&p->mu);
+    dm_mutex_unlock(&p->mu);
     return n;
 }
 
 void dm_pool_destroy(dm_pool *p)
 {
     if (!p) return;
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
     p->stop = true;
-    pthread_cond_broadcast(&p->work);
-    pthread_mutex_unlock(&p->mu);
-    for (uint32_t i = 0; i < p->started; i++) pthread_join(p->workers[i], NULL);
-    pthread_cond_destroy(&p->work);
-    pthread_cond_destroy(&p->done);
-    pthread_mutex_destroy(&p->mu);
+    dm_cond_broadcast(&p->work);
+    dm_mutex_unlock(&p->mu);
+    for (uint32_t i = 0; i < p->started; i++) dm_thread_join(&p->workers[i]);
+    dm_cond_destroy(&p->work);
+    dm_cond_destroy(&p->done);
+    dm_mutex_destroy(&p->mu);
     free(p->workers);
     free(p);
 }

@@ -10,16 +10,16 @@
 #ifndef DM_CPU_POOL_H
 #define DM_CPU_POOL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef struct dm_pool dm_pool;
 typedef void (*dm_pool_fn)(void *arg, uint32_t chunk);
 
 /* threads: the most threads one job may use, the caller's included (>= 1); 1 means
- * every job runs inline and no worker is ever started. cpus: the CPUs the process may
- * run on; waiting threads poll briefly before sleeping only when threads <= cpus.
- * NULL when out of memory. */
-dm_pool *dm_pool_create(uint32_t threads, uint32_t cpus);
+ * every job runs inline and no worker is ever started. spin: waiting threads poll
+ * briefly before they sleep. NULL when out of memory. */
+dm_pool *dm_pool_create(uint32_t threads, bool spin);
 /* Stops and joins the workers. No job may be running. */
 void dm_pool_destroy(dm_pool *p);
 

@@ -89,10 +89,19 @@ void dm_vk_context_teardown(dm_vk_ctx *vk)
     free(vk);
 }
 
-dmlops_status dm_vk_hardware_probe(void)
+/* A function pointer of the public API's generic type, back to the loader's type. */
+static PFN_vkGetInstanceProcAddr dm_vk_loader_fn(void (*loader)(void))
+{
+    PFN_vkGetInstanceProcAddr gipa;
+    memcpy(&gipa, &loader, sizeof gipa);
+    return gipa;
+}
+
+dmlops_status dm_vk_hardware_probe(void (*loader)(void))
 {
     dm_vk_device d;
     memset(&d, 0, sizeof d);
+    d.inst.loader = dm_vk_loader_fn(loader);
     const dmlops_status st = dm_vk_device_open(&d, false, true, NULL, true);
     dm_vk_device_close(&d);
     return st;
@@ -102,6 +111,7 @@ dmlops_status dm_vk_context_init(dmlops_context *ctx, const dm_vk_params *params
 {
     dm_vk_ctx *vk = dm_calloc(1, sizeof *vk);
     if (!vk) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    vk->dev.inst.loader = dm_vk_loader_fn(params->loader);
     dmlops_status st = dm_vk_device_open(&vk->dev, (ctx->flags & DMLOPS_CONTEXT_FLAG_DEBUG) != 0,
                                          (ctx->flags & DMLOPS_CONTEXT_FLAG_QUIET) != 0, params->device,
                                          params->hardware_only);

@@ -21,12 +21,12 @@ static dmlops_status dm_vk_op_prepare(dm_vk_ctx *vk, dm_vk_op *o)
 {
     uint64_t bytes = (uint64_t)o->plan.npieces * DM_P_WORDS * 4;
     DM_TRY(dm_vk_alloc(&vk->dev, bytes, DM_VK_MEM_PARAMS, "allocating operator parameters", &o->params));
-    pthread_mutex_lock(vk->sub.lock);
+    dm_mutex_lock(vk->sub.lock);
     dmlops_status st = dm_vk_upload(&vk->dev, &vk->sub, &o->params, 0, o->plan.params, bytes, "uploading operator parameters");
     const dm_gather *g = &o->plan.g;
     if (st == DMLOPS_SUCCESS)
         st = dm_vk_pipeline(&vk->dev, &vk->pipes, g, o->plan.fast, vk->dev.lim.texel, o->plan.axis_split, &o->pipeline);
-    pthread_mutex_unlock(vk->sub.lock);
+    dm_mutex_unlock(vk->sub.lock);
     return st;
 }
 

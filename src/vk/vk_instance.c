@@ -1,5 +1,5 @@
 /* The loader (through volk) and instances (vk_instance.h). */
-#include <pthread.h>
+#include "../platform/platform.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +7,7 @@
 #include "vk_instance.h"
 #include "../fault.h"
 
-static pthread_once_t dm_volk_once = PTHREAD_ONCE_INIT;
+static dm_once_flag dm_volk_once = DM_ONCE_INIT;
 static VkResult dm_volk_result = VK_ERROR_INITIALIZATION_FAILED;
 static PFN_vkGetInstanceProcAddr dm_volk_gipa;
 
@@ -19,11 +19,12 @@ static void dm_volk_init(void)
 
 dmlops_status dm_vk_loader(PFN_vkGetInstanceProcAddr *gipa)
 {
-    pthread_once(&dm_volk_once, dm_volk_init);
+    dm_once(&dm_volk_once, dm_volk_init);
     if (dm_volk_result != VK_SUCCESS || !dm_volk_gipa)
         return dm_fail(DMLOPS_ERROR_NO_DEVICE,
-                       "no Vulkan loader: libvulkan.so.1 could not be loaded (install libvulkan1 and a driver, "
-                       "e.g. mesa-vulkan-drivers)");
+                       "no Vulkan loader: %s could not be loaded (install the Vulkan loader and a driver; Debian: "
+                       "libvulkan1 and mesa-vulkan-drivers), or pass one in dmlops_context_options.vulkan_loader",
+                       dm_vulkan_loader_name());
     *gipa = dm_volk_gipa;
     return DMLOPS_SUCCESS;
 }
@@ -76,19 +77,23 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL dm_vk_debug_cb(VkDebugUtilsMessageSeverity
 
 dmlops_status dm_vk_instance_create(bool debug, bool quiet, dm_vk_instance *inst)
 {
-    PFN_vkGetInstanceProcAddr gipa = NULL;
+    PFN_vkGetInstanceProcAddr gipa = inst->loader;
     inst->quiet = quiet;
-    DM_TRY(dm_vk_loader(&gipa));
+    if (!gipa) DM_TRY(dm_vk_loader(&gipa));
     PFN_vkCreateInstance create = (PFN_vkCreateInstance)gipa(NULL, "vkCreateInstance");
     PFN_vkEnumerateInstanceVersion version = (PFN_vkEnumerateInstanceVersion)gipa(NULL, "vkEnumerateInstanceVersion");
     PFN_vkEnumerateInstanceLayerProperties layers =
         (PFN_vkEnumerateInstanceLayerProperties)gipa(NULL, "vkEnumerateInstanceLayerProperties");
     PFN_vkEnumerateInstanceExtensionProperties exts =
         (PFN_vkEnumerateInstanceExtensionProperties)gipa(NULL, "vkEnumerateInstanceExtensionProperties");
-    uint32_t api = VK_API_VERSION_1_0;
+    uint32_t api = VK_API_VERSION_1_0; /* a loader without vkEnumerateInstanceVersion is 1.0 */
     if (!create || !layers || !exts)
         return dm_fail(DMLOPS_ERROR_NO_DEVICE, "the Vulkan loader lacks vkCreateInstance");
-    if (!version || version(&api) != VK_SUCCESS || api < VK_API_VERSION_1_1)
+    if (version) {
+        const VkResult r = version(&api);
+        if (r != VK_SUCCESS) return dm_vk_fail(NULL, r, "vkEnumerateInstanceVersion", "asking the loader's version");
+    }
+    if (api < VK_API_VERSION_1_1)
         return dm_fail(DMLOPS_ERROR_NO_DEVICE, "the Vulkan loader supports only Vulkan %u.%u; libdmlops needs 1.1",
                        VK_API_VERSION_MAJOR(api), VK_API_VERSION_MINOR(api));
 

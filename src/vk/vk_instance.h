@@ -9,6 +9,9 @@
 #include "vk_error.h"
 
 typedef struct dm_vk_instance {
+    /* Set before dm_vk_instance_create: the application's vkGetInstanceProcAddr
+     * (dmlops_context_options.vulkan_loader); NULL takes the system loader. */
+    PFN_vkGetInstanceProcAddr loader;
     dm_vk_itable vki;
     VkInstance instance;
     bool owned;                         /* created here: destroyed with the context */
@@ -20,7 +23,7 @@ typedef struct dm_vk_instance {
 /* The loader's vkGetInstanceProcAddr; NO_DEVICE (with the reason) without a loader. */
 dmlops_status dm_vk_loader(PFN_vkGetInstanceProcAddr *gipa);
 
-/* Creates a Vulkan 1.1 instance; with debug, the Khronos validation layer and a
+/* Creates a Vulkan 1.1 instance through inst->loader, else the system loader; with debug, the Khronos validation layer and a
  * messenger counting into inst->debug_count (so inst must not move afterwards). */
 dmlops_status dm_vk_instance_create(bool debug, bool quiet, dm_vk_instance *inst);
 /* An application's instance: only its functions are loaded; it is never destroyed here. */

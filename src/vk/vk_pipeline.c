@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "kernels.h"
 #include "vk_abi.h"
@@ -73,7 +72,7 @@ static void dm_cache_save(const dm_vk_device *d, const dm_vk_pipelines *p)
     if (!data) return;
     char tmp[4096];
     if (d->vkd.GetPipelineCacheData(d->device, p->cache, &size, data) == VK_SUCCESS &&
-        snprintf(tmp, sizeof tmp, "%s.%ld.tmp", p->cache_path, (long)getpid()) < (int)sizeof tmp) {
+        snprintf(tmp, sizeof tmp, "%s.%lu.tmp", p->cache_path, dm_process_id()) < (int)sizeof tmp) {
         dm_cache_header h;
         dm_cache_header_for(d, &h);
         h.size = size;
@@ -81,7 +80,7 @@ static void dm_cache_save(const dm_vk_device *d, const dm_vk_pipelines *p)
         FILE *f = fopen(tmp, "wb");
         bool ok = f && fwrite(&h, sizeof h, 1, f) == 1 && fwrite(data, 1, size, f) == size;
         if (f) ok = (fclose(f) == 0) && ok;
-        if (!ok || rename(tmp, p->cache_path) != 0) remove(tmp);
+        if (!ok || !dm_replace_file(tmp, p->cache_path)) remove(tmp);
     }
     free(data);
 }
@@ -119,7 +118,7 @@ _Static_assert(DM_BINDING_COUNT <= DM_VK_MAX_BINDINGS && DM_COPY_BINDINGS <= DM_
 
 dmlops_status dm_vk_pipelines_init(dm_vk_device *d, const char *cache_path, dm_vk_pipelines *p)
 {
-    if (pthread_mutex_init(&p->lock, NULL) != 0)
+    if (!dm_mutex_init(&p->lock))
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a mutex");
     p->lock_ready = true;
     if (cache_path && *cache_path && !(p->cache_path = dm_strdup(cache_path)))
@@ -157,7 +156,7 @@ void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p)
     if (p->layout) d->vkd.DestroyPipelineLayout(d->device, p->layout, NULL);
     if (p->set_layout) d->vkd.DestroyDescriptorSetLayout(d->device, p->set_layout, NULL);
     free(p->cache_path);
-    if (p->lock_ready) pthread_mutex_destroy(&p->lock);
+    if (p->lock_ready) dm_mutex_destroy(&p->lock);
     memset(p, 0, sizeof *p);
 }
 
@@ -226,9 +225,9 @@ static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, co
 dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, const dm_gather *g, bool fast, bool texel,
                              bool axis_split, VkPipeline *out)
 {
-    pthread_mutex_lock(&p->lock);
+    dm_mutex_lock(&p->lock);
     dmlops_status st = dm_vk_make_pipeline(d, p, g, fast, texel, axis_split, out);
-    pthread_mutex_unlock(&p->lock);
+    dm_mutex_unlock(&p->lock);
     return st;
 }
 
@@ -251,8 +250,8 @@ static dmlops_status dm_vk_make_copy_pipeline(dm_vk_device *d, dm_vk_pipelines *
 
 dmlops_status dm_vk_copy_pipeline(dm_vk_device *d, dm_vk_pipelines *p, bool texel, VkPipeline *out)
 {
-    pthread_mutex_lock(&p->lock);
+    dm_mutex_lock(&p->lock);
     dmlops_status st = dm_vk_make_copy_pipeline(d, p, texel, out);
-    pthread_mutex_unlock(&p->lock);
+    dm_mutex_unlock(&p->lock);
     return st;
 }

@@ -5,7 +5,7 @@
 #ifndef DM_VK_PIPELINE_H
 #define DM_VK_PIPELINE_H
 
-#include <pthread.h>
+#include "../platform/platform.h"
 #include <stdatomic.h>
 
 #include "../gather.h"
@@ -51,7 +51,7 @@ typedef struct dm_vk_pipelines {
     /* Guards the lazily made pipelines: binding a table (no context lock)
      * may need the storage-buffer variant of a texel-path operator. Taken after the
      * context lock, never before it. */
-    pthread_mutex_t lock;
+    dm_mutex lock;
     bool lock_ready;
 } dm_vk_pipelines;
 

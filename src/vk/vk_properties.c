@@ -3,12 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../checked.h"
 #include "vk_abi.h"
 #include "vk_physical.h"
 #include "../fault.h"
+#include "../platform/platform.h"
 
 typedef struct dm_phys_ref {
     const dm_vk_itable *vki;
@@ -132,14 +132,6 @@ uint32_t dm_vk_queue_families(const dm_vk_itable *vki, VkPhysicalDevice phys, Vk
     return n;
 }
 
-/* The machine's physical memory in bytes; UINT64_MAX when unknown (no limit). */
-static uint64_t dm_host_memory_bytes(void)
-{
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0) return UINT64_MAX;
-    return (uint64_t)pages > UINT64_MAX / (uint64_t)page ? UINT64_MAX : (uint64_t)pages * (uint64_t)page;
-}
-
 void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *params, uint32_t flags,
                        dm_vk_limits *lim)
 {
@@ -202,7 +194,7 @@ void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *param
      * drivers that allocate lazily (lavapipe: host memory, zeroed as it is made, and not
      * held to its heap's 2 GiB) would let the OOM killer end the process half-way
      * instead of failing the call (dm_vk_buffer_alloc). */
-    lim->memory_limit = dm_host_memory_bytes();
+    lim->memory_limit = dm_physical_memory();
     for (uint32_t h = 0; h < info->memory_heap_count; h++)
         if (!dm_add_u64(lim->memory_limit, info->memory_heap_size[h], &lim->memory_limit)) lim->memory_limit = UINT64_MAX;
     /* Below this run length a kernel beats vkCmdCopyBuffer regions (docs/performance.md):

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "vk_physical.h"
+#include "../platform/platform.h"
 #include "../fault.h"
 
 /* Default order: discrete, integrated, virtual, CPU, other. */

@@ -18,7 +18,7 @@ dmlops_status dm_vk_command_pool(dm_vk_device *d, VkCommandPool *pool, VkCommand
     return DMLOPS_SUCCESS;
 }
 
-dmlops_status dm_vk_submitter_init(dm_vk_device *d, pthread_mutex_t *lock, dm_vk_submitter *s)
+dmlops_status dm_vk_submitter_init(dm_vk_device *d, dm_mutex *lock, dm_vk_submitter *s)
 {
     s->lock = lock;
     DM_TRY(dm_vk_command_pool(d, &s->pool, &s->cmd, "creating the context"));

@@ -6,7 +6,7 @@
 #ifndef DM_VK_SUBMIT_H
 #define DM_VK_SUBMIT_H
 
-#include <pthread.h>
+#include "../platform/platform.h"
 
 #include "vk_memory.h"
 
@@ -16,13 +16,13 @@ typedef struct dm_vk_submitter {
     VkCommandBuffer cmd;   /* the context's synchronous work: executions and transfers */
     VkFence fence;         /* every submission of the context waits on it */
     dm_vk_memory staging;  /* host transfers go through it where the host maps nothing */
-    pthread_mutex_t *lock; /* the dmlops_context's: serialises the queue, cmd and staging */
+    dm_mutex *lock; /* the dmlops_context's: serialises the queue, cmd and staging */
 } dm_vk_submitter;
 
 /* vk_submit.c */
 /* A command pool whose buffers may be reset, and one primary command buffer from it. */
 dmlops_status dm_vk_command_pool(dm_vk_device *d, VkCommandPool *pool, VkCommandBuffer *cmd, const char *what);
-dmlops_status dm_vk_submitter_init(dm_vk_device *d, pthread_mutex_t *lock, dm_vk_submitter *s);
+dmlops_status dm_vk_submitter_init(dm_vk_device *d, dm_mutex *lock, dm_vk_submitter *s);
 void dm_vk_submitter_destroy(const dm_vk_device *d, dm_vk_submitter *s);
 
 /* Begins cmd (once: it is submitted only once) with the leading barrier; fails at once

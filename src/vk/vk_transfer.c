@@ -49,7 +49,7 @@ dmlops_status dm_vk_upload(dm_vk_device *d, dm_vk_submitter *s, dm_vk_memory *m,
 
 dmlops_status dm_vk_zero_unmapped(dm_vk_device *d, dm_vk_submitter *s, dm_vk_buffer *b, const char *what)
 {
-    pthread_mutex_lock(s->lock);
+    dm_mutex_lock(s->lock);
     dmlops_status st = dm_vk_begin(d, s->cmd, true, what);
     if (st == DMLOPS_SUCCESS) {
         for (uint32_t i = 0; i < b->nseg; i++)
@@ -57,7 +57,7 @@ dmlops_status dm_vk_zero_unmapped(dm_vk_device *d, dm_vk_submitter *s, dm_vk_buf
         dm_vk_cmd_barrier(d, s->cmd, false);
         st = dm_vk_end_submit_wait(d, s, s->cmd, what);
     }
-    pthread_mutex_unlock(s->lock);
+    dm_mutex_unlock(s->lock);
     return st;
 }
 
@@ -66,7 +66,7 @@ dmlops_status dm_vk_host_io(dm_vk_device *d, dm_vk_submitter *s, dm_vk_buffer *b
 {
     const char *what = to_device ? "dmlops_buffer_write" : "dmlops_buffer_read";
     dmlops_status st = DMLOPS_SUCCESS;
-    pthread_mutex_lock(s->lock);
+    dm_mutex_lock(s->lock);
     if (d->lost) st = dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost", what);
     /* Segment by segment: each is its own VkBuffer and mapping. */
     for (uint64_t done = 0; done < size && st == DMLOPS_SUCCESS;) {
@@ -86,6 +86,6 @@ dmlops_status dm_vk_host_io(dm_vk_device *d, dm_vk_submitter *s, dm_vk_buffer *b
         }
         done += n;
     }
-    pthread_mutex_unlock(s->lock);
+    dm_mutex_unlock(s->lock);
     return st;
 }

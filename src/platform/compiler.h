@@ -1,0 +1,92 @@
+/* Compiler shims: the one place that names a compiler's extensions. Everything else in
+ * src/ spells these macros, so that a compiler without GNU C (MSVC) needs changes here
+ * only (docs/design.md, "Platforms", lists what an MSVC build still needs). */
+#ifndef DM_COMPILER_H
+#define DM_COMPILER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define DM_GNUC 1
+#else
+#define DM_GNUC 0
+#endif
+
+/* Inlining a hot helper into each specialised loop is what makes those loops fast. */
+#if DM_GNUC
+#define DM_INLINE static inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define DM_INLINE static __forceinline
+#else
+#define DM_INLINE static inline
+#endif
+
+/* printf-style format checking. */
+#if DM_GNUC
+#define DM_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define DM_PRINTF(a, b)
+#endif
+
+/* A read hint; no effect on the result. */
+#if DM_GNUC
+#define DM_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define DM_PREFETCH(p) ((void)(p))
+#endif
+
+/* A pause in a spin loop: lets a sibling hyper-thread run, and saves power. `yield`
+ * exists from ARMv6K on (ARMv6 proper, the Pi Zero and Pi 1, lacks it). */
+static inline void dm_cpu_relax(void)
+{
+#if DM_GNUC && (defined(__x86_64__) || defined(__i386__))
+    __builtin_ia32_pause();
+#elif DM_GNUC && (defined(__aarch64__) || (defined(__arm__) && (defined(__ARM_ARCH_6K__) || defined(__ARM_ARCH_6KZ__) || \
+                                                                  (defined(__ARM_ARCH) && __ARM_ARCH >= 7))))
+    __asm__ __volatile__("yield");
+#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
+    _mm_pause();
+#endif
+}
+
+/* Overflow-checked arithmetic: true when the exact result fits in *r (checked.h wraps
+ * these for sizes and offsets). The portable forms are exact for these unsigned and
+ * signed 64-bit types. */
+#if DM_GNUC
+#define DM_ADD_OVERFLOW_U64(a, b, r) __builtin_add_overflow(a, b, r)
+#define DM_MUL_OVERFLOW_U64(a, b, r) __builtin_mul_overflow(a, b, r)
+#define DM_ADD_OVERFLOW_I64(a, b, r) __builtin_add_overflow(a, b, r)
+#define DM_MUL_OVERFLOW_I64(a, b, r) __builtin_mul_overflow(a, b, r)
+#else
+static inline bool DM_ADD_OVERFLOW_U64(uint64_t a, uint64_t b, uint64_t *r)
+{
+    *r = a + b;
+    return *r < a;
+}
+static inline bool DM_MUL_OVERFLOW_U64(uint64_t a, uint64_t b, uint64_t *r)
+{
+    *r = a * b;
+    return a && *r / a != b;
+}
+static inline bool DM_ADD_OVERFLOW_I64(int64_t a, int64_t b, int64_t *r)
+{
+    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return true;
+    *r = a + b;
+    return false;
+}
+static inline bool DM_MUL_OVERFLOW_I64(int64_t a, int64_t b, int64_t *r)
+{
+    if (a == 0 || b == 0) {
+        *r = 0;
+        return false;
+    }
+    if ((a == -1 && b == INT64_MIN) || (b == -1 && a == INT64_MIN)) return true;
+    if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a) : (b > 0 ? a < INT64_MIN / b : a < INT64_MAX / b))
+        return true;
+    *r = a * b;
+    return false;
+}
+#endif
+
+#endif

@@ -1,0 +1,176 @@
+/* The platform layer on Windows (platform.h): Win32 threads, SRW locks, condition
+ * variables and one-time initialisation, so that dmlops.dll imports only KERNEL32 and
+ * the C runtime (no libwinpthread, no libgcc_s). Needs Windows Vista or later
+ * (_WIN32_WINNT 0x0600) for SRW locks and condition variables, and Windows 7 for
+ * GetActiveProcessorCount. */
+#if defined(_WIN32)
+
+#ifndef _WIN32_WINNT
+#define _WIN32_WINNT 0x0601
+#endif
+#define WIN32_LEAN_AND_MEAN
+#define NOMINMAX
+#include <windows.h>
+
+#include <process.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform.h"
+
+/* The opaque types of platform.h are these Win32 objects, each one pointer. */
+_Static_assert(sizeof(dm_mutex) == sizeof(SRWLOCK), "dm_mutex holds an SRWLOCK");
+_Static_assert(sizeof(dm_cond) == sizeof(CONDITION_VARIABLE), "dm_cond holds a CONDITION_VARIABLE");
+_Static_assert(sizeof(dm_once_flag) == sizeof(INIT_ONCE), "dm_once_flag holds an INIT_ONCE");
+
+static SRWLOCK *dm_srw(dm_mutex *m) { return (SRWLOCK *)(void *)m; }
+static CONDITION_VARIABLE *dm_cv(dm_cond *c) { return (CONDITION_VARIABLE *)(void *)c; }
+
+bool dm_mutex_init(dm_mutex *m)
+{
+    InitializeSRWLock(dm_srw(m));
+    return true;
+}
+void dm_mutex_destroy(dm_mutex *m) { (void)m; } /* SRW locks hold no resources */
+void dm_mutex_lock(dm_mutex *m) { AcquireSRWLockExclusive(dm_srw(m)); }
+void dm_mutex_unlock(dm_mutex *m) { ReleaseSRWLockExclusive(dm_srw(m)); }
+bool dm_cond_init(dm_cond *c)
+{
+    InitializeConditionVariable(dm_cv(c));
+    return true;
+}
+void dm_cond_destroy(dm_cond *c) { (void)c; }
+void dm_cond_wait(dm_cond *c, dm_mutex *m) { SleepConditionVariableSRW(dm_cv(c), dm_srw(m), INFINITE, 0); }
+void dm_cond_signal(dm_cond *c) { WakeConditionVariable(dm_cv(c)); }
+void dm_cond_broadcast(dm_cond *c) { WakeAllConditionVariable(dm_cv(c)); }
+
+static BOOL CALLBACK dm_once_call(PINIT_ONCE once, PVOID fn, PVOID *ctx)
+{
+    (void)once;
+    (void)ctx;
+    void (*f)(void);
+    memcpy(&f, &fn, sizeof f); /* a function pointer carried through PVOID */
+    f();
+    return TRUE;
+}
+
+void dm_once(dm_once_flag *flag, void (*fn)(void))
+{
+    PVOID p;
+    memcpy(&p, &fn, sizeof p);
+    InitOnceExecuteOnce((PINIT_ONCE)(void *)flag, dm_once_call, p, NULL);
+}
+
+/* _beginthreadex rather than CreateThread: the C runtime sets up its per-thread state. */
+static unsigned __stdcall dm_thread_main(void *p)
+{
+    const dm_thread *t = p;
+    t->fn(t->arg);
+    return 0;
+}
+
+bool dm_thread_start(dm_thread *t, void (*fn)(void *), void *arg)
+{
+    t->fn = fn;
+    t->arg = arg;
+    const uintptr_t h = _beginthreadex(NULL, 0, dm_thread_main, t, 0, NULL);
+    if (!h) return false;
+    t->handle = (void *)h;
+    return true;
+}
+
+void dm_thread_join(dm_thread *t)
+{
+    WaitForSingleObject((HANDLE)t->handle, INFINITE);
+    CloseHandle((HANDLE)t->handle);
+}
+
+uint64_t dm_now_ns(void)
+{
+    static LARGE_INTEGER freq; /* constant after boot; a racy first write stores the same */
+    LARGE_INTEGER now;
+    if (!freq.QuadPart) QueryPerformanceFrequency(&freq);
+    QueryPerformanceCounter(&now);
+    const uint64_t f = (uint64_t)freq.QuadPart, c = (uint64_t)now.QuadPart;
+    return c / f * 1000000000u + c % f * 1000000000u / f;
+}
+
+uint32_t dm_cpu_count(void)
+{
+    /* Every processor group, then the process's affinity within its group when that
+     * is narrower (a job object or `start /affinity`). */
+    DWORD n = GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
+    DWORD_PTR mask = 0, system = 0;
+    if (GetProcessAffinityMask(GetCurrentProcess(), &mask, &system) && mask) {
+        DWORD allowed = 0;
+        for (; mask; mask &= mask - 1) allowed++;
+        if (allowed < n) n = allowed;
+    }
+    return n ? (uint32_t)n : 1;
+}
+
+uint64_t dm_physical_memory(void)
+{
+    MEMORYSTATUSEX s = {.dwLength = sizeof s};
+    return GlobalMemoryStatusEx(&s) ? (uint64_t)s.ullTotalPhys : UINT64_MAX;
+}
+
+uint64_t dm_l3_cache_bytes(void)
+{
+    DWORD bytes = 0;
+    GetLogicalProcessorInformation(NULL, &bytes);
+    if (!bytes) return 0;
+    SYSTEM_LOGICAL_PROCESSOR_INFORMATION *info = malloc(bytes);
+    if (!info) return 0;
+    uint64_t l3 = 0;
+    if (GetLogicalProcessorInformation(info, &bytes))
+        for (size_t i = 0; i < bytes / sizeof *info; i++)
+            if (info[i].Relationship == RelationCache && info[i].Cache.Level == 3 && info[i].Cache.Size > l3)
+                l3 = info[i].Cache.Size;
+    free(info);
+    return l3;
+}
+
+/* VirtualAlloc returns zeroed memory on a 64 KiB granule; large pages need a privilege
+ * that processes rarely hold, so `huge` and alignments above 64 KiB are ignored. */
+void *dm_pages_alloc(size_t size, size_t align, bool huge)
+{
+    (void)align;
+    (void)huge;
+    return size ? VirtualAlloc(NULL, size, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE) : NULL;
+}
+
+void dm_pages_free(void *p, size_t size)
+{
+    (void)size; /* a reservation is released whole */
+    VirtualFree(p, 0, MEM_RELEASE);
+}
+
+/* Paths are UTF-8, as everywhere else in the API. */
+static wchar_t *dm_wide(const char *s)
+{
+    const int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
+    wchar_t *w = n > 0 ? malloc((size_t)n * sizeof *w) : NULL;
+    if (w && MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n) != n) {
+        free(w);
+        w = NULL;
+    }
+    return w;
+}
+
+bool dm_replace_file(const char *tmp, const char *path)
+{
+    wchar_t *wt = dm_wide(tmp), *wp = dm_wide(path);
+    const bool ok = wt && wp && MoveFileExW(wt, wp, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH);
+    free(wt);
+    free(wp);
+    return ok;
+}
+
+unsigned long dm_process_id(void) { return (unsigned long)GetCurrentProcessId(); }
+int dm_strcasecmp(const char *a, const char *b) { return _stricmp(a, b); }
+const char *dm_vulkan_loader_name(void) { return "vulkan-1.dll"; }
+
+#else
+typedef int dm_platform_win32_unused; /* ISO C wants a declaration in every file */
+#endif
