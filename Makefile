@@ -113,8 +113,17 @@ endif
 # Where a cross build's test programs run: the CPU suites under `make test-cpu`.
 EMULATOR ?= $(if $(CROSS),$(if $(filter windows,$(TARGET_OS)),wine,$(if $(findstring aarch64,$(TARGET)),\
     qemu-aarch64 -L /usr/aarch64-linux-gnu,$(if $(findstring arm,$(TARGET)),qemu-arm -L /usr/$(patsubst %-,%,$(CROSS))))))
-# The tool needs libcjson for the target; a cross build without it skips the tool.
-HAVE_CJSON := $(if $(CROSS),$(shell printf '\043include <cjson/cJSON.h>\n' | $(CC) $(CJSON_CFLAGS) -E -x c - >/dev/null 2>&1 && echo y),y)
+# The tool needs libcjson for the target; a cross build without it skips the tool, and the
+# Linux interop test needs the target's libvulkan (Windows': the import library below).
+ifneq ($(CROSS),)
+CJSON_CFLAGS :=
+HAVE_CJSON := $(shell printf '\043include <cjson/cJSON.h>\nint main(void) { return cJSON_IsTrue(0); }\n' | \
+    $(CC) -x c - -o /dev/null $(CJSON_LIBS) >/dev/null 2>&1 && echo y)
+HAVE_LIBVULKAN := $(if $(filter windows,$(TARGET_OS)),y,$(if $(findstring /,$(shell $(CC) -print-file-name=libvulkan.so)),y))
+else
+HAVE_CJSON := y
+HAVE_LIBVULKAN := y
+endif
 
 # DMLOPS_BUILD: dmlops.h marks the API __declspec(dllexport) on Windows. There
 # -mcmodel=small addresses the library's data directly: MinGW's default reaches data in
@@ -146,7 +155,7 @@ TEST_SRC  := $(wildcard test/test_*.c)
 TEST_SH   := $(wildcard test/test_*.sh)
 # The interop test twice: against -lvulkan, and with the application's own volk.
 # thread_fail wraps pthread_create, which the Windows build does not call.
-INTEROP_BIN := $(B)/test/interop_vulkan$(EXE) $(B)/test/interop_volk$(EXE) $(B)/test/no_alloc$(EXE) \
+INTEROP_BIN := $(if $(HAVE_LIBVULKAN),$(B)/test/interop_vulkan$(EXE)) $(B)/test/interop_volk$(EXE) $(B)/test/no_alloc$(EXE) \
                $(if $(filter windows,$(TARGET_OS)),,$(B)/test/thread_fail)
 # test_npy compiles the tool's .npy writer, whose file handling is POSIX: it runs where
 # the tool does (not on Windows).
@@ -385,7 +394,7 @@ $(B)/test/big_tensors: test/big_tensors.c $(TEST_HARNESS) $(LIB) | $(DEPS_ORDER)
 # The CPU-backend suites on the target: natively, or for a cross build under EMULATOR
 # (qemu-aarch64, qemu-arm, wine), with the symbol checks of the archive. Tests that need
 # a Vulkan loader skip those checks where there is none.
-CPU_TEST_BIN := $(filter-out %/test_vulkan$(EXE),$(TEST_BIN)) $(filter-out %/thread_fail,$(INTEROP_BIN))
+CPU_TEST_BIN := $(TEST_BIN) $(INTEROP_BIN)
 test-cpu: $(CPU_TEST_BIN) $(LIB) $(SO)
 	@DMLOPS_TEST_BACKENDS=cpu RUNNER="$(EMULATOR)" sh test/run.sh $(CPU_TEST_BIN)
 
@@ -460,7 +469,8 @@ CMAKE_PREFIX     = $(if $(and $(LIBDIR_REL),$(INCLUDEDIR_REL),$(filter $(LIBDIR)
 # dmlops.pc names its directories through ${prefix} where it can (for pkg-config --define-prefix).
 PC_LIBDIR        = $(if $(LIBDIR_REL),$${prefix}/$(LIBDIR_REL),$(LIBDIR))
 PC_INCLUDEDIR    = $(if $(INCLUDEDIR_REL),$${prefix}/$(INCLUDEDIR_REL),$(INCLUDEDIR))
-SUBST_PATHS      = -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(PC_LIBDIR)|g' -e 's|@INCLUDEDIR@|$(PC_INCLUDEDIR)|g'
+SUBST_PATHS      = -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(PC_LIBDIR)|g' -e 's|@INCLUDEDIR@|$(PC_INCLUDEDIR)|g' \
+                   -e 's|@LIBS@|$(strip $(LIBS))|g'
 CMAKE_LIBDIR     = $(if $(LIBDIR_REL),$${_dmlops_prefix}/$(LIBDIR_REL),$(LIBDIR))
 CMAKE_INCLUDEDIR = $(if $(INCLUDEDIR_REL),$${_dmlops_prefix}/$(INCLUDEDIR_REL),$(INCLUDEDIR))
 
