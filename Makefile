@@ -171,9 +171,12 @@ DEPS_ORDER   := $(if $(DEPS_PROFILE),deps-check)
 DEPS_ENV = CC="$(CC)" CXX="$(CXX)" PKG_CONFIG="$(PKG_CONFIG)" GLSLANG="$(GLSLANG)" SPIRV_VAL="$(SPIRV_VAL)" SPIRV_OPT="$(SPIRV_OPT)" \
     VOLK_SRC="$(VOLK_SRC)"
 
-.PHONY: all lib cli deps deps-check test test-asan test-tsan test-big test-valgrind test-cpu fuzz demo bench bench-docs gpu-bundle install uninstall clean lint help
-all: lib cli
+.PHONY: all lib cli tests deps deps-check test test-asan test-tsan test-big test-valgrind test-cpu fuzz demo bench bench-docs gpu-bundle install uninstall clean lint help
+# A cross build also builds the test programs, to be run on the target or under
+# `make test-cpu`'s emulator.
+all: lib cli $(if $(CROSS),tests)
 lib: $(LIB) $(SO)
+tests: $(TEST_BIN) $(INTEROP_BIN)
 ifeq ($(HAVE_CJSON),y)
 cli: $(CLI)
 else
@@ -197,7 +200,10 @@ help:
 	@echo "make deps       check for the tools and libraries; install them as root on Debian, else print the apt-get line"
 	@echo "make lint       clang-tidy and cppcheck"
 	@echo "make fuzz       libFuzzer targets, answers checked against a reference (FUZZ_SECONDS=60 each)"
+	@echo "make test-cpu   the CPU-backend suites; for a cross build under qemu or wine (EMULATOR=...)"
 	@echo "variables: CC CFLAGS LDFLAGS PKG_CONFIG GLSLANG SPIRV_VAL SPIRV_OPT VOLK_SRC B (build directory)"
+	@echo "           CROSS (a toolchain prefix: aarch64-linux-gnu-, arm-linux-gnueabihf-, x86_64-w64-mingw32-;"
+	@echo "           README.md, \"Other platforms\") SO_UNVERSIONED=1 (libdmlops.so as its own soname)"
 
 deps:
 	@$(DEPS_ENV) .ci/deps.sh test

@@ -828,6 +828,15 @@ TEST(auto_falls_back_to_cpu_without_a_vulkan_driver)
     setenv("VK_ICD_FILENAMES", "/nonexistent/icd.json", 1);
     dmlops_context *ctx = NULL;
     dmlops_context_info info;
+    uint32_t found = 0;
+    if (dmlops_enumerate_devices(NULL, &found) == DMLOPS_SUCCESS && found) {
+        /* Under wine the variables stay in the Windows process, and winevulkan asks the
+         * host's loader, which never sees them. */
+        printf("    note: the loader still finds %u device(s) with VK_DRIVER_FILES set; skipping\n", found);
+        unsetenv("VK_DRIVER_FILES");
+        unsetenv("VK_ICD_FILENAMES");
+        return;
+    }
     if (CHECK_OK(dmlops_context_create(NULL, &ctx))) {
         CHECK_OK(dmlops_context_get_info(ctx, &info));
         CHECK(info.backend == DMLOPS_BACKEND_CPU, "backend %d", info.backend);

@@ -87,9 +87,8 @@ void dm_thread_join(dm_thread *t)
 
 uint64_t dm_now_ns(void)
 {
-    static LARGE_INTEGER freq; /* constant after boot; a racy first write stores the same */
-    LARGE_INTEGER now;
-    if (!freq.QuadPart) QueryPerformanceFrequency(&freq);
+    LARGE_INTEGER freq, now; /* the frequency is fixed at boot and cheap to ask */
+    QueryPerformanceFrequency(&freq);
     QueryPerformanceCounter(&now);
     const uint64_t f = (uint64_t)freq.QuadPart, c = (uint64_t)now.QuadPart;
     return c / f * 1000000000u + c % f * 1000000000u / f;
