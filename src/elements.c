@@ -569,8 +569,12 @@ dm_prefetch dm_prefetch_plan(int64_t row_step, int64_t elem_step, uint64_t count
     const uint64_t span = (count - 1) * e * esize + esize;
     /* A gap of a line (a crop of 224 of 256 FLOAT16 columns) the hardware follows, and
      * the prefetch cost it 20%; a gap as long as the row (every other row) it does not. */
-    if (span > span_max || step < 2 * span || step < span + 128 || step > (1ull << 40)) return none;
-    return (dm_prefetch){row_step * DM_PREFETCH_ROWS, span};
+    /* A row step beyond 2^40 bytes, or one whose DM_PREFETCH_ROWS rows do not fit in an
+     * intptr_t (32-bit hosts), is no stream the hardware could use anyway. */
+    if (span > span_max || step < 2 * span || step < span + 128 || step > (1ull << 40) ||
+        step > (uint64_t)INTPTR_MAX / DM_PREFETCH_ROWS)
+        return none;
+    return (dm_prefetch){(intptr_t)row_step * DM_PREFETCH_ROWS, (uintptr_t)span};
 }
 
 void dm_fill_run(uint8_t *dst, int64_t dst_stride, const uint8_t *value, uint64_t count, uint32_t esize)

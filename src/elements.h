@@ -52,10 +52,11 @@ enum { DM_PREFETCH_ROWS = 8, DM_PREFETCH_SPAN_MAX = 512, DM_PREFETCH_STRIDED_SPA
 
 /* A walk's source rows, for dm_prefetch_row: `ahead` bytes from one row's lowest source
  * byte to that of the row DM_PREFETCH_ROWS further on (0: no prefetch), `span` bytes per
- * row. */
+ * row. Address-sized, as they are added to an address: dm_prefetch_plan plans none whose
+ * distance does not fit (only possible where pointers are 32 bits). */
 typedef struct dm_prefetch {
-    int64_t ahead;
-    uint64_t span;
+    intptr_t ahead;
+    uintptr_t span;
 } dm_prefetch;
 
 /* The prefetch of `rows` rows (`rows` along the walked dimension, row_step bytes apart)
@@ -77,8 +78,8 @@ static inline const uint8_t *dm_row_low(const uint8_t *first, int64_t elem_step,
 static inline void dm_prefetch_row(const uint8_t *low, dm_prefetch p)
 {
     if (!p.ahead) return;
-    const uintptr_t a = (uintptr_t)low + (uintptr_t)p.ahead;
-    for (uint64_t o = 0; o < p.span; o += 64) __builtin_prefetch((const void *)(a + o));
+    const uintptr_t a = (uintptr_t)low + (uintptr_t)p.ahead; /* wraps as the address would */
+    for (uintptr_t o = 0; o < p.span; o += 64) __builtin_prefetch((const void *)(a + o));
     __builtin_prefetch((const void *)(a + p.span - 1));
 }
 
