@@ -414,19 +414,38 @@ static void dm_copy_runs_block(const dm_gather *g, const dm_length_runs *runs, u
     case 4: DM_GATHER_COLS(4, DCOL, SCOL, ROW); break;                                       \
     default: DM_GATHER_COLS(8, DCOL, SCOL, ROW); break;                                      \
     }
+/* 1-byte elements over an axis of n <= 16 rows, each column reversed over its own
+ * length, 16 columns at a time as a 16 x 16 tile (dm_gather_u8_tiles, below): transposed
+ * so that each column is one register, reversed there by one byte shuffle (lane i takes
+ * L - 1 - i below L), and transposed back. The element-by-element gather moved [16, C]
+ * UINT8 at 3 GB/s, a row pointer and a 1-byte copy per element.
+ *
+ * The tile logic is written once; each instruction set gives only what differs, as
+ * DM_TILE_FN functions on a 16-byte vector dm_tile_v: load, store and zero; the
+ * transpose (dm_tile_transpose, four rounds of interleaving, so that x[k] ends up holding
+ * column (row, for the way back) bitreverse4(k) of the input, in order: the same
+ * permutation on every instruction set, as each interleaves the same way); and the
+ * reversal of a register's first L lanes (dm_tile_reverse). DM_TILE_TARGET is the
+ * target attribute every such function carries, so that GCC inlines them into each
+ * other. */
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #include <tmmintrin.h>
 #define DM_U8_TILES 1
+#define DM_TILE_TARGET __attribute__((target("ssse3")))
+typedef __m128i dm_tile_v;
 
 /* SSSE3's byte shuffle is not in the x86-64 baseline: checked at run time (a load and a
  * bit test of what libgcc read from cpuid at start-up). */
-static bool dm_have_ssse3(void) { return __builtin_cpu_supports("ssse3"); }
+static bool dm_tiles_available(void) { return __builtin_cpu_supports("ssse3"); }
 
-/* A 16 x 16 byte transpose by four rounds of interleaving: x[k] ends up holding column
- * (row, for the way back) bitreverse4(k) of the input, in order. */
-__attribute__((target("ssse3"), always_inline)) static inline void dm_transpose16(__m128i *x)
+#define DM_TILE_FN DM_TILE_TARGET static inline __attribute__((always_inline))
+DM_TILE_FN dm_tile_v dm_tile_load(const uint8_t *p) { return _mm_loadu_si128((const __m128i *)(const void *)p); }
+DM_TILE_FN void dm_tile_store(uint8_t *p, dm_tile_v v) { _mm_storeu_si128((__m128i *)(void *)p, v); }
+DM_TILE_FN dm_tile_v dm_tile_zero(void) { return _mm_setzero_si128(); }
+
+DM_TILE_FN void dm_tile_transpose(dm_tile_v *x)
 {
-    __m128i y[16];
+    dm_tile_v y[16];
     for (int i = 0; i < 8; i++) {
         y[i] = _mm_unpacklo_epi8(x[2 * i], x[2 * i + 1]);
         y[i + 8] = _mm_unpackhi_epi8(x[2 * i], x[2 * i + 1]);
@@ -445,43 +464,101 @@ __attribute__((target("ssse3"), always_inline)) static inline void dm_transpose1
     }
 }
 
-/* 1-byte elements over an axis of n <= 16 rows, each column reversed over its own
- * length: 16 columns at a time as a 16 x 16 tile, transposed so that each column is one
- * register, reversed there by one byte shuffle (lane i takes L - 1 - i below L), and
- * transposed back. The element-by-element gather moved [16, C] UINT8 at 3 GB/s, a row
- * pointer and a 1-byte copy per element. dst and src address column 0 of row 0; rows
- * [a0, a1) of the first w - w % 16 columns are written, and that count is returned. */
-__attribute__((target("ssse3"))) static uint32_t dm_gather_u8_tiles(uint8_t *dst, int64_t drow, const uint8_t *src,
-                                                                    int64_t sa, const uint32_t *len, uint32_t w,
-                                                                    uint32_t n, uint64_t a0, uint64_t a1)
+/* Lane i takes lane L - 1 - i where i < L (L <= 16), else stays. */
+DM_TILE_FN dm_tile_v dm_tile_reverse(dm_tile_v x, uint32_t len)
+{
+    const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m128i L = _mm_set1_epi8((char)len);
+    const __m128i below = _mm_cmpgt_epi8(L, iota);
+    const __m128i rev = _mm_sub_epi8(_mm_sub_epi8(L, _mm_set1_epi8(1)), iota);
+    return _mm_shuffle_epi8(x, _mm_or_si128(_mm_and_si128(below, rev), _mm_andnot_si128(below, iota)));
+}
+#elif defined(__ARM_NEON) && (defined(__GNUC__) || defined(__clang__))
+/* NEON: in the baseline of AArch64, and of 32-bit ARM only when the compiler was told
+ * the CPU has it (-mfpu=neon; Debian's armhf baseline, ARMv7 with VFPv3-D16, has not,
+ * so that build keeps the element loop). Nothing to check at run time. */
+#include <arm_neon.h>
+#define DM_U8_TILES 1
+#define DM_TILE_TARGET
+typedef uint8x16_t dm_tile_v;
+
+static bool dm_tiles_available(void) { return true; }
+
+#define DM_TILE_FN static inline __attribute__((always_inline))
+DM_TILE_FN dm_tile_v dm_tile_load(const uint8_t *p) { return vld1q_u8(p); }
+DM_TILE_FN void dm_tile_store(uint8_t *p, dm_tile_v v) { vst1q_u8(p, v); }
+DM_TILE_FN dm_tile_v dm_tile_zero(void) { return vdupq_n_u8(0); }
+
+/* vzipq interleaves the low halves (val[0]) and the high halves (val[1]) of two
+ * registers, as SSE2's unpacklo / unpackhi do, so the rounds are those of the x86
+ * transpose; the last one (64-bit halves) is a pairing of halves. vzipq is ARMv7 NEON
+ * as well as AArch64 (where it is zip1 / zip2). */
+DM_TILE_FN void dm_tile_transpose(dm_tile_v *x)
+{
+    dm_tile_v y[16];
+    for (int i = 0; i < 8; i++) {
+        const uint8x16x2_t z = vzipq_u8(x[2 * i], x[2 * i + 1]);
+        y[i] = z.val[0];
+        y[i + 8] = z.val[1];
+    }
+    for (int i = 0; i < 8; i++) {
+        const uint16x8x2_t z = vzipq_u16(vreinterpretq_u16_u8(y[2 * i]), vreinterpretq_u16_u8(y[2 * i + 1]));
+        x[i] = vreinterpretq_u8_u16(z.val[0]);
+        x[i + 8] = vreinterpretq_u8_u16(z.val[1]);
+    }
+    for (int i = 0; i < 8; i++) {
+        const uint32x4x2_t z = vzipq_u32(vreinterpretq_u32_u8(x[2 * i]), vreinterpretq_u32_u8(x[2 * i + 1]));
+        y[i] = vreinterpretq_u8_u32(z.val[0]);
+        y[i + 8] = vreinterpretq_u8_u32(z.val[1]);
+    }
+    for (int i = 0; i < 8; i++) {
+        x[i] = vcombine_u8(vget_low_u8(y[2 * i]), vget_low_u8(y[2 * i + 1]));
+        x[i + 8] = vcombine_u8(vget_high_u8(y[2 * i]), vget_high_u8(y[2 * i + 1]));
+    }
+}
+
+/* Lane i takes lane L - 1 - i where i < L (L <= 16), else stays: a table lookup, one
+ * instruction on AArch64 (vqtbl1q_u8, NEON's pshufb), two 8-byte lookups in the 16-byte
+ * table on ARMv7. */
+DM_TILE_FN dm_tile_v dm_tile_reverse(dm_tile_v x, uint32_t len)
+{
+    static const uint8_t lanes[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    const uint8x16_t iota = vld1q_u8(lanes), L = vdupq_n_u8((uint8_t)len);
+    const uint8x16_t pick = vbslq_u8(vcgtq_u8(L, iota), vsubq_u8(vsubq_u8(L, vdupq_n_u8(1)), iota), iota);
+#if defined(__aarch64__)
+    return vqtbl1q_u8(x, pick);
+#else
+    const uint8x8x2_t t = {{vget_low_u8(x), vget_high_u8(x)}};
+    return vcombine_u8(vtbl2_u8(t, vget_low_u8(pick)), vtbl2_u8(t, vget_high_u8(pick)));
+#endif
+}
+#else
+#define DM_U8_TILES 0
+#endif
+
+#if DM_U8_TILES
+/* dst and src address column 0 of row 0; rows [a0, a1) of the first w - w % 16 columns
+ * are written, and that count is returned. Rows n .. 15 of a tile are zeros, never
+ * stored. */
+DM_TILE_TARGET static uint32_t dm_gather_u8_tiles(uint8_t *dst, int64_t drow, const uint8_t *src, int64_t sa,
+                                                  const uint32_t *len, uint32_t w, uint32_t n, uint64_t a0,
+                                                  uint64_t a1)
 {
     static const uint8_t bitrev4[16] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
-    const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     const uint32_t full = w - w % 16;
     for (uint32_t c = 0; c < full; c += 16) {
-        __m128i x[16], z[16];
-        for (uint32_t r = 0; r < 16; r++)
-            x[r] = r < n ? _mm_loadu_si128((const __m128i *)(const void *)(src + (int64_t)r * sa + c))
-                         : _mm_setzero_si128();
-        dm_transpose16(x); /* x[k]: column bitrev4[k] */
-        for (uint32_t k = 0; k < 16; k++) {
-            /* Lane i takes L - 1 - i where i < L (L <= n <= 16), else stays. */
-            const __m128i L = _mm_set1_epi8((char)len[c + bitrev4[k]]);
-            const __m128i below = _mm_cmpgt_epi8(L, iota);
-            const __m128i rev = _mm_sub_epi8(_mm_sub_epi8(L, _mm_set1_epi8(1)), iota);
-            const __m128i pick = _mm_or_si128(_mm_and_si128(below, rev), _mm_andnot_si128(below, iota));
-            z[bitrev4[k]] = _mm_shuffle_epi8(x[k], pick); /* z[j]: column j */
-        }
-        dm_transpose16(z); /* z[k]: row bitrev4[k] */
+        dm_tile_v x[16], z[16];
+        for (uint32_t r = 0; r < 16; r++) x[r] = r < n ? dm_tile_load(src + (int64_t)r * sa + c) : dm_tile_zero();
+        dm_tile_transpose(x); /* x[k]: column bitrev4[k] */
+        for (uint32_t k = 0; k < 16; k++) z[bitrev4[k]] = dm_tile_reverse(x[k], len[c + bitrev4[k]]); /* z[j]: column j */
+        dm_tile_transpose(z); /* z[k]: row bitrev4[k] */
         for (uint32_t k = 0; k < 16; k++) {
             const uint32_t r = bitrev4[k];
-            if (r >= a0 && r < a1 && r < n) _mm_storeu_si128((__m128i *)(void *)(dst + (int64_t)r * drow + c), z[k]);
+            if (r >= a0 && r < a1 && r < n) dm_tile_store(dst + (int64_t)r * drow + c, z[k]);
         }
     }
     return full;
 }
-#else
-#define DM_U8_TILES 0
 #endif
 
 /* Source row x at column c0: from the table, or computed. */
@@ -506,7 +583,7 @@ static void dm_gather_runs_block(const dm_gather *g, const dm_length_runs *runs,
     /* Columns the 16 x 16 byte tiles took (1-byte elements over at most 16 rows). */
     uint32_t tiled = 0;
 #if DM_U8_TILES
-    if (dcol == 1 && scol == 1 && g->esize == 1 && g->n <= 16 && dm_have_ssse3())
+    if (dcol == 1 && scol == 1 && g->esize == 1 && g->n <= 16 && dm_tiles_available())
         tiled = dm_gather_u8_tiles(dst + c0, drow, src + c0, sa, len, w, (uint32_t)g->n, a0, a1);
 #endif
     if (dcol == 1 && scol == 1 && g->n <= DM_ROW_TABLE) {
