@@ -35,6 +35,12 @@ static dmlops_status dm_check_range(const char *fn, const dmlops_buffer *buf, ui
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: range [%llu, %llu + %llu) exceeds the buffer size %llu", fn,
                        (unsigned long long)offset, (unsigned long long)offset, (unsigned long long)size,
                        (unsigned long long)buf->size);
+    /* The host side is size bytes at p: no such range exists beyond the address space
+     * (SIZE_MAX, on a 32-bit host), whatever a device buffer holds, and copies count in
+     * size_t. Reached only on Vulkan: a CPU buffer is never larger (cpu_backend.c). */
+    if (size > (uint64_t)SIZE_MAX)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: size = %llu exceeds the host's address space (SIZE_MAX = %llu)",
+                       fn, (unsigned long long)size, (unsigned long long)SIZE_MAX);
     return DMLOPS_SUCCESS;
 }
 

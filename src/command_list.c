@@ -32,7 +32,9 @@ static bool dm_grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
     if (need <= *cap) return true;
     uint32_t n = *cap ? *cap * 2 : 16;
     while (n < need) n *= 2;
-    void *q = dm_realloc(*p, (size_t)n * elem);
+    size_t bytes;
+    if (!dm_size_mul(n, elem, &bytes)) return false; /* a 32-bit size_t would wrap */
+    void *q = dm_realloc(*p, bytes);
     if (!q) return false;
     *p = q;
     *cap = n;

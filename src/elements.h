@@ -1,6 +1,12 @@
 /* Element movement and index decoding: the loops every operator's CPU semantics is
  * built from (elements.c). Elements are moved as raw bytes; no operator here does
- * arithmetic on data, so every type keeps its exact bits. Strides are in elements. */
+ * arithmetic on data, so every type keeps its exact bits. Strides are in elements.
+ *
+ * Counts and offsets are 64-bit, yet every run these loops are given lies inside a bound
+ * buffer of host memory, and no such buffer exceeds SIZE_MAX (the CPU backend refuses
+ * larger ones, and operators whose TotalTensorSizeInBytes is larger: cpu_backend.c,
+ * dm_op_check_host_addressable): so where size_t is 32 bits the (size_t) casts of byte
+ * counts and the 64-bit offsets added to pointers here are exact, never truncated. */
 #ifndef DM_ELEMENTS_H
 #define DM_ELEMENTS_H
 

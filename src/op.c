@@ -44,6 +44,20 @@ void dm_op_lower(const dm_op *op, dm_gather *g)
 
 void dm_op_traffic(const dm_op *op, uint64_t *read, uint64_t *written) { op->cls->traffic(op, read, written); }
 
+dmlops_status dm_op_check_host_addressable(const dm_op *op)
+{
+    /* TotalTensorSizeInBytes bounds every byte the tensor's elements reach (it is at
+     * least DMLCalcBufferTensorSize), so within SIZE_MAX every offset does too. */
+    for (uint32_t i = 0; i < op->input_count + op->output_count; i++)
+        if (op->t[i].total_bytes > (uint64_t)SIZE_MAX)
+            return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
+                           "%s: %s.TotalTensorSizeInBytes = %llu exceeds the host's address space (SIZE_MAX = %llu): "
+                           "the CPU backend's buffers are host memory",
+                           op->name, op->role[i], (unsigned long long)op->t[i].total_bytes,
+                           (unsigned long long)SIZE_MAX);
+    return DMLOPS_SUCCESS;
+}
+
 dmlops_status dmlops_validate_operator(const DML_OPERATOR_DESC *desc, DML_FEATURE_LEVEL level)
 {
     dm_op op;

@@ -62,6 +62,11 @@ dmlops_status dm_op_parse(const DML_OPERATOR_DESC *desc, DML_FEATURE_LEVEL level
 /* The operator's gather description, collapsed (gather.h). */
 void dm_op_lower(const dm_op *op, struct dm_gather *g);
 void dm_op_traffic(const dm_op *op, uint64_t *read, uint64_t *written);
+/* UNSUPPORTED, naming the tensor and its TotalTensorSizeInBytes, when a tensor's bytes do
+ * not fit in the host's address space (SIZE_MAX: only where size_t is 32 bits): a backend
+ * that addresses tensors from the host (the CPU backend) refuses such an operator at
+ * creation, as no buffer of it can hold the tensor. */
+dmlops_status dm_op_check_host_addressable(const dm_op *op);
 
 /* 0 becomes the highest level; a value that is not a DML_FEATURE_LEVEL is refused. */
 dmlops_status dm_feature_level_normalize(DML_FEATURE_LEVEL level, DML_FEATURE_LEVEL *out);

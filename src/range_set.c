@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
 #include "fault.h"
 #include "internal.h"
 
@@ -36,7 +37,9 @@ bool dm_range_set_reserve(dm_range_set *s, uint32_t extra)
     if (s->n + extra <= s->cap) return true;
     uint32_t cap = s->cap ? s->cap : 16;
     while (cap < s->n + extra) cap *= 2;
-    dm_range *r = dm_realloc(s->r, cap * sizeof *r);
+    size_t bytes;
+    if (!dm_size_mul(cap, sizeof *s->r, &bytes)) return false; /* a 32-bit size_t would wrap */
+    dm_range *r = dm_realloc(s->r, bytes);
     if (!r) return false;
     s->r = r;
     s->cap = cap;

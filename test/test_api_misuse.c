@@ -585,6 +585,74 @@ TEST_CTX(buffer_create_with_size_0)
 #endif
 }
 
+/* The most a CPU-backend buffer may hold: host memory, counted in size_t, so SIZE_MAX
+ * where that is 32 bits (armhf), and 2^47 bytes (more than any host has) on 64-bit hosts. */
+static uint64_t cpu_buffer_limit(void)
+{
+    return (uint64_t)SIZE_MAX < (1ull << 47) ? (uint64_t)SIZE_MAX : 1ull << 47;
+}
+
+/* A CPU-backend buffer above that limit is refused, OUT_OF_HOST_MEMORY naming
+ * size_in_bytes and its value, rather than allocated as its low 32 bits (on armhf a
+ * buffer of 2^32 + 64 bytes was 64 bytes of memory, and writes past them reached other
+ * memory). Device memory is not the host's: the Vulkan backend has no such limit. */
+TEST_CTX(buffer_beyond_the_host_address_space)
+{
+    if (dmt_is_vulkan()) return;
+    const uint64_t limit = cpu_buffer_limit(), sizes[] = {limit + 1, limit + 64, limit + 65536};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "size_in_bytes = %llu", (unsigned long long)sizes[i]);
+        dmlops_buffer *b = NULL;
+        const dmlops_status st = dmlops_buffer_create(ctx, sizes[i], &b);
+        CHECK_STATUS(st, DMLOPS_ERROR_OUT_OF_HOST_MEMORY, want);
+        CHECK(b == NULL);
+        if (st == DMLOPS_SUCCESS) { /* what a truncated size would have given: never written */
+            CHECK(dmlops_buffer_size(b) == sizes[i]);
+            dmlops_buffer_destroy(b);
+        }
+    }
+}
+
+/* An operator whose tensor needs more bytes than the host can address
+ * (TotalTensorSizeInBytes above SIZE_MAX, only possible where size_t is 32 bits) can never
+ * be bound on the CPU backend, whose buffers are host memory: its creation there is
+ * UNSUPPORTED, naming the tensor, the field and the values, rather than left to offsets
+ * that would wrap. The descriptor itself is valid (dmlops_validate_operator, which knows
+ * no backend, accepts it), and so is the operator on 64-bit hosts and on Vulkan. Two
+ * ways to get there: a TotalTensorSizeInBytes that says so, and strides whose minimum
+ * size (DMLCalcBufferTensorSize) is beyond 4 GiB. */
+TEST_CTX(operator_beyond_the_host_address_space)
+{
+    static const uint32_t in_sizes[] = {2, 4}, out_sizes[] = {2, 2};
+    static const uint32_t offsets[] = {0, 0}, window[] = {2, 2};
+    static const int32_t steps[] = {1, 1};
+    /* 2^30 + 4 elements between rows: (2^30 + 8) * 4 bytes, past 2^32. */
+    static const uint32_t far_rows[] = {(1u << 30) + 4, 1};
+    const bool host32 = (uint64_t)SIZE_MAX < (1ull << 33);
+    for (int way = 0; way < 2; way++) {
+        dmt_tensor in, out;
+        dmt_tensor_init(&in, F32, 2, in_sizes, way ? far_rows : NULL, way ? 0 : (1ull << 32) + 64);
+        dmt_tensor_init(&out, F32, 2, out_sizes, NULL, 0);
+        const uint64_t total = in.buf.TotalTensorSizeInBytes;
+        REQUIRE(total > (1ull << 32), "way %d: TotalTensorSizeInBytes = %llu", way, (unsigned long long)total);
+        DML_SLICE1_OPERATOR_DESC d = {&in.desc, &out.desc, 2, offsets, window, steps};
+        DML_OPERATOR_DESC od = {DML_OPERATOR_SLICE1, &d};
+        CHECK_OK(dmlops_validate_operator(&od, 0));
+        dmlops_operator *op = NULL;
+        const dmlops_status st = dmlops_operator_create(ctx, &od, &op);
+        if (host32 && !dmt_is_vulkan()) {
+            char want[96];
+            snprintf(want, sizeof want, "InputTensor.TotalTensorSizeInBytes = %llu", (unsigned long long)total);
+            CHECK_STATUS(st, DMLOPS_ERROR_UNSUPPORTED, want);
+            CHECK(op == NULL, "way %d", way);
+        } else {
+            CHECK_OK(st);
+        }
+        dmlops_operator_destroy(op);
+    }
+}
+
 TEST_CTX(buffer_read_write_out_of_range)
 {
     enum { N = 64 };

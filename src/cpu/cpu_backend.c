@@ -59,11 +59,15 @@ static void dm_cpu_context_info(dmlops_context *ctx, dmlops_context_info *info)
 
 static dmlops_status dm_cpu_buffer_create(dmlops_buffer *buf)
 {
-    /* No host has 2^47 bytes to give; refusing early keeps allocators from aborting. */
-    if (buf->size > (1ull << 47))
+    /* No host has 2^47 bytes to give; refusing early keeps allocators from aborting. A
+     * 32-bit host cannot even count past SIZE_MAX: refused there, never truncated, so that
+     * every size and offset inside a buffer fits in a size_t (elements.h). */
+    const uint64_t most = (uint64_t)SIZE_MAX < (1ull << 47) ? (uint64_t)SIZE_MAX : 1ull << 47;
+    if (buf->size > most)
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY,
-                       "dmlops_buffer_create: %llu bytes exceed what the CPU backend can allocate",
-                       (unsigned long long)buf->size);
+                       "dmlops_buffer_create: size_in_bytes = %llu exceeds the %llu bytes the CPU backend can allocate "
+                       "on this host",
+                       (unsigned long long)buf->size, (unsigned long long)most);
     buf->impl = dm_cpu_memory_alloc((size_t)buf->size);
     if (!buf->impl)
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_buffer_create: cannot allocate %llu bytes of host memory",
@@ -75,7 +79,8 @@ static dmlops_status dm_cpu_buffer_create(dmlops_buffer *buf)
 static void dm_cpu_buffer_destroy(dmlops_buffer *buf) { dm_cpu_memory_free(buf->impl, (size_t)buf->size); }
 
 /* Executions are synchronous, so everything submitted by this thread is complete; work
- * of other threads on the same bytes is for the application to order (docs/api.md). */
+ * of other threads on the same bytes is for the application to order (docs/api.md). The
+ * range lies inside the buffer (buffer.c), whose size fits in a size_t. */
 static dmlops_status dm_cpu_buffer_write(dmlops_buffer *buf, uint64_t offset, const void *src, uint64_t size)
 {
     memcpy(dm_cpu_data(buf) + offset, src, (size_t)size);
@@ -107,6 +112,7 @@ static void dm_cpu_split(const dm_cpu_ctx *c, dm_cpu_op *o, uint64_t traffic, bo
 
 static dmlops_status dm_cpu_operator_create(dmlops_operator *op)
 {
+    DM_TRY(dm_op_check_host_addressable(&op->op));
     dm_cpu_op *o = dm_calloc(1, sizeof *o);
     if (!o) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", op->op.name);
     dm_op_lower(&op->op, &o->g);

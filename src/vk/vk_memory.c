@@ -84,9 +84,11 @@ dmlops_status dm_vk_alloc(dm_vk_device *d, uint64_t size, dm_vk_mem use, const c
     VkMemoryPropertyFlags flags = d->memprops.memoryTypes[type].propertyFlags;
     const char *call = "vkBindBufferMemory";
     /* Only coherent memory is mapped: the library never flushes or invalidates, so other
-     * memory goes through staging like device-only memory. */
+     * memory goes through staging like device-only memory. So does an allocation larger
+     * than the host's address space (SIZE_MAX, on a 32-bit host): the whole of it could
+     * not be mapped, and every mapped offset must fit in a size_t. */
     const VkMemoryPropertyFlags mappable = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    if (r == VK_SUCCESS && (flags & mappable) == mappable) {
+    if (r == VK_SUCCESS && (flags & mappable) == mappable && req.size <= (uint64_t)SIZE_MAX) {
         call = "vkMapMemory";
         r = d->vkd.MapMemory(d->device, m->memory, 0, VK_WHOLE_SIZE, 0, &m->map);
     }
