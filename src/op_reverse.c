@@ -473,10 +473,13 @@ DM_TILE_FN dm_tile_v dm_tile_reverse(dm_tile_v x, uint32_t len)
     const __m128i rev = _mm_sub_epi8(_mm_sub_epi8(L, _mm_set1_epi8(1)), iota);
     return _mm_shuffle_epi8(x, _mm_or_si128(_mm_and_si128(below, rev), _mm_andnot_si128(below, iota)));
 }
-#elif defined(__ARM_NEON) && (defined(__GNUC__) || defined(__clang__))
+#elif defined(__ARM_NEON) && (defined(__GNUC__) || defined(__clang__)) && \
+    defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 /* NEON: in the baseline of AArch64, and of 32-bit ARM only when the compiler was told
  * the CPU has it (-mfpu=neon; Debian's armhf baseline, ARMv7 with VFPv3-D16, has not,
- * so that build keeps the element loop). Nothing to check at run time. */
+ * so that build keeps the element loop). Nothing to check at run time. Little-endian
+ * only: the transpose reinterprets byte lanes as wider ones, whose order big-endian
+ * NEON reverses (untested there, so left to the element loop). */
 #include <arm_neon.h>
 #define DM_U8_TILES 1
 #define DM_TILE_TARGET
