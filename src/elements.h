@@ -85,8 +85,8 @@ static inline void dm_prefetch_row(const uint8_t *low, dm_prefetch p)
 {
     if (!p.ahead) return;
     const uintptr_t a = (uintptr_t)low + (uintptr_t)p.ahead; /* wraps as the address would */
-    for (uintptr_t o = 0; o < p.span; o += 64) __builtin_prefetch((const void *)(a + o));
-    __builtin_prefetch((const void *)(a + p.span - 1));
+    for (uintptr_t o = 0; o < p.span; o += 64) DM_PREFETCH((const void *)(a + o));
+    DM_PREFETCH((const void *)(a + p.span - 1));
 }
 
 /* `rows` contiguous rows of m elements (dst_row and src_row bytes apart), each with

@@ -438,7 +438,7 @@ typedef __m128i dm_tile_v;
  * bit test of what libgcc read from cpuid at start-up). */
 static bool dm_tiles_available(void) { return __builtin_cpu_supports("ssse3"); }
 
-#define DM_TILE_FN DM_TILE_TARGET static inline __attribute__((always_inline))
+#define DM_TILE_FN DM_TILE_TARGET DM_INLINE
 DM_TILE_FN dm_tile_v dm_tile_load(const uint8_t *p) { return _mm_loadu_si128((const __m128i *)(const void *)p); }
 DM_TILE_FN void dm_tile_store(uint8_t *p, dm_tile_v v) { _mm_storeu_si128((__m128i *)(void *)p, v); }
 DM_TILE_FN dm_tile_v dm_tile_zero(void) { return _mm_setzero_si128(); }
@@ -487,7 +487,7 @@ typedef uint8x16_t dm_tile_v;
 
 static bool dm_tiles_available(void) { return true; }
 
-#define DM_TILE_FN static inline __attribute__((always_inline))
+#define DM_TILE_FN DM_INLINE
 DM_TILE_FN dm_tile_v dm_tile_load(const uint8_t *p) { return vld1q_u8(p); }
 DM_TILE_FN void dm_tile_store(uint8_t *p, dm_tile_v v) { vst1q_u8(p, v); }
 DM_TILE_FN dm_tile_v dm_tile_zero(void) { return vdupq_n_u8(0); }
