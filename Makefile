@@ -32,7 +32,6 @@ B       ?= build
 GLSLANG ?= glslangValidator
 SPIRV_VAL ?= spirv-val
 SPIRV_OPT ?= spirv-opt
-SPIRV_OPT_FLAGS ?= --eliminate-dead-branches --eliminate-dead-code-aggressive --eliminate-dead-functions
 PKG_CONFIG ?= pkg-config
 # volk's single-file loader, compiled into the library; volk.h sits beside it.
 VOLK_SRC ?= /usr/include/volk.c
@@ -60,7 +59,8 @@ else
 $(error cannot read DMLOPS_VERSION_MAJOR/MINOR/PATCH from include/*.h)
 endif
 
-WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
+# LIB_DIRS, CLI_DIRS, WARN, the kernels' variants and SPIRV_OPT_FLAGS: shared with CMakeLists.txt.
+include lists.mk
 # volk.h is found beside VOLK_SRC (no -I for the system directory, which would reorder it).
 VOLK_INC  := $(if $(filter /usr/include/,$(dir $(VOLK_SRC))),,-I$(dir $(VOLK_SRC)))
 # Flags of the Vulkan headers and libcjson from pkg-config (empty or a guess without it).
@@ -138,8 +138,8 @@ CLI_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -Isrc/cli $(CJSON_CFLAGS) $(WARN)
 TEST_CFLAGS := -std=c11 -D_GNU_SOURCE $(if $(filter windows,$(TARGET_OS)),-D__USE_MINGW_ANSI_STDIO=1) -Iinclude -Itest -Iexamples \
                $(VOLK_INC) $(VULKAN_CFLAGS) $(WARN) -Wno-missing-prototypes
 
-LIB_SRC  := $(wildcard src/*.c src/cpu/*.c src/vk/*.c src/platform/*.c)
-CLI_SRC  := $(wildcard src/cli/*.c)
+LIB_SRC  := $(wildcard $(LIB_DIRS:%=%/*.c))
+CLI_SRC  := $(wildcard $(CLI_DIRS:%=%/*.c))
 CLI_OBJ  := $(CLI_SRC:%.c=$(B)/obj/%.o)
 CLI      := $(B)/bin/dmlops$(EXE)
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
@@ -224,15 +224,13 @@ $(B)/spv/%.h: glsl/%.comp $(wildcard glsl/*.glsl) | $(DEPS_ORDER)
 # other paths by spirv-opt once those are constants (gather_common.glsl says why),
 # validated, and written as dm_spv_<kernel>_r<R>_v<V>_t<T>[] (od prints the words in host
 # order, the order glslang wrote them in), with DM_SPV_<kernel>_MODULES, the designated
-# initializers [bucket][variant][texel] of kernels.c's table.
-VARIANTS_slice   := 1 2 3 6
-VARIANTS_reverse := 4 5 6 8
-VARIANTS_one_hot := 4 5 6 7
-$(GATHER_H): $(B)/spv/%.h: glsl/%.comp $(wildcard glsl/*.glsl) Makefile | $(DEPS_ORDER)
+# initializers [bucket][variant][texel] of kernels.c's table. ROW_DIMS and VARIANTS_<kernel>
+# are in lists.mk; cmake/dmlops_spirv.cmake builds the same modules for CMake.
+$(GATHER_H): $(B)/spv/%.h: glsl/%.comp $(wildcard glsl/*.glsl) Makefile lists.mk | $(DEPS_ORDER)
 	@mkdir -p $(@D)
 	@echo "GLSL $< -> SPIR-V modules of variants 0 $(VARIANTS_$*)"
 	@set -e; echo "/* Generated from $< by the Makefile. */" > $@.tmp; echo "#define DM_SPV_$*_MODULES \\" > $@.table; \
-	bucket=0; for r in 1 3 7; do for v in 0 $(VARIANTS_$*); do \
+	bucket=0; for r in $(ROW_DIMS); do for v in 0 $(VARIANTS_$*); do \
 	    if { [ $$v -eq 6 ] || [ $$v -eq 7 ]; } && [ $$r -ne 1 ]; then continue; fi; \
 	    for t in 0 1; do \
 	    m=$*_r$${r}_v$${v}_t$${t}; \

@@ -1,0 +1,21 @@
+# The lists both builds read, so that they cannot drift apart: the Makefile includes this
+# file and CMakeLists.txt parses it (cmake/DmlopsLists.cmake). Keep to plain
+# `NAME := words` (or `?=`) lines and comments: the CMake side reads no make syntax beyond
+# that, and refuses a line it does not understand rather than guess.
+
+# The library is every *.c in these directories (a file that serves one platform guards
+# itself with #if, so a directory is compiled whole everywhere); the tool is src/cli.
+LIB_DIRS := src src/cpu src/vk src/platform
+CLI_DIRS := src/cli
+
+# Warnings of every C file we compile (gcc and clang).
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
+
+# The gather kernels' modules: one per row bucket (ROW_DIMS), variant and texel path. Each
+# kernel has its general path (variant 0) and these fast-path variants (DM_VARIANT_* in
+# src/vk/vk_abi.h); the Makefile's $(GATHER_H) rule says how they are built.
+ROW_DIMS := 1 3 7
+VARIANTS_slice := 1 2 3 6
+VARIANTS_reverse := 4 5 6 8
+VARIANTS_one_hot := 4 5 6 7
+SPIRV_OPT_FLAGS ?= --eliminate-dead-branches --eliminate-dead-code-aggressive --eliminate-dead-functions
