@@ -1,6 +1,8 @@
 /* The packaging test's consumer of an installed libdmlops: built through pkg-config
  * (shared and static), through the CMake package, and as C++ (this file is both C11 and
- * C++11). It reverses the first 3 of 4 floats on the CPU backend and checks the version. */
+ * C++11), and by test_cmake.sh's add_subdirectory and FetchContent consumers. It reverses the
+ * first 3 of 4 floats on the CPU backend, or on Vulkan when its argument is "vulkan", and
+ * checks the version. */
 #include <dmlops.h>
 
 #include <stdio.h>
@@ -15,8 +17,9 @@
         }                                                                                             \
     } while (0)
 
-int main(void)
+int main(int argc, char **argv)
 {
+    const int vulkan = argc > 1 && strcmp(argv[1], "vulkan") == 0;
     char version[32];
     snprintf(version, sizeof version, "%d.%d.%d", DMLOPS_VERSION_MAJOR, DMLOPS_VERSION_MINOR, DMLOPS_VERSION_PATCH);
     if (strcmp(version, dmlops_version_string()) != 0) {
@@ -33,7 +36,7 @@ int main(void)
 
     dmlops_context_desc cd;
     memset(&cd, 0, sizeof cd);
-    cd.backend = DMLOPS_BACKEND_CPU;
+    cd.backend = vulkan ? DMLOPS_BACKEND_VULKAN : DMLOPS_BACKEND_CPU;
     dmlops_context *ctx = NULL;
     dmlops_operator *op = NULL;
     dmlops_buffer *bx = NULL, *bl = NULL, *by = NULL;
@@ -61,6 +64,6 @@ int main(void)
         fprintf(stderr, "got %g %g %g %g, expected 3 2 1 4\n", result[0], result[1], result[2], result[3]);
         return 1;
     }
-    printf("dmlops %s consumer: ok\n", dmlops_version_string());
+    printf("dmlops %s consumer: ok (%s)\n", dmlops_version_string(), vulkan ? "vulkan" : "cpu");
     return 0;
 }
