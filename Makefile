@@ -82,7 +82,8 @@ endif
 # Per target: libraries, the names of executables and of the shared library, and how the
 # static archive hides everything but dmlops_* (the $(LIB) rule below).
 EXE       :=
-LIBS      := -lm -ldl -lpthread
+# LIBS_<os> are in lists.mk (CMakeLists.txt links the same).
+LIBS      := $(LIBS_$(TARGET_OS))
 TEST_LIBS  = $(LIBS)
 SONAME    := libdmlops.so.$(VERSION_MAJOR)
 SO        := $(B)/libdmlops.so.$(VERSION)
@@ -93,18 +94,14 @@ ifeq ($(TARGET_OS),windows)
 EXE       := .exe
 # The library needs only KERNEL32 and the C runtime (src/platform/win32.c); the tests
 # are linked statically so that they run anywhere wine does.
-LIBS      :=
 TEST_LIBS := -static -lpthread
 SONAME    := dmlops.dll
 SO        := $(B)/dmlops.dll
 IMPLIB    := $(B)/libdmlops.dll.a
 VULKAN_LIBS := -L$(B)/vulkan-1 -lvulkan-1
 else ifeq ($(TARGET_OS),darwin)
-LIBS      := -lm -lpthread
 SONAME    := libdmlops.$(VERSION_MAJOR).dylib
 SO        := $(B)/libdmlops.$(VERSION).dylib
-else ifeq ($(TARGET_OS),android)
-LIBS      := -lm -ldl
 endif
 ifeq ($(SO_UNVERSIONED),1)
 SONAME    := libdmlops.so

@@ -8,6 +8,15 @@
 LIB_DIRS := src src/cpu src/vk src/platform
 CLI_DIRS := src/cli
 
+# What the library links on each target OS (the Makefile's TARGET_OS): libdmlops.so, the
+# tool, and the users of libdmlops.a (dmlops.pc's Libs.private). Windows needs only
+# KERNEL32 and the C runtime (src/platform/win32.c); Apple's and Android's C libraries hold
+# dlopen, and Android's the threads as well.
+LIBS_linux := -lm -ldl -lpthread
+LIBS_windows :=
+LIBS_darwin := -lm -lpthread
+LIBS_android := -lm -ldl
+
 # Warnings of every C file we compile (gcc and clang).
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
 
