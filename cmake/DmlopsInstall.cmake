@@ -26,7 +26,14 @@ if(DMLOPS_BUILD_TOOL)
     install(FILES "${DMLOPS_SOURCE_DIR}/docs/man/dmlops.1" DESTINATION "${CMAKE_INSTALL_MANDIR}/man1")
 endif()
 
-# The package files, written when installing (the prefix is known only then).
+# The package files, written when installing (the prefix is known only then). The soname
+# is the Makefile's SONAME: the DLL's or an unversioned library's own name, else the
+# versioned one.
+if(WIN32 OR DMLOPS_SO_UNVERSIONED)
+    set(_dmlops_soname "$<TARGET_FILE_NAME:dmlops_shared>")
+else()
+    set(_dmlops_soname "$<TARGET_SONAME_FILE_NAME:dmlops_shared>")
+endif()
 install(CODE "
 set(DM_ROOT \"${DMLOPS_SOURCE_DIR}\")
 set(DM_WORK \"${CMAKE_CURRENT_BINARY_DIR}/package\")
@@ -34,8 +41,9 @@ set(DM_LIBDIR \"${CMAKE_INSTALL_LIBDIR}\")
 set(DM_INCLUDEDIR \"${CMAKE_INSTALL_INCLUDEDIR}\")
 set(DM_VERSION \"${PROJECT_VERSION}\")
 set(DM_VERSION_MAJOR \"${PROJECT_VERSION_MAJOR}\")
-set(DM_SONAME \"$<TARGET_SONAME_FILE_NAME:dmlops_shared>\")
+set(DM_SONAME \"${_dmlops_soname}\")
 set(DM_SIZEOF_VOID_P \"${CMAKE_SIZEOF_VOID_P}\")
+set(DM_LIBS \"${DMLOPS_LIBS_FLAGS}\")
 include(\"${DMLOPS_SOURCE_DIR}/cmake/dmlops_install_package.cmake\")
 ")
 

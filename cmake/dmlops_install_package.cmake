@@ -66,7 +66,7 @@ function(subst template output)
     endforeach()
     file(WRITE "${DM_WORK}/${output}" "${text}")
 endfunction()
-subst(dmlops.pc.in dmlops.pc @PREFIX@=${prefix} @LIBDIR@=${PC_LIBDIR} @INCLUDEDIR@=${PC_INCLUDEDIR})
+subst(dmlops.pc.in dmlops.pc @PREFIX@=${prefix} @LIBDIR@=${PC_LIBDIR} @INCLUDEDIR@=${PC_INCLUDEDIR} @LIBS@=${DM_LIBS})
 subst(dmlopsConfig.cmake.in dmlopsConfig.cmake
       @CMAKE_PREFIX@=${CMAKE_PREFIX} @CMAKE_LIBDIR@=${CMAKE_LIBDIR} @CMAKE_INCLUDEDIR@=${CMAKE_INCLUDEDIR})
 subst(dmlopsConfigVersion.cmake.in dmlopsConfigVersion.cmake @SIZEOF_VOID_P@=${DM_SIZEOF_VOID_P})
