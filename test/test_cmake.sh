@@ -85,10 +85,12 @@ awk '/"command":/ { sub(/^[^:]*: "/, ""); sub(/",?$/, ""); cmd = $0 }
      /"file":/ { sub(/^[^:]*: "/, ""); sub(/",?$/, "")
                  if (cmd !~ /(interop_vulkan|interop_volk|dmlops_test_volk|no_alloc|thread_fail)\.dir\//) print $0 "\t" cmd }' \
     "$cm/compile_commands.json" | normalize "$cm" >"$tmp/cmake.cc"
-# The Makefile's: make -n -B of the library's, the tool's and the tests' objects.
+# The Makefile's: make -n -B of the library's, the tool's and the tests' objects, each
+# command on one line (sed joins the lines a backslash continues).
 test_objs=$(for t in $(make_var TEST_SRC) test/harness.c; do echo "$tmp/mk/obj/${t%.c}.o"; done)
 # shellcheck disable=SC2086
 make --no-print-directory -n -B B="$tmp/mk" CFLAGS= lib cli $test_objs 2>/dev/null |
+    sed -e ':a' -e '/\\$/{N;s/\\\n//;ba' -e '}' |
     awk -v cc="$CC" '$1 == cc { for (i = 2; i < NF; i++) if ($i == "-c" && $(i + 1) ~ /\.c$/) { print $(i + 1) "\t" $0; next } }' |
     normalize "$tmp/mk" >"$tmp/make.cc"
 cut -d' ' -f1 "$tmp/make.cc" >"$tmp/make.files"
