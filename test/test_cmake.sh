@@ -176,13 +176,19 @@ check "... dmlops::dmlops_static and the C++ consumer run ($backends)" \
     sh -c "! readelf -d '$pk/consumer_static' | grep NEEDED | grep -q libdmlops && \
         for b in $backends; do '$pk/consumer_static' \$b && '$pk/consumer_cxx' \$b || exit 1; done"
 
-# A copy of this tree as it is, uncommitted changes included, committed in a scratch clone
-# so that FetchContent can fetch it from a file:// URL.
+# A copy of this tree as it is, uncommitted changes included, committed in a scratch git
+# repository so that FetchContent can fetch it from a file:// URL (a tree that is not a git
+# checkout is copied without its build directories).
 copy=$tmp/dmlops
-check "a copy of the tree, its changes committed in a scratch git clone" \
-    sh -c "git clone -q '$(pwd)' '$copy' && { git diff --binary HEAD | (cd '$copy' && git apply --binary --allow-empty); } && \
-        git ls-files -o --exclude-standard | tar -cf - -T - | tar -xf - -C '$copy' && \
-        cd '$copy' && git add -A && git -c user.name=test -c user.email=test@localhost commit -q --allow-empty -m copy"
+copy_tree() {
+    if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        git clone -q "$(pwd)" "$copy" && { git diff --binary HEAD | (cd "$copy" && git apply --binary --allow-empty); } &&
+            git ls-files -o --exclude-standard | tar -cf - -T - | tar -xf - -C "$copy"
+    else
+        mkdir -p "$copy" && tar -cf - --exclude='./build*' --exclude='./.git' . | tar -xf - -C "$copy" && git -C "$copy" init -q
+    fi && (cd "$copy" && git add -A && git -c user.name=test -c user.email=test@localhost commit -q --allow-empty -m copy)
+}
+check "a copy of the tree, its changes committed in a scratch git repository" copy_tree
 
 sub=$tmp/subdir
 check "add_subdirectory consumer (test/cmake/subdir): configures with the copy as a subproject" \
