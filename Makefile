@@ -475,33 +475,39 @@ SUBST_PATHS      = -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(PC_LIBDIR)|g' -e
 CMAKE_LIBDIR     = $(if $(LIBDIR_REL),$${_dmlops_prefix}/$(LIBDIR_REL),$(LIBDIR))
 CMAKE_INCLUDEDIR = $(if $(INCLUDEDIR_REL),$${_dmlops_prefix}/$(INCLUDEDIR_REL),$(INCLUDEDIR))
 
-install: $(LIB) $(SO) $(CLI)
+# Where the shared library goes, and its links: SONAME to the file, then the name a
+# linker asks for to SONAME. Windows keeps the DLL beside executables (BINDIR) and its
+# import library in LIBDIR, with no links; an unversioned library has none either.
+SO_DIR     := $(if $(filter windows,$(TARGET_OS)),$(BINDIR),$(LIBDIR))
+SO_DEVLINK := $(if $(filter windows,$(TARGET_OS))$(SO_UNVERSIONED),,$(if $(filter darwin,$(TARGET_OS)),libdmlops.dylib,libdmlops.so))
+CLI_INSTALL := $(if $(HAVE_CJSON),$(CLI))
+install: $(LIB) $(SO) $(CLI_INSTALL)
 	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(CMAKEDIR) \
 	    $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/
-	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/
-	install -m 755 $(SO) $(DESTDIR)$(LIBDIR)/
-	ln -sf $(notdir $(SO)) $(DESTDIR)$(LIBDIR)/$(SONAME)
-	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libdmlops.so
+	install -m 644 $(LIB) $(IMPLIB) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SO) $(DESTDIR)$(SO_DIR)/
+	$(if $(SO_DEVLINK),ln -sf $(notdir $(SO)) $(DESTDIR)$(LIBDIR)/$(SONAME))
+	$(if $(SO_DEVLINK),ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/$(SO_DEVLINK))
 	sed $(SUBST_PATHS) $(SUBST_VERSION) src/dmlops.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/dmlops.pc
 	sed $(SUBST_VERSION) -e 's|@CMAKE_PREFIX@|$(CMAKE_PREFIX)|g' -e 's|@CMAKE_LIBDIR@|$(CMAKE_LIBDIR)|g' \
 	    -e 's|@CMAKE_INCLUDEDIR@|$(CMAKE_INCLUDEDIR)|g' src/dmlopsConfig.cmake.in > $(DESTDIR)$(CMAKEDIR)/dmlopsConfig.cmake
 	sed $(SUBST_VERSION) -e "s|@SIZEOF_VOID_P@|$$(printf '__SIZEOF_POINTER__\n' | $(CC) $(CFLAGS) -E -P -x c -)|g" \
 	    src/dmlopsConfigVersion.cmake.in > $(DESTDIR)$(CMAKEDIR)/dmlopsConfigVersion.cmake
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/dmlops.pc $(DESTDIR)$(CMAKEDIR)/*.cmake
-	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/
+	$(if $(CLI_INSTALL),install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/)
 	install -m 644 $(MAN) $(DESTDIR)$(MANDIR)/man1/
-	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then $(LDCONFIG) || true; fi
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && [ $(TARGET_OS) = linux ]; then $(LDCONFIG) || true; fi
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(HEADERS))) \
-	      $(DESTDIR)$(LIBDIR)/libdmlops.a $(DESTDIR)$(LIBDIR)/$(notdir $(SO)) \
-	      $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libdmlops.so \
+	      $(DESTDIR)$(LIBDIR)/libdmlops.a $(DESTDIR)$(SO_DIR)/$(notdir $(SO)) $(if $(IMPLIB),$(DESTDIR)$(LIBDIR)/$(notdir $(IMPLIB))) \
+	      $(if $(SO_DEVLINK),$(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(SO_DEVLINK)) \
 	      $(DESTDIR)$(PKGCONFIGDIR)/dmlops.pc \
 	      $(DESTDIR)$(CMAKEDIR)/dmlopsConfig.cmake $(DESTDIR)$(CMAKEDIR)/dmlopsConfigVersion.cmake \
-	      $(DESTDIR)$(BINDIR)/dmlops $(DESTDIR)$(MANDIR)/man1/$(notdir $(MAN))
+	      $(DESTDIR)$(BINDIR)/dmlops$(EXE) $(DESTDIR)$(MANDIR)/man1/$(notdir $(MAN))
 	@rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
-	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then $(LDCONFIG) || true; fi
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && [ $(TARGET_OS) = linux ]; then $(LDCONFIG) || true; fi
 
 # cpu_pool.c queues a job that lives on dm_pool_run's stack: dm_take unlinks it when its
 # last chunk is handed out, and dm_pool_run returns only after that (cppcheck cannot see it).
