@@ -245,7 +245,8 @@ TEST(reverse_columns_store_partial_chunks_when_the_axis_is_split)
     const dm_vk_params p = no_tuning();
     dm_vk_limits lim;
     dm_vk_limits_init(&cpu, &p, 0, &lim);
-    lim.texel = true; /* dm_vk_texel_init's choice on lavapipe */
+    lim.texel = true; /* dm_vk_texel_init's choice on lavapipe: 2^27 texels of 4 bytes */
+    lim.texel_range = lim.max_range;
     dm_vk_plan plan;
     dm_gather g = reverse_columns_gather(16, 1u << 20, 4); /* 64 MiB */
     if (CHECK_OK(dm_vk_plan_gather(&lim, &g, &plan))) {
@@ -260,4 +261,58 @@ TEST(reverse_columns_store_partial_chunks_when_the_axis_is_split)
         CHECK(!dm_kernel_partial(&g, DM_VARIANT_GENERAL, plan.axis_split), "the general path stores element by element");
         dm_vk_plan_free(&plan);
     }
+}
+
+/* lavapipe under the spec's minimum limits (test/profile_layer/profiles/min.profile), as
+ * dm_vk_texel_init leaves them: 256-byte alignments, and texel views of 65536 texels,
+ * whose 256 KiB windows are 512 times smaller than storage buffers' 128 MiB. */
+static dm_vk_limits min_profile_limits(void)
+{
+    dmlops_device_info cpu = lavapipe_info();
+    cpu.min_storage_buffer_offset_alignment = 256;
+    cpu.max_compute_work_group_invocations = 128;
+    const dm_vk_params p = no_tuning();
+    dm_vk_limits lim;
+    dm_vk_limits_init(&cpu, &p, 0, &lim);
+    lim.texel = true;
+    lim.texel_range = 65536 * 4;
+    return lim;
+}
+
+TEST(small_texel_windows_leave_operators_to_storage_buffers)
+{
+    const dm_vk_limits lim = min_profile_limits();
+    dm_vk_plan plan;
+    /* A REVERSE along 2^25 + 3 UINT64 (256 MiB): texel windows split both the output and
+     * the reversed source past the planner's 65536 windows (the operator was refused
+     * under the minimum profile); storage windows need a handful. */
+    dm_gather g = reverse_columns_gather((1u << 25) + 3, 1, 8);
+    if (CHECK_OK(dm_vk_plan_gather(&lim, &g, &plan))) {
+        CHECK(!plan.texel && plan.npieces <= 16, "256 MiB REVERSE: texel path %d, %u pieces", plan.texel, plan.npieces);
+        dm_vk_plan_free(&plan);
+    }
+    /* 64 KiB fits one texel window: the texel path stays, as on lavapipe itself. */
+    g = reverse_columns_gather(16, 1024, 4);
+    if (CHECK_OK(dm_vk_plan_gather(&lim, &g, &plan))) {
+        CHECK(plan.texel && plan.npieces == 1, "64 KiB REVERSE: texel path %d, %u pieces", plan.texel, plan.npieces);
+        dm_vk_plan_free(&plan);
+    }
+    /* 4 MiB: 16 or more texel windows where one storage window holds it all. */
+    g = reverse_columns_gather(1024, 1024, 4);
+    if (CHECK_OK(dm_vk_plan_gather(&lim, &g, &plan))) {
+        CHECK(!plan.texel && plan.npieces == 1, "4 MiB REVERSE: texel path %d, %u pieces", plan.texel, plan.npieces);
+        dm_vk_plan_free(&plan);
+    }
+    /* Texel views as large as storage windows (lavapipe's own limits): planned once, on
+     * the texel path, however many windows it takes. */
+    dm_vk_limits big = lim;
+    big.texel_range = big.max_range;
+    g = reverse_columns_gather(16, 10u << 20, 1); /* 160 MiB */
+    if (CHECK_OK(dm_vk_plan_gather(&big, &g, &plan))) {
+        CHECK(plan.texel && plan.npieces > 1, "160 MiB on lavapipe: texel path %d, %u pieces", plan.texel, plan.npieces);
+        dm_vk_plan_free(&plan);
+    }
+    /* The compute copy reads through 16-byte texel views only where its windows fit one. */
+    CHECK(!dm_vk_copy_texel(&lim) && dm_vk_copy_texel(&big), "compute copy texel path: min %d, lavapipe %d",
+          dm_vk_copy_texel(&lim), dm_vk_copy_texel(&big));
 }

@@ -160,11 +160,21 @@ static bool dm_vk_straddles(const dm_vk_plan *plan, const dmlops_binding *bind, 
 /* Plans the gather's pieces again for bindings whose windows would straddle segment
  * boundaries, into a host-visible parameter buffer, so that uploading needs neither
  * staging nor the context lock. */
-static dmlops_status dm_vk_table_split(dmlops_binding_table *t, const dm_gather *g, const dm_vk_segments *segs)
+static dmlops_status dm_vk_table_split(dmlops_binding_table *t, const dm_vk_plan *plan, const dm_vk_segments *segs)
 {
     dm_vk_device *d = &t->vk->dev;
+    const dm_gather *g = &plan->g;
     uint32_t *params = NULL;
-    dmlops_status st = dm_vk_plan_segments(&d->lim, g, segs, &t->own_pieces, &params, &t->own_npieces, &t->own_axis_split);
+    dm_vk_limits lim = dm_vk_path_limits(&d->lim, plan->texel);
+    dmlops_status st = dm_vk_plan_segments(&lim, g, segs, &t->own_pieces, &params, &t->own_npieces, &t->own_axis_split);
+    t->own_texel = plan->texel;
+    if (st == DMLOPS_ERROR_UNSUPPORTED && plan->texel) {
+        /* The boundaries cut the texel path's windows past the planner's cap: storage
+         * buffers' larger windows, as dm_vk_plan_gather would have chosen. */
+        lim = dm_vk_path_limits(&d->lim, false);
+        st = dm_vk_plan_segments(&lim, g, segs, &t->own_pieces, &params, &t->own_npieces, &t->own_axis_split);
+        t->own_texel = false;
+    }
     uint64_t bytes = (uint64_t)t->own_npieces * DM_P_WORDS * 4;
     const char *what = "splitting windows at allocation boundaries";
     if (st == DMLOPS_SUCCESS) st = dm_vk_alloc(d, bytes, DM_VK_MEM_PARAMS_MAPPED, what, &t->own_params);
@@ -240,21 +250,22 @@ static dmlops_status dm_vk_bind_piece(dmlops_binding_table *t, const dm_gather *
 
 /* Whether these bindings take the texel path, and the pipeline that goes with it: an
  * operator planned for the texel path falls back to its storage-buffer pipeline when
- * a bound buffer (an application's, wrapped) lacks texel usage; pieces planned again at
- * segment boundaries that split the axis where the operator's did not (or the other way
- * round) take the pipeline specialised for that (PARTIAL). */
+ * a bound buffer (an application's, wrapped) lacks texel usage, or when its pieces were
+ * planned again on storage buffers (dm_vk_table_split); pieces planned again at segment
+ * boundaries that split the axis where the operator's did not (or the other way round)
+ * take the pipeline specialised for that (PARTIAL). */
 static dmlops_status dm_vk_table_pipeline(dmlops_binding_table *t, dmlops_operator *op, const dmlops_binding *bind)
 {
     dm_vk_op *o = op->impl;
     const dm_gather *g = &o->plan.g;
-    const bool device = t->vk->dev.lim.texel; /* o->pipeline is on the texel path */
+    const bool planned = t->own_active ? t->own_texel : o->plan.texel;
     const int src = g->binding[DM_SLOT_SRC], aux = g->binding[DM_SLOT_AUX];
-    const bool texel = device && (src < 0 || dm_vkbuf(bind[src].buffer)->texel) &&
+    const bool texel = planned && (src < 0 || dm_vkbuf(bind[src].buffer)->texel) &&
                        (aux < 0 || dm_vkbuf(bind[aux].buffer)->texel);
     const bool axis_split = t->own_active ? t->own_axis_split : o->plan.axis_split;
     t->texel = texel;
-    t->pipeline = o->pipeline;
-    if ((texel || !device) && axis_split == o->plan.axis_split) return DMLOPS_SUCCESS;
+    t->pipeline = o->pipeline; /* on the plan's path */
+    if (texel == o->plan.texel && axis_split == o->plan.axis_split) return DMLOPS_SUCCESS;
     return dm_vk_pipeline(&t->vk->dev, &t->vk->pipes, g, o->plan.fast, texel, axis_split, &t->pipeline);
 }
 
@@ -288,7 +299,7 @@ dmlops_status dm_vk_table_bind(dmlops_binding_table *t, dmlops_operator *op, con
          * boundaries known; this allocates, once per distinct set of boundaries. */
         if (!t->own_pieces || memcmp(&segs, &t->own_segs, sizeof segs) != 0) {
             dm_vk_table_drop_split(t);
-            dmlops_status st = dm_vk_table_split(t, g, &segs);
+            dmlops_status st = dm_vk_table_split(t, plan, &segs);
             if (st != DMLOPS_SUCCESS) return dm_fail_prefix(st, "%s (binding windows at allocation boundaries)", op->op.name);
             t->own_segs = segs;
         }

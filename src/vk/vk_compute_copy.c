@@ -106,7 +106,7 @@ dmlops_status dm_vk_compute_copy_create(dm_vk_ctx *vk, const dm_vk_buffer *dst, 
     dm_vk_compute_copy *c = dm_calloc(1, sizeof *c);
     if (!c) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
     c->vk = vk;
-    c->texel = d->lim.texel && src->texel;
+    c->texel = dm_vk_copy_texel(&d->lim) && src->texel;
     dmlops_status st = dm_vk_copy_pipeline(d, &vk->pipes, c->texel, &c->pipeline);
     c->n = dm_cc_pieces(&d->lim, dst, d_at, src, s_at, size, NULL);
     dm_cc_piece *pieces = st == DMLOPS_SUCCESS ? dm_calloc(c->n, sizeof *pieces) : NULL;

@@ -25,7 +25,7 @@ static dmlops_status dm_vk_op_prepare(dm_vk_ctx *vk, dm_vk_op *o)
     dmlops_status st = dm_vk_upload(&vk->dev, &vk->sub, &o->params, 0, o->plan.params, bytes, "uploading operator parameters");
     const dm_gather *g = &o->plan.g;
     if (st == DMLOPS_SUCCESS)
-        st = dm_vk_pipeline(&vk->dev, &vk->pipes, g, o->plan.fast, vk->dev.lim.texel, o->plan.axis_split, &o->pipeline);
+        st = dm_vk_pipeline(&vk->dev, &vk->pipes, g, o->plan.fast, o->plan.texel, o->plan.axis_split, &o->pipeline);
     dm_mutex_unlock(vk->sub.lock);
     return st;
 }

@@ -23,7 +23,10 @@ typedef struct dm_vk_limits {
     bool uma;                /* device-local memory is host-visible: no staging */
     uint64_t copy_min_bytes; /* shortest run worth a copy region */
     uint32_t flags;          /* the context's DMLOPS_CONTEXT_FLAG_*: KERNELS_ONLY, PREFER_COPY */
-    bool texel;              /* kernels move 16-byte vectors through texel buffers (TEXEL) */
+    bool texel;              /* kernels may move 16-byte vectors through texel buffers (TEXEL) */
+    uint64_t texel_range;    /* the texel path's window limit (its views hold maxTexelBufferElements
+                                texels): each operator takes that path only where it needs no more
+                                windows than storage buffers do (dm_vk_plan_gather) */
     bool cpu_tuning;         /* tuned for a CPU device (lavapipe), else for a GPU */
     bool wide_rows;          /* long rows on some fast paths take wider units (dm_vk_unit_shape) */
 } dm_vk_limits;
@@ -40,8 +43,8 @@ uint32_t dm_vk_queue_families(const dm_vk_itable *vki, VkPhysicalDevice phys, Vk
 bool dm_vk_has_device_extension(const dm_vk_itable *vki, VkPhysicalDevice phys, const char *name);
 void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *params, uint32_t flags,
                        dm_vk_limits *lim);
-/* Decides lim->texel (want: -1 by device class, 0 off, 1 on where the device can) and
- * narrows the alignment and window limits to what texel views allow. */
+/* Decides lim->texel (want: -1 by device class, 0 off, 1 on where the device can), the
+ * texel path's window limit, and widens the alignment to what texel views need. */
 void dm_vk_texel_init(const dm_vk_itable *vki, VkPhysicalDevice phys, int want, dm_vk_limits *lim);
 
 /* vk_select.c */

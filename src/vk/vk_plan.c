@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../checked.h"
 #include "kernels.h"
 #include "vk_abi.h"
 #include "vk_plan.h"
@@ -324,10 +325,20 @@ static bool dm_pieces_split_axis(const dm_gather *g, const uint32_t *params, uin
     return false;
 }
 
-dmlops_status dm_vk_plan_gather(const dm_vk_limits *lim, const dm_gather *g, dm_vk_plan *plan)
+dm_vk_limits dm_vk_path_limits(const dm_vk_limits *lim, bool texel)
+{
+    dm_vk_limits path = *lim;
+    path.texel = texel && lim->texel;
+    if (path.texel) path.max_range = dm_min_u64(lim->max_range, lim->texel_range);
+    return path;
+}
+
+/* Plans g for one path: lim is dm_vk_path_limits'. */
+static dmlops_status dm_vk_plan_path(const dm_vk_limits *lim, const dm_gather *g, dm_vk_plan *plan)
 {
     memset(plan, 0, sizeof *plan);
     plan->g = *g;
+    plan->texel = lim->texel;
     plan->g.rows_cut = dm_plan_rows_cut(lim, g);
     dm_piece_set set = {0};
     dmlops_status st = dm_split(lim, &plan->g, NULL, &set);
@@ -340,6 +351,31 @@ dmlops_status dm_vk_plan_gather(const dm_vk_limits *lim, const dm_gather *g, dm_
     plan->fast = lim->run <= 32 && dm_kernel_variant(&plan->g, lim->texel) != DM_VARIANT_GENERAL;
     if (st != DMLOPS_SUCCESS) dm_vk_plan_free(plan);
     return st;
+}
+
+dmlops_status dm_vk_plan_gather(const dm_vk_limits *lim, const dm_gather *g, dm_vk_plan *plan)
+{
+    const dm_vk_limits texel = dm_vk_path_limits(lim, true), storage = dm_vk_path_limits(lim, false);
+    if (!texel.texel) return dm_vk_plan_path(&storage, g, plan);
+    dmlops_status st = dm_vk_plan_path(&texel, g, plan);
+    /* Texel windows as large as storage ones split alike; one window cannot do better;
+     * running out of host memory is not the layout's fault. */
+    if (texel.max_range >= storage.max_range || (st == DMLOPS_SUCCESS && plan->npieces <= 1) ||
+        (st != DMLOPS_SUCCESS && st != DMLOPS_ERROR_UNSUPPORTED))
+        return st;
+    /* Smaller texel windows (the spec's minimum maxTexelBufferElements makes them 256 KiB):
+     * storage buffers where they need fewer dispatches, or where the texel path's would
+     * pass the planner's cap. Texel loads are faster per byte on CPU devices, so they
+     * keep every operator they serve in as few dispatches. */
+    dm_vk_plan other;
+    const dmlops_status so = dm_vk_plan_path(&storage, g, &other);
+    if (so == DMLOPS_SUCCESS && (st != DMLOPS_SUCCESS || other.npieces < plan->npieces)) {
+        if (st == DMLOPS_SUCCESS) dm_vk_plan_free(plan);
+        *plan = other;
+        return DMLOPS_SUCCESS;
+    }
+    if (so == DMLOPS_SUCCESS) dm_vk_plan_free(&other);
+    return st == DMLOPS_SUCCESS ? st : so; /* both refused: the larger windows' reason */
 }
 
 dmlops_status dm_vk_plan_segments(const dm_vk_limits *lim, const dm_gather *g, const dm_vk_segments *segs,
@@ -357,6 +393,12 @@ dmlops_status dm_vk_plan_segments(const dm_vk_limits *lim, const dm_gather *g, c
     *npieces = set.n;
     *axis_split = dm_pieces_split_axis(g, set.params, set.n);
     return DMLOPS_SUCCESS;
+}
+
+bool dm_vk_copy_texel(const dm_vk_limits *lim)
+{
+    /* The copy's source view is 16-byte texels: 4 times the bytes of texel_range's. */
+    return lim->texel && dm_vk_copy_window(lim) / 4 <= lim->texel_range;
 }
 
 uint64_t dm_vk_copy_window(const dm_vk_limits *lim)

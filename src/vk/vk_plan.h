@@ -28,6 +28,7 @@ typedef struct dm_vk_plan {
     VkBufferCopy *regions;     /* the copy path, offsets relative to the bindings */
     uint32_t nregions;
     bool use_copy;             /* planned for the copy path */
+    bool texel;                /* planned for the texel path (dm_vk_path_limits) */
     bool fast;                 /* the kernel's fast path (FAST) covers the gather */
     bool axis_split;           /* some piece binds only part of REVERSE's axis (several
                                   source windows over one output: PARTIAL) */
@@ -53,10 +54,16 @@ typedef struct dm_vk_segments {
  * length per column 2-4x slower), so they keep one chunk per invocation. */
 void dm_vk_unit_shape(const dm_vk_limits *lim, const dm_gather *g, uint32_t variant, uint32_t *run, uint32_t *lanes);
 
-/* Plans a collapsed gather. On failure nothing is left to free. */
+/* The limits of one path: the texel path's windows are the smaller of the storage and
+ * texel limits; texel is false where the device takes no texel path. */
+dm_vk_limits dm_vk_path_limits(const dm_vk_limits *lim, bool texel);
+/* Plans a collapsed gather, on the texel path where the device takes it and it needs no
+ * more dispatches than storage buffers (plan->texel), else on storage buffers. On
+ * failure nothing is left to free. */
 dmlops_status dm_vk_plan_gather(const dm_vk_limits *lim, const dm_gather *g, dm_vk_plan *plan);
-/* Pieces whose windows also stay inside the segments of `segs`, their parameter records
- * (malloc'd), and whether they split REVERSE's axis (dm_vk_plan.axis_split). */
+/* Pieces whose windows also stay inside the segments of `segs` (lim: the plan's path's,
+ * dm_vk_path_limits), their parameter records (malloc'd), and whether they split
+ * REVERSE's axis (dm_vk_plan.axis_split). */
 dmlops_status dm_vk_plan_segments(const dm_vk_limits *lim, const dm_gather *g, const dm_vk_segments *segs,
                                   dm_vk_piece **pieces, uint32_t **params, uint32_t *npieces, bool *axis_split);
 void dm_vk_plan_free(dm_vk_plan *plan);
@@ -75,6 +82,8 @@ void dm_vk_regions_add(void *regions, uint64_t src, uint64_t dst, uint64_t bytes
  * whose windows, bound at their aligned-down starts, fit maxStorageBufferRange; and the
  * workgroups of a dispatch moving `bytes`. */
 uint64_t dm_vk_copy_window(const dm_vk_limits *lim);
+/* Whether the compute copy's windows fit texel views, so that it may read through them. */
+bool dm_vk_copy_texel(const dm_vk_limits *lim);
 uint32_t dm_vk_copy_groups(const dm_vk_limits *lim, uint64_t bytes);
 
 #endif

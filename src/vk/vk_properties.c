@@ -223,6 +223,10 @@ void dm_vk_texel_init(const dm_vk_itable *vki, VkPhysicalDevice phys, int want, 
     if (!lim->texel) return;
     lim->align = dm_max_u64(lim->align, p.limits.minTexelBufferOffsetAlignment);
     /* A window's aligned start plus its bytes, as texels, must fit one view; AUX windows
-     * are seen as 4-byte texels. */
-    lim->max_range = dm_min_u64(lim->max_range, texels * 4);
+     * are seen as 4-byte texels. At the spec's minimum (65536 texels) that is 256 KiB,
+     * 512 times less than a storage window of the minimum 128 MiB: a 256 MiB REVERSE
+     * needed more than the planner's 65536 windows, where storage buffers need a handful.
+     * So the storage windows stay as they are and each operator is planned for the path
+     * that needs fewer windows (dm_vk_plan_gather). */
+    lim->texel_range = dm_min_u64(lim->max_range, texels * 4);
 }

@@ -47,6 +47,7 @@ struct dmlops_binding_table {
     dm_vk_segments own_segs;   /* the boundaries own_pieces were planned for */
     bool own_active;           /* the current binding uses own_pieces */
     bool own_axis_split;       /* own_pieces split REVERSE's axis (dm_vk_plan.axis_split) */
+    bool own_texel;            /* own_pieces were planned for the texel path (dm_vk_plan.texel) */
     dmlops_path path;
     bool bound;
     bool dynamic;              /* command lists: slab copies rebuilt from the AUX data per execution */
