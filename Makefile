@@ -520,3 +520,35 @@ lint: $(SPV_H)
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz
+
+# ---- the device-profile layer (test/profile_layer/README.md) ----------------------------
+# A Vulkan layer that makes lavapipe report the spec's minimum limits, an embedded GPU's, or
+# a variant, under the Khronos validation layer. `make profile-layer` builds it and its
+# manifests; test/profile_layer/run.sh PROFILE COMMAND runs anything under it; `make
+# test-profiles` runs the Vulkan suites under every profile (PROFILE_SUITE=quick: fewer).
+PROFILE_LAYER_DIR := $(B)/profile_layer
+PROFILE_LAYER_SO  := $(PROFILE_LAYER_DIR)/libVkLayer_dmlops_profile.so
+PROFILE_LAYER_SRC := $(wildcard test/profile_layer/*.c)
+PROFILE_MANIFESTS := $(patsubst test/profile_layer/manifests/%,$(PROFILE_LAYER_DIR)/vulkan/%,$(wildcard test/profile_layer/manifests/*/*.json))
+PROFILE_SUITE     ?= full
+PROFILE_TESTS     := test_small_devices test_vulkan test_targeted test_random test_validation big_tensors
+.PHONY: profile-layer test-profiles
+profile-layer: $(PROFILE_LAYER_SO) $(PROFILE_MANIFESTS)
+
+# -Bsymbolic: the layer's own vkGetInstanceProcAddr, never the loader's (profile_layer.c).
+$(PROFILE_LAYER_SO): $(PROFILE_LAYER_SRC) test/profile_layer/profile.h | $(DEPS_ORDER)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE $(VULKAN_CFLAGS) $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -shared \
+	    -Wl,-Bsymbolic -Wl,-z,defs $(LDFLAGS) -o $@ $(PROFILE_LAYER_SRC) -lpthread
+
+$(PROFILE_LAYER_DIR)/vulkan/%.json: test/profile_layer/manifests/%.json
+	@mkdir -p $(@D)
+	cp $< $@
+
+test-profiles: deps-check profile-layer $(PROFILE_TESTS:%=$(B)/test/%) $(B)/examples/quickstart $(B)/examples/vulkan_interop $(CLI)
+	@B=$(B) sh test/profile_layer/suite.sh $(PROFILE_SUITE)
+
+# The interop example opens its own Vulkan device through the loader.
+$(B)/examples/vulkan_interop: examples/vulkan_interop.c $(LIB) | $(DEPS_ORDER)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(VULKAN_LIBS) $(LIBS)

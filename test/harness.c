@@ -162,7 +162,28 @@ unsigned dmt_destroy_counting_messages(dmlops_context *ctx)
     return n;
 }
 
-/* Filters: DMT_FILTER=substring of test names; DMLOPS_TEST_BACKENDS=cpu,vulkan. */
+/* Whether a test runs under filter: a comma-separated list of name substrings, those
+ * starting with '-' excluding (the profile suites skip a suite's slowest tests that way);
+ * with no including item, every test not excluded runs. */
+static bool dmt_selected(const char *filter, const char *name)
+{
+    bool include = false, included = false;
+    for (const char *p = filter; p && *p;) {
+        size_t n = strcspn(p, ",");
+        const bool exclude = *p == '-';
+        char item[128];
+        snprintf(item, sizeof item, "%.*s", (int)(n - exclude), p + exclude);
+        if (exclude && item[0] && strstr(name, item)) return false;
+        if (!exclude) {
+            include = true;
+            included |= strstr(name, item) != NULL;
+        }
+        p += n + (p[n] == ',');
+    }
+    return !include || included;
+}
+
+/* Filters: DMT_FILTER (or the first argument), see dmt_selected; DMLOPS_TEST_BACKENDS=cpu,vulkan. */
 int main(int argc, char **argv)
 {
     dmt_pin_driver();
@@ -195,7 +216,7 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < dmt_count; i++) {
         const dmt_test *t = &dmt_tests[i];
-        if (filter && !strstr(t->name, filter)) continue;
+        if (!dmt_selected(filter, t->name)) continue;
         if (t->plain) {
             dmt_current_failures = 0;
             dmt_current_backend = "none";
