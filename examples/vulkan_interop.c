@@ -4,7 +4,9 @@
  * engine places the barriers.
  *
  * Build: cc vulkan_interop.c $(pkg-config --static --cflags --libs dmlops) -lvulkan */
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <vulkan/vulkan.h>
 
@@ -25,6 +27,19 @@
             return 1;                                                                     \
         }                                                                                 \
     } while (0)
+
+/* Whether the device offers a device extension. */
+static bool has_device_extension(VkPhysicalDevice phys, const char *name)
+{
+    uint32_t n = 0;
+    bool found = false;
+    if (vkEnumerateDeviceExtensionProperties(phys, NULL, &n, NULL) != VK_SUCCESS) return false;
+    VkExtensionProperties *e = calloc(n ? n : 1, sizeof *e);
+    if (e && vkEnumerateDeviceExtensionProperties(phys, NULL, &n, e) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n && !found; i++) found = !strcmp(e[i].extensionName, name);
+    free(e);
+    return found;
+}
 
 /* A host-visible buffer, so that the example can fill and read it directly. */
 static VkResult make_buffer(VkPhysicalDevice phys, VkDevice dev, VkDeviceSize size, VkBuffer *buf, VkDeviceMemory *mem,
@@ -74,8 +89,14 @@ int main(void)
     float prio = 1;
     VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = family,
                                    .queueCount = 1, .pQueuePriorities = &prio};
+    /* A portability implementation (MoltenVK and the like) that offers
+     * VK_KHR_portability_subset must have it enabled; the device is the engine's, so the
+     * engine enables it (libdmlops uses nothing the extension can forbid). */
+    const char *portability = "VK_KHR_portability_subset";
     VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
-                              .pQueueCreateInfos = &qci};
+                              .pQueueCreateInfos = &qci,
+                              .enabledExtensionCount = has_device_extension(phys, portability) ? 1 : 0,
+                              .ppEnabledExtensionNames = &portability};
     VkDevice dev;
     VkQueue queue;
     VK_OR_DIE(vkCreateDevice(phys, &dci, NULL, &dev));

@@ -287,6 +287,19 @@ TEST(tensors_beyond_one_allocation)
     dmlops_context_info info;
     CHECK_OK(dmlops_context_get_info(ctx, &info));
     const uint64_t count = (uint64_t)G_ROWS * G_COLS, bytes = count * 4;
+    const dmlops_device_info *d = &info.device;
+    if (d->type != DMLOPS_DEVICE_TYPE_CPU && d->unified_memory && d->memory_heap_count == 1 &&
+        bytes > d->memory_heap_size[0]) {
+        /* A unified-memory GPU (a Raspberry Pi's 1 GiB heap) has no room for it: refused
+         * before any allocation. */
+        dmlops_buffer *b = NULL;
+        CHECK_STATUS(dmlops_buffer_create(ctx, bytes, &b), DMLOPS_ERROR_OUT_OF_DEVICE_MEMORY, "one heap of");
+        printf("    note: %s has one %llu-byte heap: the %.2f GiB tensor is refused\n", d->name,
+               (unsigned long long)d->memory_heap_size[0], (double)bytes / (1 << 30));
+        dmlops_buffer_destroy(b);
+        dmlops_context_destroy(ctx);
+        return;
+    }
     if (bytes <= info.device.max_memory_allocation_size) {
         printf("    note: %s allocates %llu bytes at once; the test needs more than that to mean anything\n",
                info.device.name, (unsigned long long)info.device.max_memory_allocation_size);

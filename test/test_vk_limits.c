@@ -316,3 +316,37 @@ TEST(small_texel_windows_leave_operators_to_storage_buffers)
     CHECK(!dm_vk_copy_texel(&lim) && dm_vk_copy_texel(&big), "compute copy texel path: min %d, lavapipe %d",
           dm_vk_copy_texel(&lim), dm_vk_copy_texel(&big));
 }
+
+/* A unified-memory GPU has its one heap and nothing else: a Raspberry Pi 4 with 2 GiB of
+ * RAM reports 1 GiB (Mesa's V3DV, compute_heap_size), and a buffer beyond it is refused
+ * up front. lavapipe, whose heap stands for host memory it allocates lazily, keeps the
+ * bound of its heaps and the machine's memory together. */
+TEST(unified_gpus_are_bounded_by_their_heap)
+{
+    dmlops_device_info pi = lavapipe_info();
+    pi.type = DMLOPS_DEVICE_TYPE_INTEGRATED_GPU;
+    pi.unified_memory = 1;
+    pi.memory_heap_count = 1;
+    pi.memory_heap_size[0] = 1ull << 30;
+    pi.memory_heap_device_local[0] = 1;
+    const dm_vk_params p = no_tuning();
+    dm_vk_limits lim;
+    dm_vk_limits_init(&pi, &p, 0, &lim);
+    CHECK(lim.unified_heap && lim.memory_limit == 1ull << 30, "Raspberry Pi 4: heap-bound %d, limit %llu",
+          lim.unified_heap, (unsigned long long)lim.memory_limit);
+    dmlops_device_info cpu = pi;
+    cpu.type = DMLOPS_DEVICE_TYPE_CPU;
+    dm_vk_limits_init(&cpu, &p, 0, &lim);
+    CHECK(!lim.unified_heap && lim.memory_limit > 1ull << 30, "lavapipe with a 1 GiB heap: heap-bound %d, limit %llu",
+          lim.unified_heap, (unsigned long long)lim.memory_limit);
+    /* A discrete GPU's heaps are not all the memory there is (host memory backs staging
+     * and can back buffers): the old bound stays. */
+    dmlops_device_info gpu = h200_info();
+    gpu.memory_heap_count = 2;
+    gpu.memory_heap_size[0] = 1ull << 30;
+    gpu.memory_heap_device_local[0] = 1;
+    gpu.memory_heap_size[1] = 1ull << 30;
+    dm_vk_limits_init(&gpu, &p, 0, &lim);
+    CHECK(!lim.unified_heap && lim.memory_limit > 2ull << 30, "discrete GPU: heap-bound %d, limit %llu",
+          lim.unified_heap, (unsigned long long)lim.memory_limit);
+}

@@ -39,6 +39,56 @@ static dmlops_status dm_vk_device_finish(dm_vk_device *d)
     return DMLOPS_SUCCESS;
 }
 
+/* VK_KHR_portability_subset's features structure and its sType are declared only under
+ * VK_ENABLE_BETA_EXTENSIONS (which would also change volk's tables): their values, as
+ * the registry (vk.xml) gives them, here. */
+#define DM_VK_PORTABILITY_SUBSET "VK_KHR_portability_subset"
+#define DM_VK_STRUCTURE_TYPE_PORTABILITY_SUBSET_FEATURES ((VkStructureType)1000163000)
+typedef struct dm_vk_portability_features {
+    VkStructureType sType;
+    void *pNext;
+    VkBool32 constantAlphaColorBlendFactors, events, imageViewFormatReinterpretation, imageViewFormatSwizzle,
+        imageView2DOn3DImage, multisampleArrayImage, mutableComparisonSamplers, pointPolygons, samplerMipLodBias,
+        separateStencilMaskRef, shaderSampleRateInterpolationFunctions, tessellationIsolines, tessellationPointMode,
+        triangleFans, vertexAttributeAccessBeyondStride;
+} dm_vk_portability_features;
+
+/* The device extensions we enable on a device of our own, into names. A portability
+ * implementation (MoltenVK over Metal, and the like) that offers VK_KHR_portability_subset
+ * must have it enabled (VUID-VkDeviceCreateInfo-pProperties-04451). What its features
+ * structure can forbid is graphics and image state (events, image view reinterpretation
+ * and swizzles, triangle fans, tessellation modes, sampler LOD bias, stencil references,
+ * vertex attributes past their stride): the kernels use storage buffers, uniform texel
+ * buffers of whole formats and plain dispatches, so whatever it answers changes nothing.
+ * VK_EXT_memory_budget tells how much of a unified-memory GPU's heap is left
+ * (dm_vk_buffer_alloc). Neither needs a feature enabled. */
+static uint32_t dm_vk_device_extensions(dm_vk_device *d, const char **names)
+{
+    uint32_t n = 0;
+    if (dm_vk_has_device_extension(&d->inst.vki, d->phys, DM_VK_PORTABILITY_SUBSET)) {
+        dm_vk_portability_features pf = {
+            .sType = DM_VK_STRUCTURE_TYPE_PORTABILITY_SUBSET_FEATURES};
+        VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &pf};
+        d->inst.vki.GetPhysicalDeviceFeatures2(d->phys, &f2); /* asked, as the extension asks of us */
+        names[n++] = DM_VK_PORTABILITY_SUBSET;
+        d->portability = true;
+    }
+    if (dm_vk_has_device_extension(&d->inst.vki, d->phys, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME)) {
+        names[n++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
+        d->memory_budget = true;
+    }
+    return n;
+}
+
+uint64_t dm_vk_heap_room(const dm_vk_device *d)
+{
+    if (!d->memory_budget || !d->inst.vki.GetPhysicalDeviceMemoryProperties2) return UINT64_MAX;
+    VkPhysicalDeviceMemoryBudgetPropertiesEXT budget = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
+    VkPhysicalDeviceMemoryProperties2 mp = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2, .pNext = &budget};
+    d->inst.vki.GetPhysicalDeviceMemoryProperties2(d->phys, &mp);
+    return budget.heapBudget[0] > budget.heapUsage[0] ? budget.heapBudget[0] - budget.heapUsage[0] : 0;
+}
+
 dmlops_status dm_vk_device_open(dm_vk_device *d, bool debug, bool quiet, const char *request, bool hardware_only)
 {
     DM_TRY(dm_vk_instance_create(debug, quiet, &d->inst));
@@ -50,7 +100,12 @@ dmlops_status dm_vk_device_open(dm_vk_device *d, bool debug, bool quiet, const c
                                    .queueFamilyIndex = d->queue_family,
                                    .queueCount = 1,
                                    .pQueuePriorities = &prio};
-    VkDeviceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci};
+    const char *extensions[2];
+    VkDeviceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                             .queueCreateInfoCount = 1,
+                             .pQueueCreateInfos = &qci,
+                             .ppEnabledExtensionNames = extensions};
+    ci.enabledExtensionCount = dm_vk_device_extensions(d, extensions);
     VkResult r = d->inst.vki.CreateDevice(d->phys, &ci, NULL, &d->device);
     if (r != VK_SUCCESS) return dm_vk_fail(NULL, r, "vkCreateDevice", d->info.name);
     d->owned = true;

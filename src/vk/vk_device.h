@@ -16,14 +16,17 @@ typedef struct dm_vk_device {
     VkQueue queue;
     uint32_t queue_family;
     uint32_t timestamp_bits; /* of the queue's family; 0: no timestamps */
+    bool memory_budget;      /* VK_EXT_memory_budget enabled on our device (dm_vk_heap_room) */
+    bool portability;        /* VK_KHR_portability_subset enabled on our device */
     bool owned;              /* created here: waited on and destroyed with the context */
     _Atomic bool lost;       /* VK_ERROR_DEVICE_LOST was seen: every later call that would touch the
                               * device fails (read without the context lock: dm_check_lost) */
 } dm_vk_device;
 
 /* Our own device: an instance, the device the request names (vk_select.c), and a
- * device with one compute queue and no optional feature (the kernels need none). On
- * failure, dm_vk_device_close releases what was made. */
+ * device with one compute queue and no optional feature (the kernels need none), with
+ * VK_KHR_portability_subset and VK_EXT_memory_budget enabled where offered. On failure,
+ * dm_vk_device_close releases what was made. */
 dmlops_status dm_vk_device_open(dm_vk_device *d, bool debug, bool quiet, const char *request, bool hardware_only);
 
 /* The application's instance, device and queue, checked for Vulkan 1.1 and a compute
@@ -32,6 +35,10 @@ dmlops_status dm_vk_device_open(dm_vk_device *d, bool debug, bool quiet, const c
 dmlops_status dm_vk_device_adopt(dm_vk_device *d, PFN_vkGetInstanceProcAddr gipa, VkInstance instance,
                                  VkPhysicalDevice phys, VkDevice device, VkQueue queue, uint32_t queue_family,
                                  const char *fn);
+
+/* What is left of heap 0 by VK_EXT_memory_budget (its budget less the process's usage);
+ * UINT64_MAX where our device does not have the extension enabled. */
+uint64_t dm_vk_heap_room(const dm_vk_device *d);
 
 /* Waits for the device to finish everything, when it is ours: an application's device
  * is not ours to wait on (vkDeviceWaitIdle would need all its queues), and every

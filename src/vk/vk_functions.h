@@ -10,6 +10,7 @@
     X(DestroyInstance) X(EnumeratePhysicalDevices) X(GetPhysicalDeviceProperties)         \
     X(GetPhysicalDeviceProperties2) X(GetPhysicalDeviceFeatures2)                         \
     X(GetPhysicalDeviceQueueFamilyProperties) X(GetPhysicalDeviceMemoryProperties)        \
+    X(GetPhysicalDeviceMemoryProperties2)                                                 \
     X(GetPhysicalDeviceFormatProperties)                                                  \
     X(CreateDevice) X(GetDeviceProcAddr) X(EnumerateDeviceExtensionProperties)
 

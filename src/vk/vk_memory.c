@@ -118,11 +118,24 @@ dmlops_status dm_vk_buffer_alloc(dm_vk_device *d, uint64_t size, dm_vk_buffer *b
                        (unsigned long long)size, (unsigned long long)seg, d->info.name);
     /* Beyond what could ever be backed (dm_vk_limits_init: lazy drivers would otherwise
      * be stopped by the OOM killer half-way). */
+    if (size > d->lim.memory_limit && d->lim.unified_heap)
+        return dm_fail(DMLOPS_ERROR_OUT_OF_DEVICE_MEMORY,
+                       "dmlops_buffer_create: %llu bytes are more than the memory heaps of %s hold: one heap of "
+                       "%llu bytes, all the memory a unified-memory GPU has",
+                       (unsigned long long)size, d->info.name, (unsigned long long)d->lim.memory_limit);
     if (size > d->lim.memory_limit)
         return dm_fail(DMLOPS_ERROR_OUT_OF_DEVICE_MEMORY,
                        "dmlops_buffer_create: %llu bytes are more than the memory heaps of %s and the machine's "
                        "memory hold together (%llu bytes)",
                        (unsigned long long)size, d->info.name, (unsigned long long)d->lim.memory_limit);
+    /* What the driver says is left of that heap, other processes and our own buffers
+     * counted: more would fail or push the board into swapping. */
+    const uint64_t room = d->lim.unified_heap ? dm_vk_heap_room(d) : UINT64_MAX;
+    if (size > room)
+        return dm_fail(DMLOPS_ERROR_OUT_OF_DEVICE_MEMORY,
+                       "dmlops_buffer_create: %llu bytes are more than the %llu bytes left of the memory heap of %s "
+                       "(its VK_EXT_memory_budget budget less what is in use)",
+                       (unsigned long long)size, (unsigned long long)room, d->info.name);
     b->nseg = (uint32_t)n;
     b->seg_size = n > 1 ? seg : UINT64_MAX;
     b->seg = n > 1 ? dm_calloc(n, sizeof *b->seg) : &b->one;

@@ -19,7 +19,10 @@ typedef struct dm_vk_limits {
     uint64_t align;          /* binding offsets are aligned down to this */
     uint64_t max_alloc;      /* largest single buffer */
     uint64_t seg_size;       /* buffers above this many bytes are split into segments */
-    uint64_t memory_limit;   /* no buffer larger: the memory heaps and the machine's memory together */
+    uint64_t memory_limit;   /* no buffer larger: the one heap of a unified-memory GPU, else the
+                                memory heaps and the machine's memory together */
+    bool unified_heap;       /* memory_limit is a unified-memory GPU's one heap, heap 0: its
+                                VK_EXT_memory_budget budget bounds buffers too (dm_vk_buffer_alloc) */
     bool uma;                /* device-local memory is host-visible: no staging */
     uint64_t copy_min_bytes; /* shortest run worth a copy region */
     uint32_t flags;          /* the context's DMLOPS_CONTEXT_FLAG_*: KERNELS_ONLY, PREFER_COPY */

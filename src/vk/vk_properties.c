@@ -72,7 +72,13 @@ void dm_vk_fill_device_info(const dm_vk_itable *vki, VkPhysicalDevice phys, uint
     info->max_push_constants_size = l->maxPushConstantsSize;
     info->min_storage_buffer_offset_alignment = l->minStorageBufferOffsetAlignment;
     info->subgroup_size = sub.subgroupSize;
-    info->timestamp_period = l->timestampComputeAndGraphics || l->timestampPeriod > 0 ? l->timestampPeriod : 0;
+    /* Timestamps are optional: timestampValidBits may be 0 on every queue family. The
+     * period means something only where some compute family has them. */
+    VkQueueFamilyProperties q[DM_VK_MAX_FAMILIES];
+    bool timed = false;
+    for (uint32_t i = 0, n = dm_vk_queue_families(vki, phys, q); i < n; i++)
+        timed |= (q[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && q[i].timestampValidBits > 0;
+    info->timestamp_period = timed ? l->timestampPeriod : 0;
 
     VkPhysicalDeviceMemoryProperties mem;
     vki->GetPhysicalDeviceMemoryProperties(phys, &mem);
@@ -130,6 +136,26 @@ uint32_t dm_vk_queue_families(const dm_vk_itable *vki, VkPhysicalDevice phys, Vk
     if (n > DM_VK_MAX_FAMILIES) n = DM_VK_MAX_FAMILIES;
     vki->GetPhysicalDeviceQueueFamilyProperties(phys, &n, q);
     return n;
+}
+
+/* The most bytes a buffer may have (dm_vk_limits.memory_limit). */
+static uint64_t dm_vk_memory_limit(const dmlops_device_info *info, bool *unified_heap)
+{
+    /* A GPU whose one heap is device-local and host-visible (integrated GPUs: V3D on a
+     * Raspberry Pi, Mali, Adreno) has no memory beside that heap, which its driver sizes
+     * to what the board can spare (half the RAM of a 2 GiB Raspberry Pi 4: 1 GiB): a
+     * larger buffer fails in vkAllocateMemory at best, and is refused up front. */
+    *unified_heap = info->type != DMLOPS_DEVICE_TYPE_CPU && info->unified_memory && info->memory_heap_count == 1 &&
+                    info->memory_heap_device_local[0];
+    if (*unified_heap) return info->memory_heap_size[0];
+    /* Elsewhere more than the heaps and the machine's memory together can never succeed,
+     * and drivers that allocate lazily (lavapipe: host memory, zeroed as it is made, and
+     * not held to its heap's 2 GiB) would let the OOM killer end the process half-way
+     * instead of failing the call (dm_vk_buffer_alloc). */
+    uint64_t limit = dm_physical_memory();
+    for (uint32_t h = 0; h < info->memory_heap_count; h++)
+        if (!dm_add_u64(limit, info->memory_heap_size[h], &limit)) limit = UINT64_MAX;
+    return limit;
 }
 
 void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *params, uint32_t flags,
@@ -190,13 +216,7 @@ void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *param
      * boundaries and no element ever straddles one. */
     lim->seg_size = params->max_allocation_size ? dm_min_u64(params->max_allocation_size, lim->max_alloc) : lim->max_alloc;
     lim->seg_size = dm_max_u64(lim->seg_size & ~255ull, 256);
-    /* More than the heaps and the machine's memory together can never succeed, and
-     * drivers that allocate lazily (lavapipe: host memory, zeroed as it is made, and not
-     * held to its heap's 2 GiB) would let the OOM killer end the process half-way
-     * instead of failing the call (dm_vk_buffer_alloc). */
-    lim->memory_limit = dm_physical_memory();
-    for (uint32_t h = 0; h < info->memory_heap_count; h++)
-        if (!dm_add_u64(lim->memory_limit, info->memory_heap_size[h], &lim->memory_limit)) lim->memory_limit = UINT64_MAX;
+    lim->memory_limit = dm_vk_memory_limit(info, &lim->unified_heap);
     /* Below this run length a kernel beats vkCmdCopyBuffer regions (docs/performance.md):
      * on lavapipe regions of 8 bytes already win. On the NVIDIA H200 no run length does:
      * each region cost about 1.9 us (8192 rows of 16 KiB: 15.5 ms as regions, 81 us as a
