@@ -198,6 +198,8 @@ help:
 	@echo "make lint       clang-tidy and cppcheck"
 	@echo "make fuzz       libFuzzer targets, answers checked against a reference (FUZZ_SECONDS=60 each)"
 	@echo "make test-cpu   the CPU-backend suites; for a cross build under qemu or wine (EMULATOR=...)"
+	@echo "make test-profiles  the Vulkan suites under device profiles (test/profile_layer/: the spec's minimum"
+	@echo "                limits, variants, Raspberry Pi 4, Adreno 618, Mali-G610) with the validation layer"
 	@echo "variables: CC CFLAGS LDFLAGS PKG_CONFIG GLSLANG SPIRV_VAL SPIRV_OPT VOLK_SRC B (build directory)"
 	@echo "           CROSS (a toolchain prefix: aarch64-linux-gnu-, arm-linux-gnueabihf-, x86_64-w64-mingw32-;"
 	@echo "           README.md, \"Other platforms\") SO_UNVERSIONED=1 (libdmlops.so as its own soname)"
