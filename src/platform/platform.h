@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "compiler.h"
 
@@ -82,6 +83,11 @@ uint64_t dm_l3_cache_bytes(void);
  * the same size. */
 void *dm_pages_alloc(size_t size, size_t align, bool huge);
 void dm_pages_free(void *p, size_t size);
+
+/* fopen and remove for a UTF-8 path (Windows' own take the ANSI code page, so a
+ * pipeline-cache path outside it would never load or save). */
+FILE *dm_fopen(const char *path, const char *mode);
+int dm_remove(const char *path);
 
 /* Replaces the file at `path` by the file at `tmp`, atomically where the OS can:
  * rename() on POSIX; MoveFileExW with MOVEFILE_REPLACE_EXISTING on Windows, whose

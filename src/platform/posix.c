@@ -118,6 +118,8 @@ void *dm_pages_alloc(size_t size, size_t align, bool huge)
 
 void dm_pages_free(void *p, size_t size) { munmap(p, size); }
 
+FILE *dm_fopen(const char *path, const char *mode) { return fopen(path, mode); }
+int dm_remove(const char *path) { return remove(path); }
 bool dm_replace_file(const char *tmp, const char *path) { return rename(tmp, path) == 0; }
 unsigned long dm_process_id(void) { return (unsigned long)getpid(); }
 int dm_strcasecmp(const char *a, const char *b) { return strcasecmp(a, b); }

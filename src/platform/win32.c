@@ -13,6 +13,7 @@
 #include <windows.h>
 
 #include <process.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,6 +156,23 @@ static wchar_t *dm_wide(const char *s)
         w = NULL;
     }
     return w;
+}
+
+FILE *dm_fopen(const char *path, const char *mode)
+{
+    wchar_t *wp = dm_wide(path), *wm = dm_wide(mode);
+    FILE *f = wp && wm ? _wfopen(wp, wm) : NULL;
+    free(wp);
+    free(wm);
+    return f;
+}
+
+int dm_remove(const char *path)
+{
+    wchar_t *wp = dm_wide(path);
+    const int r = wp ? _wremove(wp) : -1;
+    free(wp);
+    return r;
 }
 
 bool dm_replace_file(const char *tmp, const char *path)

@@ -43,7 +43,7 @@ static void dm_cache_header_for(const dm_vk_device *d, dm_cache_header *h)
  * slower start) unless it matches this device and driver. */
 static void *dm_cache_load(const dm_vk_device *d, const char *path, size_t *size)
 {
-    FILE *f = path ? fopen(path, "rb") : NULL;
+    FILE *f = path ? dm_fopen(path, "rb") : NULL;
     dm_cache_header want, got;
     void *data = NULL;
     if (!f) return NULL;
@@ -77,10 +77,10 @@ static void dm_cache_save(const dm_vk_device *d, const dm_vk_pipelines *p)
         dm_cache_header_for(d, &h);
         h.size = size;
         h.checksum = dm_fnv1a(data, size);
-        FILE *f = fopen(tmp, "wb");
+        FILE *f = dm_fopen(tmp, "wb");
         bool ok = f && fwrite(&h, sizeof h, 1, f) == 1 && fwrite(data, 1, size, f) == size;
         if (f) ok = (fclose(f) == 0) && ok;
-        if (!ok || !dm_replace_file(tmp, p->cache_path)) remove(tmp);
+        if (!ok || !dm_replace_file(tmp, p->cache_path)) dm_remove(tmp);
     }
     free(data);
 }
