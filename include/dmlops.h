@@ -532,6 +532,43 @@ DMLOPS_API dmlops_status dmlops_command_list_get_stats(const dmlops_command_list
 
 DMLOPS_API void dmlops_command_list_destroy(dmlops_command_list *list);
 
+/* ---- Diagnostics: the access model ---------------------------------------------------
+ * What a GPU's memory system would see of the kernels, measured on any Vulkan device
+ * (lavapipe included): on a context created with DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES every
+ * kernel runs an instrumented build of itself that records each of its buffer accesses
+ * (the invocation, the access site in the shader, the byte address and the width), and
+ * each execution of a command list is analysed as Nsight Compute would count it: the
+ * accesses one access site makes in one warp of 32 consecutive invocations, the k-th time
+ * each lane reaches it, are one memory request, which touches some number of 32-byte
+ * sectors. Pair it with DMLOPS_VK_TUNING=gpu on a CPU device to trace the plan and kernel
+ * variants a discrete GPU gets. Traced executions are slow; their results are exact. */
+
+/* Vulkan: run instrumented kernels that record their buffer accesses (above). The device
+ * needs 5 storage buffers per stage (every desktop driver, lavapipe included);
+ * DMLOPS_ERROR_UNSUPPORTED on the CPU backend and on devices without them. */
+#define DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES 0x10u
+
+typedef struct dmlops_access_stats {
+    uint64_t accesses;         /* buffer accesses: one lane's load or store */
+    uint64_t loads, stores;    /* accesses that read, and that wrote (atomics count as both) */
+    uint64_t requests;         /* warp-level memory requests */
+    uint64_t bytes;            /* bytes the accesses moved */
+    uint64_t sectors;          /* 32-byte sectors touched, summed over the requests */
+    uint64_t distinct_sectors; /* distinct 32-byte sectors touched by the whole execution */
+    double loads_in_flight;    /* loads an invocation issues before the store that follows
+                                  them, averaged over such runs: memory-level parallelism
+                                  (a copy moving four 16-byte vectors per step scores 4) */
+    uint32_t dispatches;       /* kernel dispatches traced */
+    uint32_t untraced;         /* operations that moved memory without a traced kernel
+                                  (vkCmdCopyBuffer regions, plain copies): not counted */
+} dmlops_access_stats;
+
+/* The access statistics of the list's last execution on a context created with
+ * DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES (DMLOPS_ERROR_UNSUPPORTED on another context,
+ * DMLOPS_ERROR_INVALID_ARGUMENT before a first execution). */
+DMLOPS_API dmlops_status dmlops_command_list_get_access_stats(const dmlops_command_list *list,
+                                                   dmlops_access_stats *stats);
+
 #ifdef __cplusplus
 }
 #endif

@@ -213,6 +213,15 @@ dmlops_status dmlops_command_list_get_stats(const dmlops_command_list *list, dml
     return DMLOPS_SUCCESS;
 }
 
+dmlops_status dmlops_command_list_get_access_stats(const dmlops_command_list *list, dmlops_access_stats *stats)
+{
+    DM_CHECK_ARG(list, "dmlops_command_list_get_access_stats");
+    DM_CHECK_ARG(stats, "dmlops_command_list_get_access_stats");
+    return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
+                   "dmlops_command_list_get_access_stats: the context was not created with "
+                   "DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES");
+}
+
 void dmlops_command_list_destroy(dmlops_command_list *list)
 {
     if (!list) return;
