@@ -211,37 +211,56 @@ deps-check:
 	@$(DEPS_ENV) .ci/deps.sh $(DEPS_PROFILE)
 
 # ---- kernels: GLSL -> SPIR-V (validated) -> C arrays embedded in the library ---------
-$(B)/spv/%.h: glsl/%.comp $(wildcard glsl/*.glsl) | $(DEPS_ORDER)
-	@mkdir -p $(@D)
-	$(GLSLANG) -V --target-env vulkan1.1 -S comp -Iglsl -o $(B)/spv/$*.spv $< > $(B)/spv/$*.log || { cat $(B)/spv/$*.log; false; }
-	$(SPIRV_VAL) --target-env vulkan1.1 $(B)/spv/$*.spv
-	$(GLSLANG) -V --target-env vulkan1.1 -S comp -Iglsl --vn dm_spv_$* -o $@ $< >/dev/null
-
 # A gather kernel is one module per (ROW_DIMS, VARIANT, TEXEL): its general path
 # (variant 0) and each fast-path variant it has (DM_VARIANT_* in src/vk/vk_abi.h; the
 # FLAT ones, 6 and 7, serve rows of a rank-1 or rank-2 gather only), each stripped of the
 # other paths by spirv-opt once those are constants (gather_common.glsl says why),
 # validated, and written as dm_spv_<kernel>_r<R>_v<V>_t<T>[] (od prints the words in host
 # order, the order glslang wrote them in), with DM_SPV_<kernel>_MODULES, the designated
-# initializers [bucket][variant][texel] of kernels.c's table. ROW_DIMS and VARIANTS_<kernel>
-# are in lists.mk; cmake/dmlops_spirv.cmake builds the same modules for CMake.
+# initializers [bucket][variant][texel] of kernels.c's table. The storage-buffer modules
+# (T 0) are built once more with DM_TRACE, the instrumented build a tracing context runs
+# (glsl/trace.glsl): dm_spv_<kernel>_r<R>_v<V>_trace[] in DM_SPV_<kernel>_TRACE_MODULES,
+# [bucket][variant]. ROW_DIMS and VARIANTS_<kernel> are in lists.mk;
+# cmake/dmlops_spirv.cmake builds the same modules for CMake.
 $(GATHER_H): $(B)/spv/%.h: glsl/%.comp $(wildcard glsl/*.glsl) Makefile lists.mk | $(DEPS_ORDER)
 	@mkdir -p $(@D)
 	@echo "GLSL $< -> SPIR-V modules of variants 0 $(VARIANTS_$*)"
 	@set -e; echo "/* Generated from $< by the Makefile. */" > $@.tmp; echo "#define DM_SPV_$*_MODULES \\" > $@.table; \
+	echo "#define DM_SPV_$*_TRACE_MODULES \\" > $@.trace; \
+	spv_module() { \
+	    $(GLSLANG) -V --target-env vulkan1.1 -S comp -Iglsl $$2 -o $(B)/spv/$$1.glslang $< > $(B)/spv/$$1.log || { cat $(B)/spv/$$1.log; exit 1; }; \
+	    $(SPIRV_OPT) $(SPIRV_OPT_FLAGS) --target-env=vulkan1.1 $(B)/spv/$$1.glslang -o $(B)/spv/$$1.spv; \
+	    $(SPIRV_VAL) --target-env vulkan1.1 $(B)/spv/$$1.spv; \
+	    rm -f $(B)/spv/$$1.glslang $(B)/spv/$$1.log; \
+	    { echo "static const uint32_t dm_spv_$$1[] = {"; \
+	      od -An -v -tx4 $(B)/spv/$$1.spv | sed 's/ *\([0-9a-f]\{8\}\)/0x\1,/g'; echo "};"; } >> $@.tmp; \
+	}; \
 	bucket=0; for r in $(ROW_DIMS); do for v in 0 $(VARIANTS_$*); do \
 	    if { [ $$v -eq 6 ] || [ $$v -eq 7 ]; } && [ $$r -ne 1 ]; then continue; fi; \
 	    for t in 0 1; do \
-	    m=$*_r$${r}_v$${v}_t$${t}; \
-	    $(GLSLANG) -V --target-env vulkan1.1 -S comp -Iglsl -DDM_ROW_DIMS=$$r -DDM_VARIANT=$$v -DDM_TEXEL=$$t \
-	        -o $(B)/spv/$$m.glslang $< > $(B)/spv/$$m.log || { cat $(B)/spv/$$m.log; exit 1; }; \
-	    $(SPIRV_OPT) $(SPIRV_OPT_FLAGS) --target-env=vulkan1.1 $(B)/spv/$$m.glslang -o $(B)/spv/$$m.spv; \
+	        m=$*_r$${r}_v$${v}_t$${t}; \
+	        spv_module $$m "-DDM_ROW_DIMS=$$r -DDM_VARIANT=$$v -DDM_TEXEL=$$t"; \
+	        echo "    [$$bucket][$$v][$$t] = {dm_spv_$$m, sizeof dm_spv_$$m}, \\" >> $@.table; \
+	    done; \
+	    m=$*_r$${r}_v$${v}_trace; \
+	    spv_module $$m "-DDM_ROW_DIMS=$$r -DDM_VARIANT=$$v -DDM_TEXEL=0 -DDM_TRACE=1"; \
+	    echo "    [$$bucket][$$v] = {dm_spv_$$m, sizeof dm_spv_$$m}, \\" >> $@.trace; \
+	done; bucket=$$((bucket + 1)); done; echo >> $@.table; echo >> $@.trace; \
+	cat $@.table $@.trace >> $@.tmp; rm -f $@.table $@.trace; mv $@.tmp $@
+
+# The compute copy (glsl/copy.comp) and its trace build, one module each: dm_spv_copy[]
+# and dm_spv_copy_trace[].
+$(B)/spv/copy.h: glsl/copy.comp $(wildcard glsl/*.glsl) | $(DEPS_ORDER)
+	@mkdir -p $(@D)
+	@set -e; echo "/* Generated from $< by the Makefile. */" > $@.tmp; \
+	for m in copy copy_trace; do \
+	    d=; [ $$m = copy ] || d=-DDM_TRACE=1; \
+	    $(GLSLANG) -V --target-env vulkan1.1 -S comp -Iglsl $$d -o $(B)/spv/$$m.spv $< > $(B)/spv/$$m.log || { cat $(B)/spv/$$m.log; exit 1; }; \
+	    rm -f $(B)/spv/$$m.log; \
 	    $(SPIRV_VAL) --target-env vulkan1.1 $(B)/spv/$$m.spv; \
-	    rm -f $(B)/spv/$$m.glslang $(B)/spv/$$m.log; \
 	    { echo "static const uint32_t dm_spv_$$m[] = {"; \
 	      od -An -v -tx4 $(B)/spv/$$m.spv | sed 's/ *\([0-9a-f]\{8\}\)/0x\1,/g'; echo "};"; } >> $@.tmp; \
-	    echo "    [$$bucket][$$v][$$t] = {dm_spv_$$m, sizeof dm_spv_$$m}, \\" >> $@.table; \
-	done; done; bucket=$$((bucket + 1)); done; echo >> $@.table; cat $@.table >> $@.tmp; rm -f $@.table; mv $@.tmp $@
+	done; mv $@.tmp $@
 
 # ---- the library: one prelinked object whose only global symbols are dmlops_* ---------
 $(B)/obj/%.o: %.c | $(DEPS_ORDER) $(SYSINC_DEP)

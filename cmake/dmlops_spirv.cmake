@@ -11,12 +11,15 @@
 # Makefile must not need CMake. The variant lists come from lists.mk for both.
 #
 # With DM_VARIANTS empty the kernel is a single module, dm_spv_<kernel>, compiled and
-# validated but not optimised (copy.comp). Otherwise it is one module per (row bucket,
-# variant, texel path): variant 0 and each of DM_VARIANTS, the FLAT variants 6 and 7 only
-# in the first bucket (they serve rows of a rank-1 or rank-2 gather), each compiled with
-# its DM_ROW_DIMS, DM_VARIANT and DM_TEXEL, stripped by spirv-opt, validated, and written
-# as dm_spv_<kernel>_r<R>_v<V>_t<T>[] with DM_SPV_<kernel>_MODULES, the designated
-# initializers [bucket][variant][texel] of kernels.c's table.
+# validated but not optimised (copy.comp), then its trace build (DM_TRACE, glsl/trace.glsl),
+# dm_spv_<kernel>_trace. Otherwise it is one module per (row bucket, variant, texel path):
+# variant 0 and each of DM_VARIANTS, the FLAT variants 6 and 7 only in the first bucket
+# (they serve rows of a rank-1 or rank-2 gather), each compiled with its DM_ROW_DIMS,
+# DM_VARIANT and DM_TEXEL, stripped by spirv-opt, validated, and written as
+# dm_spv_<kernel>_r<R>_v<V>_t<T>[] with DM_SPV_<kernel>_MODULES, the designated
+# initializers [bucket][variant][texel] of kernels.c's table; and the trace build of each
+# texel-0 module, dm_spv_<kernel>_r<R>_v<V>_trace[] in DM_SPV_<kernel>_TRACE_MODULES,
+# [bucket][variant].
 cmake_minimum_required(VERSION 3.16)
 
 foreach(v DM_ROOT DM_KERNEL DM_OUT DM_COMPILER DM_SPIRV_VAL)
@@ -87,37 +90,54 @@ endfunction()
 
 set(header "/* Generated from ${source} by cmake/dmlops_spirv.cmake. */\n")
 if(variants STREQUAL "")
-    set(spv "${spv_dir}/${DM_KERNEL}.spv")
-    compile("${spv}")
-    run("spirv-val ${spv}" "${DM_SPIRV_VAL}" --target-env ${target_env} "${spv}")
-    words(w "${spv}")
-    string(APPEND header "static const uint32_t dm_spv_${DM_KERNEL}[] = {\n${w}};\n")
+    foreach(m ${DM_KERNEL} ${DM_KERNEL}_trace)
+        set(defs "")
+        if(m MATCHES "_trace$")
+            set(defs DM_TRACE=1)
+        endif()
+        set(spv "${spv_dir}/${m}.spv")
+        compile("${spv}" ${defs})
+        run("spirv-val ${spv}" "${DM_SPIRV_VAL}" --target-env ${target_env} "${spv}")
+        words(w "${spv}")
+        string(APPEND header "static const uint32_t dm_spv_${m}[] = {\n${w}};\n")
+    endforeach()
 else()
     if(NOT DM_SPIRV_OPT)
         message(FATAL_ERROR "dmlops_spirv.cmake: DM_SPIRV_OPT is not set")
     endif()
     set(table "#define DM_SPV_${DM_KERNEL}_MODULES \\\n")
+    set(trace_table "#define DM_SPV_${DM_KERNEL}_TRACE_MODULES \\\n")
     set(bucket 0)
     foreach(r IN LISTS row_dims)
         foreach(v 0 ${variants})
             if((v EQUAL 6 OR v EQUAL 7) AND NOT r EQUAL 1)
                 continue()
             endif()
-            foreach(t 0 1)
-                set(m ${DM_KERNEL}_r${r}_v${v}_t${t})
-                compile("${spv_dir}/${m}.glslang" DM_ROW_DIMS=${r} DM_VARIANT=${v} DM_TEXEL=${t})
+            foreach(t 0 1 trace)
+                if(t STREQUAL "trace")
+                    set(m ${DM_KERNEL}_r${r}_v${v}_trace)
+                    set(defs DM_ROW_DIMS=${r} DM_VARIANT=${v} DM_TEXEL=0 DM_TRACE=1)
+                else()
+                    set(m ${DM_KERNEL}_r${r}_v${v}_t${t})
+                    set(defs DM_ROW_DIMS=${r} DM_VARIANT=${v} DM_TEXEL=${t})
+                endif()
+                compile("${spv_dir}/${m}.glslang" ${defs})
                 run("spirv-opt ${m}" "${DM_SPIRV_OPT}" ${opt_flags} --target-env=${target_env}
                     "${spv_dir}/${m}.glslang" -o "${spv_dir}/${m}.spv")
                 run("spirv-val ${m}" "${DM_SPIRV_VAL}" --target-env ${target_env} "${spv_dir}/${m}.spv")
                 file(REMOVE "${spv_dir}/${m}.glslang")
                 words(w "${spv_dir}/${m}.spv")
                 string(APPEND header "static const uint32_t dm_spv_${m}[] = {\n${w}};\n")
-                string(APPEND table "    [${bucket}][${v}][${t}] = {dm_spv_${m}, sizeof dm_spv_${m}}, \\\n")
+                if(t STREQUAL "trace")
+                    string(APPEND trace_table "    [${bucket}][${v}] = {dm_spv_${m}, sizeof dm_spv_${m}}, \\\n")
+                else()
+                    string(APPEND table "    [${bucket}][${v}][${t}] = {dm_spv_${m}, sizeof dm_spv_${m}}, \\\n")
+                endif()
             endforeach()
         endforeach()
         math(EXPR bucket "${bucket} + 1")
     endforeach()
-    string(APPEND header "${table}\n")
+    string(APPEND header "${table}\n${trace_table}\n")
 endif()
 # Written whole and then renamed, so that an interrupted build leaves no half header.
 file(WRITE "${DM_OUT}.tmp" "${header}")

@@ -12,6 +12,11 @@
 // words, all index math is 32-bit, and addresses are byte offsets inside the bound
 // window (the host keeps every window below maxStorageBufferRange, so they fit).
 
+// The access trace (trace.glsl): this file's sites, and the Trace buffer's binding
+// (DM_BINDING_TRACE in src/vk/vk_abi.h).
+#define DM_SITE_FILE 1
+#define DM_TRACE_BINDING 9
+
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint ESIZE = 4u;
 // Consecutive units one invocation handles before stepping over the grid: 1 keeps
@@ -110,15 +115,77 @@ layout(set = 0, binding = 7) uniform usamplerBuffer Aux4T;
 // where dm_kernel_src_words says); as many texels as Src has words.
 layout(set = 0, binding = 8) uniform usamplerBuffer SrcWT;
 layout(std430, set = 0, binding = 3) readonly buffer Aux { uint aux[]; };
+// The same window as 16-byte vectors: a lane reads several lengths or indices at once.
+layout(std430, set = 0, binding = 3) readonly buffer Aux4 { uvec4 aux4[]; };
 layout(std430, set = 0, binding = 4) readonly buffer Aux2 { uint aux2[]; };
 
-// Dynamic per-dispatch values: the byte remainders of the aligned-down windows.
+// Dynamic per-dispatch values: the byte remainders of the aligned-down windows; then,
+// read only by the trace build (trace.glsl), each window's offset in its VkBuffer and
+// the dispatch's index in the traced submission.
 layout(push_constant) uniform Push {
     uint rem_dst;
     uint rem_src;
     uint rem_aux;
     uint rem_aux2;
+    uint tbase_dst;
+    uint tbase_src;
+    uint tbase_aux;
+    uint tbase_aux2;
+    uint tdispatch;
 } pc;
+
+#include "trace.glsl"
+
+// ---- buffer accesses ---------------------------------------------------------------
+// Every access to a data binding goes through these, so that the trace build records it
+// (trace.glsl, the access model of include/dmlops.h); in the other builds they are the
+// plain accesses. Slots: 0 DST, 1 SRC, 2 AUX, 3 AUX2 (src/gather.h). Arguments are
+// evaluated twice in the trace build: pass expressions without side effects.
+#ifdef DM_TRACE
+uint ld_src_(uint w, uint s) { dm_trace(s, 1u, pc.tbase_src + w * 4u, 2u, TR_LOAD); return src[w]; }
+uvec2 ld_src2_(uint i, uint s) { dm_trace(s, 1u, pc.tbase_src + i * 8u, 3u, TR_LOAD); return src2[i]; }
+uvec4 ld_src4_(uint q, uint s) { dm_trace(s, 1u, pc.tbase_src + q * 16u, 4u, TR_LOAD); return src4[q]; }
+uint ld_aux_(uint w, uint s) { dm_trace(s, 2u, pc.tbase_aux + w * 4u, 2u, TR_LOAD); return aux[w]; }
+uvec4 ld_aux4_(uint q, uint s) { dm_trace(s, 2u, pc.tbase_aux + q * 16u, 4u, TR_LOAD); return aux4[q]; }
+uint ld_aux2_(uint w, uint s) { dm_trace(s, 3u, pc.tbase_aux2 + w * 4u, 2u, TR_LOAD); return aux2[w]; }
+void st_dst_(uint w, uint x, uint s) { dm_trace(s, 0u, pc.tbase_dst + w * 4u, 2u, TR_STORE); dst[w] = x; }
+void st_dst4_(uint c, uvec4 v, uint s) { dm_trace(s, 0u, pc.tbase_dst + c * 16u, 4u, TR_STORE); dst4[c] = v; }
+void and_dst_(uint w, uint m, uint s) { dm_trace(s, 0u, pc.tbase_dst + w * 4u, 2u, TR_ATOMIC); atomicAnd(dst[w], m); }
+void or_dst_(uint w, uint m, uint s) { dm_trace(s, 0u, pc.tbase_dst + w * 4u, 2u, TR_ATOMIC); atomicOr(dst[w], m); }
+uvec4 tx_src4_(uint q, uint s) { dm_trace(s, 1u, pc.tbase_src + q * 16u, 4u, TR_LOAD); return texelFetch(Src4T, int(q)); }
+uint tx_srcw_(uint w, uint s) { dm_trace(s, 1u, pc.tbase_src + w * 4u, 2u, TR_LOAD); return texelFetch(SrcWT, int(w)).x; }
+uint tx_aux_(uint w, uint s) { dm_trace(s, 2u, pc.tbase_aux + w * 4u, 2u, TR_LOAD); return texelFetch(AuxT, int(w)).x; }
+uvec4 tx_aux4_(uint q, uint s) { dm_trace(s, 2u, pc.tbase_aux + q * 16u, 4u, TR_LOAD); return texelFetch(Aux4T, int(q)); }
+#define LD_SRC(w) ld_src_(w, DM_SITE)
+#define LD_SRC2(i) ld_src2_(i, DM_SITE)
+#define LD_SRC4(q) ld_src4_(q, DM_SITE)
+#define LD_AUX(w) ld_aux_(w, DM_SITE)
+#define LD_AUX4(q) ld_aux4_(q, DM_SITE)
+#define LD_AUX2(w) ld_aux2_(w, DM_SITE)
+#define ST_DST(w, x) st_dst_(w, x, DM_SITE)
+#define ST_DST4(c, v) st_dst4_(c, v, DM_SITE)
+#define AND_DST(w, m) and_dst_(w, m, DM_SITE)
+#define OR_DST(w, m) or_dst_(w, m, DM_SITE)
+#define TX_SRC4(q) tx_src4_(q, DM_SITE)
+#define TX_SRCW(w) tx_srcw_(w, DM_SITE)
+#define TX_AUX(w) tx_aux_(w, DM_SITE)
+#define TX_AUX4(q) tx_aux4_(q, DM_SITE)
+#else
+#define LD_SRC(w) src[w]
+#define LD_SRC2(i) src2[i]
+#define LD_SRC4(q) src4[q]
+#define LD_AUX(w) aux[w]
+#define LD_AUX4(q) aux4[q]
+#define LD_AUX2(w) aux2[w]
+#define ST_DST(w, x) (dst[w] = (x))
+#define ST_DST4(c, v) (dst4[c] = (v))
+#define AND_DST(w, m) atomicAnd(dst[w], m)
+#define OR_DST(w, m) atomicOr(dst[w], m)
+#define TX_SRC4(q) texelFetch(Src4T, int(q))
+#define TX_SRCW(w) texelFetch(SrcWT, int(w)).x
+#define TX_AUX(w) texelFetch(AuxT, int(w)).x
+#define TX_AUX4(q) texelFetch(Aux4T, int(q))
+#endif
 
 // Indices into the record (src/vk/vk_abi.h).
 const uint P_RANK = 0u, P_UNITS = 1u, P_MODE = 2u, P_PER_ROW = 3u, P_AXIS = 4u, P_AXIS_ORIGIN = 5u,
@@ -150,29 +217,29 @@ const uint NO_AXIS = 0xffffffffu;
 // src4.length()).
 uvec4 read4(uint q)
 {
-    if (TEXEL) return texelFetch(Src4T, int(q));
-    return src4[q];
+    if (TEXEL) return TX_SRC4(q);
+    return LD_SRC4(q);
 }
 
 // An element of ESIZE bytes at byte address a, as up to two words.
-#define DEFINE_LOAD(NAME, BUF)                                                            \
+#define DEFINE_LOAD(NAME, BUF, LD)                                                        \
     uvec2 NAME(uint a) {                                                                  \
         uint w = a >> 2u;                                                                 \
         if (w + (ESIZE == 8u ? 1u : 0u) >= uint(BUF.length())) return uvec2(0u);          \
-        if (ESIZE == 8u) return uvec2(BUF[w], BUF[w + 1u]);                               \
-        if (ESIZE == 4u) return uvec2(BUF[w], 0u);                                        \
-        return uvec2(bitfieldExtract(BUF[w], int((a & 3u) * 8u), int(ESIZE * 8u)), 0u);   \
+        if (ESIZE == 8u) return uvec2(LD(w), LD(w + 1u));                                 \
+        if (ESIZE == 4u) return uvec2(LD(w), 0u);                                         \
+        return uvec2(bitfieldExtract(LD(w), int((a & 3u) * 8u), int(ESIZE * 8u)), 0u);    \
     }
-DEFINE_LOAD(load_src, src)
-DEFINE_LOAD(load_aux, aux)
-DEFINE_LOAD(load_aux2, aux2)
+DEFINE_LOAD(load_src, src, LD_SRC)
+DEFINE_LOAD(load_aux, aux, LD_AUX)
+DEFINE_LOAD(load_aux2, aux2, LD_AUX2)
 
 uint aux_word(uint a)
 {
     const uint w = a >> 2u;
     if (w >= uint(aux.length())) return 0u;
-    if (TEXEL) return texelFetch(AuxT, int(w)).x;
-    return aux[w];
+    if (TEXEL) return TX_AUX(w);
+    return LD_AUX(w);
 }
 
 // Parameters the per-element functions use, loaded once per invocation.
@@ -354,3 +421,7 @@ bool stream_vec(uint j0, out uvec4 v)
 }
 
 uvec2 stream_elem(uint j) { return load_src(j < g_P ? g_Bb - j * ESIZE : g_Bf + j * ESIZE); }
+
+// What follows this file in a kernel is the kernel's own (trace.glsl's sites).
+#undef DM_SITE_FILE
+#define DM_SITE_FILE 2

@@ -21,6 +21,10 @@
 // atomics, after a batch of units (PEND). On lavapipe, where masked-off code still runs,
 // that keeps the rare cases out of the per-chunk cost, and mostly out of the per-unit one.
 
+// The access trace's sites (trace.glsl): this file's, until its end.
+#undef DM_SITE_FILE
+#define DM_SITE_FILE 3
+
 // This invocation's index in the grid (a 2-D grid of 1-D workgroups: the host spreads
 // more than 65535 groups over y), and the grid's size in invocations.
 uint grid_invocation()
@@ -36,10 +40,10 @@ void store_masked(uint w, uint bits, uint mask)
 {
     if (mask == 0u || w >= uint(dst.length())) return;
     if (mask == 0xffffffffu) {
-        dst[w] = bits;
+        ST_DST(w, bits);
     } else {
-        atomicAnd(dst[w], ~mask);
-        atomicOr(dst[w], bits & mask);
+        AND_DST(w, ~mask);
+        OR_DST(w, bits & mask);
     }
 }
 
@@ -48,11 +52,11 @@ void store_element(uint a, uvec2 v)
     uint w = a >> 2u;
     if (ESIZE == 8u) {
         if (w + 1u < uint(dst.length())) {
-            dst[w] = v.x;
-            dst[w + 1u] = v.y;
+            ST_DST(w, v.x);
+            ST_DST(w + 1u, v.y);
         }
     } else if (ESIZE == 4u) {
-        if (w < uint(dst.length())) dst[w] = v.x;
+        if (w < uint(dst.length())) ST_DST(w, v.x);
     } else {
         uint shift = (a & 3u) * 8u;
         store_masked(w, v.x << shift, ((1u << (ESIZE * 8u)) - 1u) << shift);
@@ -94,7 +98,7 @@ void unit(uint k, uint db, uint sb, uint ab, uint row_axis, bool vec_mode, uint 
     uvec4 v;
     if (cb >= db && cb + 16u <= row_end && chunk < uint(dst4.length()) &&
         fetch_vec(sb, ab, row_axis, (cb - db) / ESIZE, v)) {
-        dst4[chunk] = v;
+        ST_DST4(chunk, v);
         return;
     }
     for (uint q = 0u; q < 4u; q++) word_unit(chunk * 4u + q, db, sb, ab, row_axis, row_end);
@@ -199,7 +203,7 @@ uint fast_row(uint c0, uint lanes, uint db, uint sb, uint ab, uint row_axis, uin
         g_part = false;
         const bool got = (STREAMS || whole) && chunk_vec(j0, v);
         if (whole && got) {
-            dst4[ch] = v;
+            ST_DST4(ch, v);
         } else if (PARTIAL && whole && g_part) {
             // The elements this piece writes; the rest are other windows' pieces' (atomics
             // where a word is shared with them).
@@ -350,7 +354,7 @@ void flat_lanes(uint w0, uint w1, uint u, uint threads, uint end, bool vec)
             for (uint c = c0; c < c1; c += LANES, t++) {
                 uvec4 v;
                 const bool whole = flat_chunk(r, j, vec, v);
-                if (FLAT_WHOLE || whole) dst4[c] = v;
+                if (FLAT_WHOLE || whole) ST_DST4(c, v);
                 else slow |= 1u << t;
                 j += dr;
                 r += dq;
@@ -548,3 +552,7 @@ void main()
         if (done) break;
     }
 }
+
+// Back to the kernel's own file (trace.glsl's sites).
+#undef DM_SITE_FILE
+#define DM_SITE_FILE 2

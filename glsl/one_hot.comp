@@ -112,7 +112,7 @@ uint flat_hot_from(uint r, bool vec)
     const uint a = g_fab + r * g_fastr;
     uint k;
     if (vec) {
-        const uvec4 t = texelFetch(Aux4T, int(a >> 4u));
+        const uvec4 t = TX_AUX4(a >> 4u);
         const uint c = (a >> 2u) & 3u; // 8-byte indices start on even words: c + 1 <= 3
         k = decode_index(t[c], AUX_TYPE >= AUX_U64 ? t[min(c + 1u, 3u)] : 0u, g_n);
     } else {
@@ -208,7 +208,7 @@ void flat_two_rows(uint w0, uint w1, uint u, uint threads, uvec4 off, uvec4 on)
             // Each row's OnValue only inside its own part of the chunk: an index past
             // this piece's columns (g_axis_origin) or NO_AXIS must not land in the other.
             const uint d1 = first_hot - j, d2 = cross && last_hot < n - p ? p + last_hot : NO_AXIS;
-            dst4[c] = two_hot(off, on, d1 < p ? d1 : NO_AXIS, d2);
+            ST_DST4(c, two_hot(off, on, d1 < p ? d1 : NO_AXIS, d2));
             j += n;
             const bool wrap = j >= g_fm;
             j -= wrap ? g_fm : 0u;
@@ -257,7 +257,7 @@ void flat_rows(uint rows, uint w0, uint w1, uint u, uint threads, uvec4 off, uve
             const uint qn = cb < w1 ? min(q1, w1 - cb) : 0u;
             for (uint q = q0; q < qn; q++) {
                 const uint j = j0 + q * n;
-                dst4[cb + q] = two_hot(off, on, hb - j, nb - j);
+                ST_DST4(cb + q, two_hot(off, on, hb - j, nb - j));
             }
             hot = next;
         }
@@ -286,13 +286,13 @@ void flat_rows_lanes(uint ra, uint rb, bool vec, uint w0, uint w1, uint u, uint 
         if (cpr == 1u) {
             for (uint r = r0; r < r1; r += LANES) {
                 const uint hot = flat_hot_from(r, vec), cb = w0 + r;
-                if (cb < w1) dst4[cb] = two_hot(off, on, hot < g_fm ? hot : NO_AXIS, NO_AXIS);
+                if (cb < w1) ST_DST4(cb, two_hot(off, on, hot < g_fm ? hot : NO_AXIS, NO_AXIS));
             }
         } else {
             for (uint r = r0; r < r1; r += LANES) {
                 const uint hot = flat_hot_from(r, vec), hb = hot < g_fm ? hot : NO_AXIS, cb = w0 + r * cpr;
                 const uint qn = cb < w1 ? min(cpr, w1 - cb) : 0u;
-                for (uint q = 0u; q < qn; q++) dst4[cb + q] = two_hot(off, on, hb - q * n, NO_AXIS);
+                for (uint q = 0u; q < qn; q++) ST_DST4(cb + q, two_hot(off, on, hb - q * n, NO_AXIS));
             }
         }
         if (runs - run <= threads) break;
@@ -330,11 +330,11 @@ void flat_long_rows(uint ra, uint rb, bool vec, uint w0, uint w1, uint u, uint t
         const uint c1 = min(c0 + span, b);
         // The first row's index is read before the stores, which hide its latency.
         uint hot = flat_hot_from(r, vec), rr = r, rs = c0 - rem; // rs: row rr's first chunk
-        for (uint c = c0 + lane; c < c1; c += LANES) dst4[c] = off;
+        for (uint c = c0 + lane; c < c1; c += LANES) ST_DST4(c, off);
         for (;;) {
             const uint q = hot / n, h = rs + q;
             if (hot < g_fm && h >= c0 && h < c1 && ((h - c0) & (LANES - 1u)) == lane)
-                dst4[h] = two_hot(off, on, hot - q * n, NO_AXIS);
+                ST_DST4(h, two_hot(off, on, hot - q * n, NO_AXIS));
             rs += cpr;
             if (rs >= c1) break;
             rr++;

@@ -155,7 +155,7 @@ bool columns_vec(uint j0, out uvec4 v)
     // The lengths' 16-byte vectors l, the first from texels q0 and q0 + 1, each next one
     // from the texel after them (funnelled by sh words).
     uvec4 lo = uvec4(0u), l = uvec4(0u);
-    lo = texelFetch(Aux4T, int(min(q0, max(texels, 1u) - 1u)));
+    lo = TX_AUX4(min(q0, max(texels, 1u) - 1u));
     // ALIGNED (the host's finding, dm_kernel_src_aligned): the chunk's source starts on a
     // 16-byte boundary in every row, so element e is byte e * ESIZE of texel
     // qb + (s - g_win_lo) * st (s its row): its word and shift are constants; a piece whose
@@ -180,7 +180,7 @@ bool columns_vec(uint j0, out uvec4 v)
         if (lb == 0u) {
             const uint q = q0 + (e * abytes >> 4u);
             ok = ok && q + (sh != 0u ? 1u : 0u) < texels;
-            const uvec4 hi = texelFetch(Aux4T, int(min(q + 1u, max(texels, 1u) - 1u)));
+            const uvec4 hi = TX_AUX4(min(q + 1u, max(texels, 1u) - 1u));
             l = sh == 0u ? lo : sh == 1u ? uvec4(lo.yzw, hi.x) : sh == 2u ? uvec4(lo.zw, hi.xy) : uvec4(lo.w, hi.xyz);
             lo = hi;
         }
@@ -207,7 +207,7 @@ bool columns_vec(uint j0, out uvec4 v)
         uvec2 x;
         if (by_word) {
             // An element of up to 4 bytes never straddles a word.
-            const uint w = texelFetch(SrcWT, int(min(wi, max(words, 1u) - 1u))).x;
+            const uint w = TX_SRCW(min(wi, max(words, 1u) - 1u));
             x = uvec2(bitfieldExtract(w, int((b & 3u) * 8u), int(ESIZE * 8u)), 0u);
         } else {
             const uvec4 t = src4_clamped(q);

@@ -68,15 +68,15 @@ bool chunk_vec(uint j0, out uvec4 v)
     if (VARIANT == V_STREAM) return stream_vec(j0, v);
     const uint a = g_Bf + j0 * g_src_step;
     if (VARIANT == V_WORDS) {
-        if (ESIZE == 8u) v = uvec4(src2[a >> 3u], src2[(a + g_src_step) >> 3u]);
-        else if (ESIZE == 4u) v = uvec4(src[a >> 2u], src[(a + g_src_step) >> 2u], src[(a + 2u * g_src_step) >> 2u],
-                                        src[(a + 3u * g_src_step) >> 2u]);
+        if (ESIZE == 8u) v = uvec4(LD_SRC2(a >> 3u), LD_SRC2((a + g_src_step) >> 3u));
+        else if (ESIZE == 4u) v = uvec4(LD_SRC(a >> 2u), LD_SRC((a + g_src_step) >> 2u), LD_SRC((a + 2u * g_src_step) >> 2u),
+                                        LD_SRC((a + 3u * g_src_step) >> 2u));
         else {
             // 1- and 2-byte elements: each from its word, packed into the chunk in
             // registers (the general path merged every word of such a chunk one by one).
             [[unroll]] for (uint e = 0u; e < 16u / ESIZE; e++) {
                 const uint b = a + e * g_src_step;
-                v = with_element(v, e, uvec2(src[b >> 2u] >> ((b & 3u) * 8u), 0u));
+                v = with_element(v, e, uvec2(LD_SRC(b >> 2u) >> ((b & 3u) * 8u), 0u));
             }
         }
         return true;

@@ -217,9 +217,12 @@ dmlops_status dmlops_command_list_get_access_stats(const dmlops_command_list *li
 {
     DM_CHECK_ARG(list, "dmlops_command_list_get_access_stats");
     DM_CHECK_ARG(stats, "dmlops_command_list_get_access_stats");
-    return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
-                   "dmlops_command_list_get_access_stats: the context was not created with "
-                   "DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES");
+    if (!(list->ctx->flags & DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES))
+        return dm_fail(DMLOPS_ERROR_UNSUPPORTED, "dmlops_command_list_get_access_stats: the context was not created "
+                                                 "with DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES");
+    if (list->access_status != DMLOPS_SUCCESS) return dm_fail(list->access_status, "%s", list->access_error);
+    *stats = list->access;
+    return DMLOPS_SUCCESS;
 }
 
 void dmlops_command_list_destroy(dmlops_command_list *list)

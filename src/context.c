@@ -160,7 +160,8 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
     DML_FEATURE_LEVEL level;
     DM_TRY(dm_feature_level_normalize(desc->feature_level, &level));
     const uint32_t known = DMLOPS_CONTEXT_FLAG_DEBUG | DMLOPS_CONTEXT_FLAG_KERNELS_ONLY |
-                           DMLOPS_CONTEXT_FLAG_PREFER_COPY | DMLOPS_CONTEXT_FLAG_QUIET;
+                           DMLOPS_CONTEXT_FLAG_PREFER_COPY | DMLOPS_CONTEXT_FLAG_QUIET |
+                           DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES;
     if (desc->flags & ~known)
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_context_desc.flags = 0x%x has unknown bits", desc->flags);
 
@@ -204,6 +205,9 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
             dm_vk_tuning_note(ctx, &params, why + used, sizeof why - used);
         }
     }
+    if (st == DMLOPS_SUCCESS && backend == DMLOPS_BACKEND_CPU && (desc->flags & DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES))
+        st = dm_fail(DMLOPS_ERROR_UNSUPPORTED, "DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES traces Vulkan kernels; the context "
+                                               "would run on the CPU backend (%s)", why);
     if (st == DMLOPS_SUCCESS && backend == DMLOPS_BACKEND_CPU) {
         dm_cpu_params cpu = {.threads = options->cpu_threads, .wait = options->cpu_wait,
                              .chunk_bytes = options->cpu_chunk_bytes, .stream_bytes = options->cpu_stream_bytes};

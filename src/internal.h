@@ -108,6 +108,13 @@ struct dmlops_command_list {
     uint32_t barrier_count;
     dm_range_set reads, writes; /* bytes touched since the last barrier */
     dmlops_execution_stats stats;
+    /* A tracing context's (DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES): the last execution's
+     * access statistics, valid when access_status is DMLOPS_SUCCESS; before a first
+     * execution DMLOPS_ERROR_INVALID_ARGUMENT, after a trace that could not be counted
+     * its failure, whose message is access_error. */
+    dmlops_access_stats access;
+    dmlops_status access_status;
+    char access_error[256];
     void *impl;
 };
 

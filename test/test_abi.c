@@ -254,6 +254,7 @@ TEST(specialisation_constants_and_bindings_agree)
                     {"buffer Dst4 ", DM_BINDING_SLOT0 + DM_SLOT_DST}, {"buffer Src ", DM_BINDING_SLOT0 + DM_SLOT_SRC},
                     {"buffer Src4 ", DM_BINDING_SLOT0 + DM_SLOT_SRC}, {"buffer Src2 ", DM_BINDING_SLOT0 + DM_SLOT_SRC},
                     {"buffer Aux ", DM_BINDING_SLOT0 + DM_SLOT_AUX},
+                    {"buffer Aux4 ", DM_BINDING_SLOT0 + DM_SLOT_AUX},
                     {"buffer Aux2 ", DM_BINDING_SLOT0 + DM_SLOT_AUX2},
                     {"usamplerBuffer Src4T;", DM_BINDING_SRC_TEXEL},
                     {"usamplerBuffer AuxT;", DM_BINDING_AUX_TEXEL},
@@ -263,6 +264,19 @@ TEST(specialisation_constants_and_bindings_agree)
         long b = layout_number(text, bindings[i].block, "binding");
         CHECK(b == bindings[i].binding, "%s: binding %ld in GLSL, %ld in C", bindings[i].block, b, bindings[i].binding);
     }
+    /* The trace build's record buffer: its binding is a macro the file defines for
+     * glsl/trace.glsl. */
+    CHECK(strstr(text, "#define DM_TRACE_BINDING 9\n") != NULL && DM_BINDING_TRACE == 9, "DM_TRACE_BINDING");
+    free(text);
+}
+
+/* glsl/trace.glsl declares the record buffer at the binding its includer names. */
+TEST(trace_buffer_binding_agrees)
+{
+    char *text = glsl_file("trace.glsl");
+    REQUIRE(text != NULL);
+    CHECK(strstr(text, "layout(std430, set = 0, binding = DM_TRACE_BINDING) buffer Trace") != NULL,
+          "trace.glsl: the Trace buffer at DM_TRACE_BINDING");
     free(text);
 }
 
@@ -283,5 +297,7 @@ TEST(compute_copy_interface_agrees)
     CHECK(layout_number(text, "buffer Src ", "binding") == DM_COPY_BINDING_SRC, "copy.comp: Src binding");
     CHECK(layout_number(text, "usamplerBuffer SrcT;", "binding") == DM_COPY_BINDING_SRC_TEXEL, "copy.comp: SrcT binding");
     CHECK(layout_number(text, "const bool TEXEL", "constant_id") == DM_COPY_SPEC_TEXEL, "copy.comp: TEXEL");
+    CHECK(strstr(text, "#define DM_TRACE_BINDING 3\n") != NULL && DM_COPY_BINDING_TRACE == 3,
+          "copy.comp: DM_TRACE_BINDING");
     free(text);
 }

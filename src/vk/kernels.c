@@ -18,7 +18,14 @@ const dm_spirv dm_kernels[DM_KERNEL_COUNT][DM_ROW_BUCKETS][DM_VARIANT_COUNT][2] 
     [DM_KERNEL_ONE_HOT] = {DM_SPV_one_hot_MODULES},
 };
 
+const dm_spirv dm_kernels_trace[DM_KERNEL_COUNT][DM_ROW_BUCKETS][DM_VARIANT_COUNT] = {
+    [DM_KERNEL_SLICE] = {DM_SPV_slice_TRACE_MODULES},
+    [DM_KERNEL_REVERSE] = {DM_SPV_reverse_TRACE_MODULES},
+    [DM_KERNEL_ONE_HOT] = {DM_SPV_one_hot_TRACE_MODULES},
+};
+
 const dm_spirv dm_copy_kernel = {dm_spv_copy, sizeof dm_spv_copy};
+const dm_spirv dm_copy_kernel_trace = {dm_spv_copy_trace, sizeof dm_spv_copy_trace};
 
 uint32_t dm_kernel_aux_type(const dm_gather *g)
 {

@@ -21,6 +21,9 @@ typedef struct dm_spirv {
  * (the general path is variant 0, DM_VARIANT_GENERAL); { NULL, 0 } where the kernel has
  * no such variant (the FLAT ones exist for the first bucket only). */
 extern const dm_spirv dm_kernels[DM_KERNEL_COUNT][DM_ROW_BUCKETS][DM_VARIANT_COUNT][2];
+/* The same modules of the storage-buffer path (texel 0) built with DM_TRACE: what a
+ * tracing context runs (glsl/trace.glsl, DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES). */
+extern const dm_spirv dm_kernels_trace[DM_KERNEL_COUNT][DM_ROW_BUCKETS][DM_VARIANT_COUNT];
 
 /* The variant of the kernel's fast path (glsl/gather_main.glsl, FAST; DM_VARIANT_* in
  * vk_abi.h) that covers a collapsed gather, or DM_VARIANT_GENERAL when none does: what
@@ -58,6 +61,6 @@ bool dm_kernel_src_words(const dm_gather *g);
 /* AUX_TYPE (DM_AUX_* in vk_abi.h): how the kernel decodes g's AUX elements; U32 when
  * it binds none. */
 uint32_t dm_kernel_aux_type(const dm_gather *g);
-extern const dm_spirv dm_copy_kernel;
+extern const dm_spirv dm_copy_kernel, dm_copy_kernel_trace;
 
 #endif

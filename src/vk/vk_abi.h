@@ -32,19 +32,30 @@ enum { DM_AUX_U32 = 0, DM_AUX_I32 = 1, DM_AUX_U64 = 2, DM_AUX_I64 = 3 }; /* AUX_
 #define DM_NO_AXIS 0xffffffffu                                /* P_AXIS of a gather without one */
 
 /* Push constants (GLSL: uniform Push): per data slot, in the slot order of gather.h
- * (DST, SRC, AUX, AUX2), the byte remainder of its aligned-down window. */
-#define DM_VK_PUSH_FIELDS(X) X(rem_dst) X(rem_src) X(rem_aux) X(rem_aux2)
-#define DM_VK_PUSH_MEMBER(name) uint32_t name;
-typedef union dm_vk_push {
-    struct {
-        DM_VK_PUSH_FIELDS(DM_VK_PUSH_MEMBER)
+ * (DST, SRC, AUX, AUX2), the byte remainder of its aligned-down window; then what only
+ * the trace build reads (glsl/trace.glsl, DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES): each
+ * window's offset in its VkBuffer (low 32 bits) and the dispatch's index in the traced
+ * submission. Pushed always: 36 bytes cost no more to push than 16. */
+#define DM_VK_PUSH_FIELDS(X)                                                                  \
+    X(rem_dst) X(rem_src) X(rem_aux) X(rem_aux2) X(tbase_dst) X(tbase_src) X(tbase_aux) X(tbase_aux2) X(tdispatch)
+typedef struct dm_vk_push {
+    union {
+        struct {
+            uint32_t rem_dst, rem_src, rem_aux, rem_aux2;
+        };
+        uint32_t rem[4]; /* the same, indexed by slot */
     };
-    uint32_t rem[4]; /* the same, indexed by slot */
+    union {
+        struct {
+            uint32_t tbase_dst, tbase_src, tbase_aux, tbase_aux2;
+        };
+        uint32_t tbase[4]; /* the same, indexed by slot */
+    };
+    uint32_t tdispatch;
 } dm_vk_push;
-#undef DM_VK_PUSH_MEMBER
 /* Every device offers at least 128 bytes (maxPushConstantsSize); we ask for no more. */
 _Static_assert(sizeof(dm_vk_push) <= 128, "push constants beyond the 128 bytes every Vulkan device offers");
-_Static_assert(sizeof(dm_vk_push) == sizeof(((dm_vk_push *)0)->rem), "rem[] must alias the named members");
+_Static_assert(sizeof(dm_vk_push) == 36, "rem[] and tbase[] must alias the named members");
 
 /* Specialisation constant ids (GLSL: local_size_x_id, constant_id). ROW_DIMS, VARIANT
  * and TEXEL are build-time constants instead: one module per combination (kernels.c). */
@@ -89,7 +100,10 @@ enum {
     DM_BINDING_AUX_TEXEL = 6,
     DM_BINDING_AUX_VEC_TEXEL = 7,
     DM_BINDING_SRC_WORD_TEXEL = 8,
-    DM_BINDING_COUNT = 9
+    DM_BINDING_COUNT = 9,
+    /* The trace build's record buffer (glsl/trace.glsl), a fifth storage buffer: only in
+     * the layout of a tracing context (DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES). */
+    DM_BINDING_TRACE = 9
 };
 
 /* Invocations per workgroup of the gather kernels on GPUs (dm_vk_limits.workgroup). */
@@ -99,7 +113,7 @@ enum {
  * dmlops_command_list_record_compute_copy, the benchmark's plain copy shader: its own
  * descriptor-set layout (Dst, Src) and push constants, all counted in 16-byte vectors.
  * test/test_abi.c checks glsl/copy.comp against these too. */
-#define DM_VK_COPY_PUSH_FIELDS(X) X(dst_at) X(src_at) X(count)
+#define DM_VK_COPY_PUSH_FIELDS(X) X(dst_at) X(src_at) X(count) X(tdispatch) X(tbase_dst) X(tbase_src)
 #define DM_VK_PUSH_MEMBER(name) uint32_t name;
 typedef struct dm_vk_copy_push {
     DM_VK_COPY_PUSH_FIELDS(DM_VK_PUSH_MEMBER)
@@ -110,7 +124,8 @@ enum {
     DM_COPY_BINDING_DST = 0,
     DM_COPY_BINDING_SRC = 1,
     DM_COPY_BINDING_SRC_TEXEL = 2, /* Src again, as an rgba32ui uniform texel buffer (TEXEL) */
-    DM_COPY_BINDINGS = 3
+    DM_COPY_BINDINGS = 3,
+    DM_COPY_BINDING_TRACE = 3 /* the trace build's record buffer, as DM_BINDING_TRACE */
 };
 /* Its one specialisation constant: TEXEL, the texel path of the gather kernels. */
 enum { DM_COPY_SPEC_TEXEL = 0 };

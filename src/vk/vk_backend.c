@@ -41,15 +41,22 @@ static const dm_backend_vtbl dm_vk_vtbl = {
 
 dmlops_status dm_vk_context_setup(dmlops_context *ctx, dm_vk_ctx *vk, const dm_vk_params *params)
 {
+    const bool trace = (ctx->flags & DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES) != 0;
     dm_vk_limits_init(&vk->dev.info, params, ctx->flags, &vk->dev.lim);
-    dm_vk_texel_init(&vk->dev.inst.vki, vk->dev.phys, params->texel, &vk->dev.lim);
+    /* The trace builds exist for the storage-buffer path only (kernels.h). */
+    dm_vk_texel_init(&vk->dev.inst.vki, vk->dev.phys, trace ? 0 : params->texel, &vk->dev.lim);
     DM_TRY(dm_vk_submitter_init(&vk->dev, &ctx->lock, &vk->sub));
+    if (trace) {
+        DM_TRY(dm_vk_trace_init(&vk->dev, 0, &vk->trace));
+        if (!(vk->tracer = dm_calloc(1, sizeof *vk->tracer)))
+            return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating the context");
+    }
     DM_TRY(dm_vk_alloc(&vk->dev, 256, DM_VK_MEM_DEVICE, "creating the context", &vk->dummy));
     DM_TRY(dm_vk_texel_view(&vk->dev, vk->dummy.buffer, 0, 256, VK_FORMAT_R32G32B32A32_UINT, "creating the context",
                             &vk->dummy_view));
     DM_TRY(dm_vk_texel_view(&vk->dev, vk->dummy.buffer, 0, 256, VK_FORMAT_R32_UINT, "creating the context",
                             &vk->dummy_word_view));
-    DM_TRY(dm_vk_pipelines_init(&vk->dev, params->pipeline_cache_path, &vk->pipes));
+    DM_TRY(dm_vk_pipelines_init(&vk->dev, params->pipeline_cache_path, trace, &vk->pipes));
     ctx->vt = &dm_vk_vtbl;
     return DMLOPS_SUCCESS;
 }
@@ -84,6 +91,8 @@ void dm_vk_context_teardown(dm_vk_ctx *vk)
     if (vk->dummy_view) vk->dev.vkd.DestroyBufferView(vk->dev.device, vk->dummy_view, NULL);
     if (vk->dummy_word_view) vk->dev.vkd.DestroyBufferView(vk->dev.device, vk->dummy_word_view, NULL);
     dm_vk_free(&vk->dev, &vk->dummy);
+    dm_vk_trace_free(&vk->dev, &vk->trace);
+    free(vk->tracer);
     dm_vk_submitter_destroy(&vk->dev, &vk->sub);
     dm_vk_device_close(&vk->dev);
     free(vk);

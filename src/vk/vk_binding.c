@@ -33,8 +33,10 @@ static dmlops_status dm_vk_table_sets(dmlops_binding_table *t, uint32_t capacity
     t->views = dm_calloc((size_t)capacity * DM_VK_SET_VIEWS, sizeof *t->views);
     if (!t->sets || !t->push || !t->views)
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a binding table");
+    /* A tracing context's sets bind the record buffer too (glsl/trace.glsl). */
+    const uint32_t storage = DM_SLOT_COUNT + (t->vk->pipes.trace ? 1 : 0);
     VkDescriptorPoolSize size[3] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, capacity},
-                                    {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, capacity * DM_SLOT_COUNT},
+                                    {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, capacity * storage},
                                     {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, capacity * DM_VK_SET_VIEWS}};
     VkDescriptorPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
                                       .maxSets = capacity,
@@ -197,12 +199,12 @@ static dmlops_status dm_vk_bind_piece(dmlops_binding_table *t, const dm_gather *
 {
     dm_vk_ctx *vk = t->vk;
     VkDescriptorBufferInfo info[1 + DM_SLOT_COUNT];
-    VkWriteDescriptorSet w[DM_BINDING_COUNT];
+    VkWriteDescriptorSet w[DM_BINDING_TRACE + 1];
     VkBufferView *view = &t->views[(size_t)p * DM_VK_SET_VIEWS]; /* SRC, AUX, AUX as vectors, SRC as words */
     info[DM_BINDING_PARAMS] = (VkDescriptorBufferInfo){params, (uint64_t)p * DM_P_WORDS * 4, DM_P_WORDS * 4};
     for (int s = 0; s < DM_SLOT_COUNT; s++) {
         const dm_vk_span *span = &piece->span[s];
-        t->push[p].rem[s] = 0;
+        t->push[p].rem[s] = t->push[p].tbase[s] = 0;
         if (g->binding[s] < 0) {
             info[DM_BINDING_SLOT0 + s] = (VkDescriptorBufferInfo){vk->dummy.buffer, 0, VK_WHOLE_SIZE};
             continue;
@@ -213,6 +215,7 @@ static dmlops_status dm_vk_bind_piece(dmlops_binding_table *t, const dm_gather *
         uint64_t aligned = dm_align_down_u64(lo, vk->dev.lim.align);
         dm_align_up_u64(lo + (span->hi - span->lo), 4, &hi); /* inside the segment: planned so */
         t->push[p].rem[s] = (uint32_t)(lo - aligned);
+        t->push[p].tbase[s] = (uint32_t)aligned; /* for the trace build's sector counts: low bits suffice */
         info[DM_BINDING_SLOT0 + s] = (VkDescriptorBufferInfo){m->buffer, aligned, hi - aligned};
         if (t->texel && s == DM_SLOT_SRC)
             DM_TRY(dm_vk_texel_view(&vk->dev, m->buffer, aligned, hi - aligned, VK_FORMAT_R32G32B32A32_UINT,
@@ -244,7 +247,15 @@ static dmlops_status dm_vk_bind_piece(dmlops_binding_table *t, const dm_gather *
                                                           : i == DM_BINDING_AUX_VEC_TEXEL ? &avv
                                                           : i == DM_BINDING_SRC_WORD_TEXEL ? &swv
                                                                                            : NULL};
-    vk->dev.vkd.UpdateDescriptorSets(vk->dev.device, DM_BINDING_COUNT, w, 0, NULL);
+    const VkDescriptorBufferInfo trace = {vk->trace.buf.buffer, 0, VK_WHOLE_SIZE};
+    if (vk->pipes.trace)
+        w[DM_BINDING_TRACE] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                                     .dstSet = t->sets[p],
+                                                     .dstBinding = DM_BINDING_TRACE,
+                                                     .descriptorCount = 1,
+                                                     .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                                     .pBufferInfo = &trace};
+    vk->dev.vkd.UpdateDescriptorSets(vk->dev.device, dm_vk_set_bindings(vk->pipes.trace), w, 0, NULL);
     return DMLOPS_SUCCESS;
 }
 

@@ -53,25 +53,32 @@ static dmlops_status dm_cc_bind(dm_vk_compute_copy *c, uint32_t i, const dm_cc_p
     dm_vk_device *d = &c->vk->dev;
     const uint64_t align = d->lim.align;
     uint64_t da = dm_align_down_u64(p->d_off, align), sa = dm_align_down_u64(p->s_off, align);
-    VkDescriptorBufferInfo info[DM_COPY_BINDINGS];
+    VkDescriptorBufferInfo info[DM_COPY_BINDING_TRACE + 1];
     info[DM_COPY_BINDING_DST] = (VkDescriptorBufferInfo){p->dst, da, p->d_off - da + p->bytes};
     info[DM_COPY_BINDING_SRC] = (VkDescriptorBufferInfo){p->src, sa, p->s_off - sa + p->bytes};
     if (c->texel)
         DM_TRY(dm_vk_texel_view(d, p->src, sa, info[DM_COPY_BINDING_SRC].range, VK_FORMAT_R32G32B32A32_UINT,
                                 "dmlops_command_list_record_compute_copy", &c->views[i]));
     const VkBufferView tv = c->views[i] ? c->views[i] : c->vk->dummy_view;
-    VkWriteDescriptorSet w[DM_COPY_BINDINGS];
-    for (uint32_t b = 0; b < DM_COPY_BINDINGS; b++)
+    /* A tracing context's sets bind the record buffer too (glsl/trace.glsl). */
+    info[DM_COPY_BINDING_TRACE] = (VkDescriptorBufferInfo){c->vk->trace.buf.buffer, 0, VK_WHOLE_SIZE};
+    const uint32_t n = dm_vk_copy_set_bindings(c->vk->pipes.trace);
+    VkWriteDescriptorSet w[DM_COPY_BINDING_TRACE + 1];
+    for (uint32_t b = 0; b < n; b++)
         w[b] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                       .dstSet = c->sets[i],
                                       .dstBinding = b,
                                       .descriptorCount = 1,
                                       .descriptorType = dm_vk_copy_binding_type(b),
-                                      .pBufferInfo = b < 2 ? &info[b] : NULL,
-                                      .pTexelBufferView = b < 2 ? NULL : &tv};
-    d->vkd.UpdateDescriptorSets(d->device, DM_COPY_BINDINGS, w, 0, NULL);
-    c->push[i] = (dm_vk_copy_push){(uint32_t)((p->d_off - da) / 16), (uint32_t)((p->s_off - sa) / 16),
-                                   (uint32_t)(p->bytes / 16)};
+                                      .pBufferInfo = b != DM_COPY_BINDING_SRC_TEXEL ? &info[b] : NULL,
+                                      .pTexelBufferView = b != DM_COPY_BINDING_SRC_TEXEL ? NULL : &tv};
+    d->vkd.UpdateDescriptorSets(d->device, n, w, 0, NULL);
+    /* tbase_*: each window's offset in its VkBuffer, for the trace build's sector counts. */
+    c->push[i] = (dm_vk_copy_push){.dst_at = (uint32_t)((p->d_off - da) / 16),
+                                   .src_at = (uint32_t)((p->s_off - sa) / 16),
+                                   .count = (uint32_t)(p->bytes / 16),
+                                   .tbase_dst = (uint32_t)da,
+                                   .tbase_src = (uint32_t)sa};
     c->groups[i] = dm_vk_copy_groups(&d->lim, p->bytes);
     return DMLOPS_SUCCESS;
 }
@@ -80,7 +87,7 @@ static dmlops_status dm_cc_fill(dm_vk_compute_copy *c, const dm_cc_piece *pieces
 {
     dm_vk_device *d = &c->vk->dev;
     const char *what = "dmlops_command_list_record_compute_copy";
-    VkDescriptorPoolSize size[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, c->n * 2},
+    VkDescriptorPoolSize size[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, c->n * (c->vk->pipes.trace ? 3 : 2)},
                                     {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, c->n}};
     VkDescriptorPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
                                       .maxSets = c->n,

@@ -6,6 +6,7 @@
 
 #include "vk_pipeline.h"
 #include "vk_submit.h"
+#include "vk_trace.h"
 
 typedef struct dm_vk_ctx {
     dm_vk_device dev;
@@ -14,6 +15,8 @@ typedef struct dm_vk_ctx {
     dm_vk_memory dummy; /* bound to the slots a gather does not use */
     VkBufferView dummy_view; /* the same, for texel bindings with no whole texel to see */
     VkBufferView dummy_word_view; /* and as R32_UINT texels, for AUX_TEXEL and SRC_WORD_TEXEL */
+    dm_vk_trace trace;       /* a tracing context's record buffer (pipes.trace); empty otherwise */
+    dm_vk_tracer *tracer;    /* dmlops_operator_execute's recordings on a tracing context */
 } dm_vk_ctx;
 
 static inline dm_vk_ctx *dm_vk(const dmlops_context *ctx) { return ctx->impl; }

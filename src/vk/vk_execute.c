@@ -82,7 +82,11 @@ dmlops_status dm_vk_operator_execute(dmlops_operator *op, const dmlops_binding *
     if (dm_vk_slabs_possible(op, bind)) dm_vk_table_slabs(o->table, bind); /* nothing pending writes the AUX data */
     VkCommandBuffer cmd = vk->sub.cmd;
     DM_TRY(dm_vk_begin(&vk->dev, cmd, true, op->op.name));
-    dm_vk_record(o->table, cmd);
+    /* On a tracing context the kernels append to the record buffer, emptied first; the
+     * records are not read (command lists are what dmlops_command_list_get_access_stats
+     * reports on). */
+    if (vk->tracer) dm_vk_trace_begin(&vk->dev, cmd, &vk->trace, vk->tracer);
+    dm_vk_record(o->table, cmd, vk->tracer);
     dm_vk_cmd_barrier(&vk->dev, cmd, true);
     DM_TRY(dm_vk_end_submit_wait(&vk->dev, &vk->sub, cmd, op->op.name));
     dm_vk_note_path(o->table);

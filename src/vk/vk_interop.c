@@ -159,7 +159,7 @@ dmlops_status dmlops_operator_record_vulkan(dmlops_binding_table *table, VkComma
     if (!table->bound)
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_operator_record_vulkan: the binding table has no bindings yet "
                        "(call dmlops_binding_table_bind)");
-    dm_vk_record(table, cmd);
+    dm_vk_record(table, cmd, NULL); /* interop contexts never trace */
     dm_mutex_lock(&table->op->ctx->lock); /* dmlops_operator_get_info reads the path under it */
     dm_vk_note_path(table);
     dm_mutex_unlock(&table->op->ctx->lock);

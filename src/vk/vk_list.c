@@ -15,6 +15,7 @@ typedef struct dm_vk_list {
     uint32_t dynamic; /* entries whose copy regions come from AUX data read at execution */
     dmlops_binding_table **spare; /* tables kept from before the last reset */
     uint32_t nspare, cap_spare;
+    dm_vk_tracer *tracer; /* a tracing context's: the recorded dispatches (vk_trace.h) */
 } dm_vk_list;
 
 dmlops_status dm_vk_list_create(dmlops_command_list *list)
@@ -23,6 +24,8 @@ dmlops_status dm_vk_list_create(dmlops_command_list *list)
     dm_vk_list *l = dm_calloc(1, sizeof *l);
     if (!l) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a command list");
     dmlops_status st = dm_vk_command_pool(d, &l->pool, &l->cmd, "creating a command list");
+    if (st == DMLOPS_SUCCESS && dm_vk(list->ctx)->pipes.trace && !(l->tracer = dm_calloc(1, sizeof *l->tracer)))
+        st = dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a command list");
     if (st == DMLOPS_SUCCESS && d->timestamp_bits) {
         VkQueryPoolCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                      .queryType = VK_QUERY_TYPE_TIMESTAMP,
@@ -32,10 +35,14 @@ dmlops_status dm_vk_list_create(dmlops_command_list *list)
     }
     if (st != DMLOPS_SUCCESS) {
         if (l->pool) d->vkd.DestroyCommandPool(d->device, l->pool, NULL);
+        free(l->tracer);
         free(l);
         return st;
     }
     list->impl = l;
+    list->access_status = DMLOPS_ERROR_INVALID_ARGUMENT;
+    snprintf(list->access_error, sizeof list->access_error, "dmlops_command_list_get_access_stats: the list has not "
+             "been executed yet");
     return DMLOPS_SUCCESS;
 }
 
@@ -77,6 +84,7 @@ void dm_vk_list_destroy(dmlops_command_list *list)
     free(l->spare);
     if (l->queries) d->vkd.DestroyQueryPool(d->device, l->queries, NULL);
     d->vkd.DestroyCommandPool(d->device, l->pool, NULL);
+    free(l->tracer);
     free(l);
 }
 
@@ -154,6 +162,7 @@ static dmlops_status dm_vk_list_rerecord(dmlops_command_list *list)
         if (e->op && ((dmlops_binding_table *)e->impl)->dynamic) dm_vk_table_slabs(e->impl, e->bind);
     }
     DM_TRY(dm_vk_begin(d, l->cmd, false, "dmlops_command_list_execute")); /* resubmitted */
+    if (l->tracer) dm_vk_trace_begin(d, l->cmd, &dm_vk(list->ctx)->trace, l->tracer);
     if (l->queries) {
         d->vkd.CmdResetQueryPool(l->cmd, l->queries, 0, 2);
         d->vkd.CmdWriteTimestamp(l->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, l->queries, 0);
@@ -162,11 +171,12 @@ static dmlops_status dm_vk_list_rerecord(dmlops_command_list *list)
         const dm_list_entry *e = &list->entries[i];
         if (e->barrier_before) dm_vk_cmd_barrier(d, l->cmd, false);
         if (e->op) {
-            dm_vk_record(e->impl, l->cmd);
+            dm_vk_record(e->impl, l->cmd, l->tracer);
             dm_vk_note_path(e->impl);
         } else if (e->compute) {
-            dm_vk_record_compute_copy(e->impl, l->cmd);
+            dm_vk_record_compute_copy(e->impl, l->cmd, l->tracer);
         } else {
+            if (l->tracer) l->tracer->untraced++;
             dm_vk_cmd_copy(d, l->cmd, dm_vkbuf(e->copy_src), e->copy_src_offset, dm_vkbuf(e->copy_dst),
                            e->copy_dst_offset, e->copy_size);
         }
@@ -192,6 +202,16 @@ dmlops_status dm_vk_list_execute(dmlops_command_list *list)
                                                  VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) == VK_SUCCESS) {
         uint64_t mask = d->timestamp_bits >= 64 ? ~0ull : (1ull << d->timestamp_bits) - 1;
         list->stats.gpu_seconds = (double)((ts[1] - ts[0]) & mask) * d->info.timestamp_period * 1e-9;
+    }
+    if (l->tracer) {
+        /* The execution succeeded whatever the trace says: its failure is kept for
+         * dmlops_command_list_get_access_stats, and this thread's message restored. */
+        char before[sizeof list->access_error];
+        snprintf(before, sizeof before, "%s", dmlops_last_error_message());
+        list->access_status = dm_vk_trace_collect(&vk->trace, l->tracer, &list->access);
+        snprintf(list->access_error, sizeof list->access_error, "dmlops_command_list_get_access_stats: %s",
+                 list->access_status == DMLOPS_SUCCESS ? "" : dmlops_last_error_message());
+        dm_set_message("%s", before);
     }
     return DMLOPS_SUCCESS;
 }

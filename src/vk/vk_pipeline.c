@@ -85,8 +85,8 @@ static void dm_cache_save(const dm_vk_device *d, const dm_vk_pipelines *p)
     free(data);
 }
 
-/* The most bindings a layout below holds (the gather kernels' DM_BINDING_COUNT). */
-#define DM_VK_MAX_BINDINGS 9
+/* The most bindings a layout below holds (the gather kernels' and the trace buffer). */
+#define DM_VK_MAX_BINDINGS 10
 
 /* A descriptor-set layout of `count` compute bindings typed by type(i), and a pipeline
  * layout of that set and push_bytes of push constants; each made unless it exists. */
@@ -113,18 +113,19 @@ static dmlops_status dm_vk_layouts(dm_vk_device *d, const char *what, uint32_t c
     }
     return DMLOPS_SUCCESS;
 }
-_Static_assert(DM_BINDING_COUNT <= DM_VK_MAX_BINDINGS && DM_COPY_BINDINGS <= DM_VK_MAX_BINDINGS,
+_Static_assert(DM_BINDING_TRACE < DM_VK_MAX_BINDINGS && DM_COPY_BINDING_TRACE < DM_VK_MAX_BINDINGS,
                "dm_vk_layouts holds DM_VK_MAX_BINDINGS bindings");
 
-dmlops_status dm_vk_pipelines_init(dm_vk_device *d, const char *cache_path, dm_vk_pipelines *p)
+dmlops_status dm_vk_pipelines_init(dm_vk_device *d, const char *cache_path, bool trace, dm_vk_pipelines *p)
 {
+    p->trace = trace;
     if (!dm_mutex_init(&p->lock))
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a mutex");
     p->lock_ready = true;
     if (cache_path && *cache_path && !(p->cache_path = dm_strdup(cache_path)))
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
-    DM_TRY(dm_vk_layouts(d, "creating pipeline layouts", DM_BINDING_COUNT, dm_vk_binding_type, sizeof(dm_vk_push),
-                         &p->set_layout, &p->layout));
+    DM_TRY(dm_vk_layouts(d, "creating pipeline layouts", dm_vk_set_bindings(trace), dm_vk_binding_type,
+                         sizeof(dm_vk_push), &p->set_layout, &p->layout));
     size_t size = 0;
     void *data = dm_cache_load(d, p->cache_path, &size);
     VkPipelineCacheCreateInfo cci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
@@ -200,7 +201,9 @@ static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, co
     const bool partial = dm_kernel_partial(g, variant, axis_split);
     VkPipeline *slot = &p->pipelines[g->kernel][e][r][variant][aux_type][texel][aligned][partial ? 2 : wide];
     if (!*slot) {
-        const dm_spirv *code = &dm_kernels[g->kernel][r][variant][texel];
+        const dm_spirv *code = p->trace ? &dm_kernels_trace[g->kernel][r][variant] : &dm_kernels[g->kernel][r][variant][texel];
+        if (p->trace && texel)
+            return dm_fail(DMLOPS_ERROR_BACKEND, "creating a kernel pipeline: a tracing context has no texel path");
         if (!code->code)
             return dm_fail(DMLOPS_ERROR_BACKEND, "creating a kernel pipeline: no module for kernel %d, variant %u",
                            (int)g->kernel, variant);
@@ -236,12 +239,13 @@ static dmlops_status dm_vk_make_copy_pipeline(dm_vk_device *d, dm_vk_pipelines *
     const char *what = "creating the compute copy";
     VkPipeline *slot = &p->copy_pipeline[texel];
     if (!*slot) {
-        DM_TRY(dm_vk_layouts(d, what, DM_COPY_BINDINGS, dm_vk_copy_binding_type, sizeof(dm_vk_copy_push),
-                             &p->copy_set_layout, &p->copy_layout));
+        DM_TRY(dm_vk_layouts(d, what, dm_vk_copy_set_bindings(p->trace), dm_vk_copy_binding_type,
+                             sizeof(dm_vk_copy_push), &p->copy_set_layout, &p->copy_layout));
         const VkBool32 spec = texel;
         const VkSpecializationMapEntry entry = {DM_COPY_SPEC_TEXEL, 0, sizeof spec};
         const VkSpecializationInfo si = {1, &entry, sizeof spec, &spec};
-        DM_TRY(dm_vk_compute_pipeline(d, p->cache, &dm_copy_kernel, &si, p->copy_layout, what, slot));
+        DM_TRY(dm_vk_compute_pipeline(d, p->cache, p->trace ? &dm_copy_kernel_trace : &dm_copy_kernel, &si,
+                                      p->copy_layout, what, slot));
         p->count++;
     }
     *out = *slot;

@@ -19,20 +19,30 @@
  * as vectors, SRC as words). */
 static inline VkDescriptorType dm_vk_binding_type(uint32_t binding)
 {
-    return binding == DM_BINDING_PARAMS                                             ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-           : binding >= DM_BINDING_SRC_TEXEL ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
-                                                                                    : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    return binding == DM_BINDING_PARAMS ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+           : binding >= DM_BINDING_SRC_TEXEL && binding != DM_BINDING_TRACE ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+                                                                            : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
 
-/* The compute copy's bindings (vk_abi.h): Dst and Src storage buffers, then Src's view. */
+/* The compute copy's bindings (vk_abi.h): Dst and Src storage buffers, then Src's view
+ * (and, tracing, the record buffer). */
 static inline VkDescriptorType dm_vk_copy_binding_type(uint32_t binding)
 {
     return binding == DM_COPY_BINDING_SRC_TEXEL ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
                                                 : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
 
+/* Bindings of the gather kernels' and the compute copy's set layouts: with the record
+ * buffer on a tracing context (glsl/trace.glsl), whose modules are the trace builds. */
+static inline uint32_t dm_vk_set_bindings(bool trace) { return trace ? DM_BINDING_TRACE + 1 : DM_BINDING_COUNT; }
+static inline uint32_t dm_vk_copy_set_bindings(bool trace) { return trace ? DM_COPY_BINDING_TRACE + 1 : DM_COPY_BINDINGS; }
+
 typedef struct dm_vk_pipelines {
-    VkDescriptorSetLayout set_layout; /* DM_BINDING_COUNT bindings (dm_vk_binding_type) */
+    /* A tracing context's (DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES): every layout holds the
+     * record buffer and every pipeline is made from a trace build (kernels.h). Texel
+     * paths have no trace build: such a context plans for storage buffers. */
+    bool trace;
+    VkDescriptorSetLayout set_layout; /* dm_vk_set_bindings(trace) bindings (dm_vk_binding_type) */
     VkPipelineLayout layout;          /* that set, and the push constants (vk_abi.h) */
     VkPipelineCache cache;
     char *cache_path;
@@ -55,8 +65,8 @@ typedef struct dm_vk_pipelines {
     bool lock_ready;
 } dm_vk_pipelines;
 
-/* cache_path NULL or "": no cache file. */
-dmlops_status dm_vk_pipelines_init(dm_vk_device *d, const char *cache_path, dm_vk_pipelines *p);
+/* cache_path NULL or "": no cache file. trace: a tracing context's (above). */
+dmlops_status dm_vk_pipelines_init(dm_vk_device *d, const char *cache_path, bool trace, dm_vk_pipelines *p);
 /* Saves the cache (when a file is named), then destroys everything. */
 void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p);
 /* The pipeline of g's kernel for its element size, collapsed rank and, on the fast path,

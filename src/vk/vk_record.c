@@ -3,11 +3,12 @@
  * of its own. */
 #include "vk_record.h"
 
-void dm_vk_record(const dmlops_binding_table *t, VkCommandBuffer cmd)
+void dm_vk_record(const dmlops_binding_table *t, VkCommandBuffer cmd, dm_vk_tracer *tr)
 {
     const dm_vk_device *d = &t->vk->dev;
     const dm_vk_op *o = t->op->impl;
     if (t->path == DMLOPS_PATH_COPY_REGIONS) {
+        if (tr) tr->untraced++;
         if (t->nregions) d->vkd.CmdCopyBuffer(cmd, t->copy_src, t->copy_dst, t->nregions, t->regions);
         for (uint32_t i = 0; i < t->ncopies; i++)
             d->vkd.CmdCopyBuffer(cmd, t->copies[i].src, t->copies[i].dst, 1, &t->copies[i].region);
@@ -24,20 +25,24 @@ void dm_vk_record(const dmlops_binding_table *t, VkCommandBuffer cmd)
         uint32_t gx = (uint32_t)(groups < d->lim.max_groups[0] ? groups : d->lim.max_groups[0]);
         uint32_t gy = (uint32_t)((groups + gx - 1) / gx);
         if (gy > d->lim.max_groups[1]) gy = d->lim.max_groups[1];
+        dm_vk_push push = t->push[p];
+        if (tr) push.tdispatch = dm_vk_tracer_dispatch(tr, d->lim.workgroup);
         d->vkd.CmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &t->sets[p], 0, NULL);
-        d->vkd.CmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof t->push[p], &t->push[p]);
+        d->vkd.CmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
         d->vkd.CmdDispatch(cmd, gx, gy, 1);
     }
 }
 
-void dm_vk_record_compute_copy(const dm_vk_compute_copy *c, VkCommandBuffer cmd)
+void dm_vk_record_compute_copy(const dm_vk_compute_copy *c, VkCommandBuffer cmd, dm_vk_tracer *tr)
 {
     const dm_vk_device *d = &c->vk->dev;
     VkPipelineLayout layout = c->vk->pipes.copy_layout;
     d->vkd.CmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->pipeline);
     for (uint32_t i = 0; i < c->n; i++) {
+        dm_vk_copy_push push = c->push[i];
+        if (tr) push.tdispatch = dm_vk_tracer_dispatch(tr, DM_COPY_WORKGROUP);
         d->vkd.CmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &c->sets[i], 0, NULL);
-        d->vkd.CmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof c->push[i], &c->push[i]);
+        d->vkd.CmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
         d->vkd.CmdDispatch(cmd, c->groups[i], 1, 1);
     }
 }

@@ -88,9 +88,10 @@ dmlops_status dm_vk_compute_copy_create(dm_vk_ctx *vk, const dm_vk_buffer *dst, 
                                         uint64_t s_at, uint64_t size, dm_vk_compute_copy **out);
 void dm_vk_compute_copy_destroy(dm_vk_compute_copy *c);
 
-/* vk_record.c */
-void dm_vk_record_compute_copy(const dm_vk_compute_copy *c, VkCommandBuffer cmd);
-void dm_vk_record(const dmlops_binding_table *t, VkCommandBuffer cmd);
+/* vk_record.c. tr: on a tracing context, the tracer of the recording, which numbers
+ * each dispatch (vk_trace.h); NULL elsewhere. */
+void dm_vk_record_compute_copy(const dm_vk_compute_copy *c, VkCommandBuffer cmd, dm_vk_tracer *tr);
+void dm_vk_record(const dmlops_binding_table *t, VkCommandBuffer cmd, dm_vk_tracer *tr);
 /* Notes the path an execution or recording of t took in its operator's info, and on the
  * copy path its region count (REVERSE's follow the lengths, known only at binding). */
 void dm_vk_note_path(const dmlops_binding_table *t);

@@ -1,0 +1,46 @@
+// The access trace (DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES, include/dmlops.h): with DM_TRACE
+// defined, the build the library runs on a tracing context, every buffer access of a
+// kernel also appends one record to the Trace buffer, from which the host counts what a
+// GPU's memory system would see (src/vk/vk_trace.c): the accesses one access site makes
+// in one warp of 32 invocations, the k-th time each lane reaches it, are one request, and
+// each request touches some 32-byte sectors. Without DM_TRACE this file declares nothing,
+// and the kernels' modules are what they were.
+//
+// The includer defines DM_TRACE_BINDING (the Trace buffer's binding) and, before it
+// includes this, a push-constant block `pc` with tdispatch (the dispatch's index in the
+// traced submission) and the byte offset of each bound window in its VkBuffer, which its
+// accessors add to the addresses they trace, so that sectors are counted at the
+// addresses the memory sees. Both are pushed always and read only by the trace build.
+//
+// Sites: DM_SITE is unique per access in the source: the line, plus 4096 times the
+// number of the file it is in (DM_SITE_FILE, set by each file: 1 gather_common.glsl,
+// 2 the kernel's own .comp, 3 gather_main.glsl, 4 copy.comp; glslang's __FILE__ is 0 in
+// every included file).
+#define DM_SITE (uint(DM_SITE_FILE) * 4096u + uint(__LINE__))
+
+// Record: invocation in the grid; its access count so far (program order); site (14 bits)
+// | slot << 14 | log2(bytes) << 16 | kind << 19 | dispatch << 21; byte address.
+const uint TR_LOAD = 0u, TR_STORE = 1u, TR_ATOMIC = 2u;
+
+#ifdef DM_TRACE
+layout(std430, set = 0, binding = DM_TRACE_BINDING) buffer Trace {
+    uint trace_count;   // records appended, including those past the buffer's end (lost)
+    uint trace_pad[3];
+    uvec4 trace_rec[];
+};
+
+uint g_trace_seq = 0u;
+
+// An access at byte address `at` of the slot's VkBuffer (its window's offset included).
+void dm_trace(uint site, uint slot, uint at, uint log2_bytes, uint kind)
+{
+    const uint inv = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x +
+                     gl_LocalInvocationID.x;
+    const uint i = atomicAdd(trace_count, 1u);
+    if (i < uint(trace_rec.length()))
+        trace_rec[i] = uvec4(inv, g_trace_seq,
+                             (site & 0x3fffu) | (slot << 14u) | (log2_bytes << 16u) | (kind << 19u) | (pc.tdispatch << 21u),
+                             at);
+    g_trace_seq++;
+}
+#endif

@@ -1,0 +1,252 @@
+/* The access model (DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES, dmlops_command_list_get_access_stats):
+ * the instrumented kernels' records counted as a GPU's memory system sees them. Exact
+ * figures for the compute copy (a 16-byte-per-lane copy makes 512-byte requests touching
+ * 16 sectors each, none twice), the same copy 16 bytes off a sector boundary (each request
+ * then touches 17), the counting of what no kernel traces, the refusals, a trace that
+ * outgrows its buffer, and the GPU plan's access patterns of the standard cases (with
+ * DMLOPS_VK_TUNING=gpu, as `dmlops bench --model` runs them). Runs on any Vulkan device
+ * with 5 storage buffers per stage (lavapipe here), under the validation layer where
+ * there is one. */
+#include <stdlib.h>
+
+#include "vkt.h"
+
+/* A tracing context with the GPU's plan (or NULL, noted, without a Vulkan device, or
+ * where DMLOPS_TEST_BACKENDS leaves Vulkan out: valgrind's and the emulators' runs). */
+static dmlops_context *trace_context(void)
+{
+    const char *backends = getenv("DMLOPS_TEST_BACKENDS");
+    if (backends && !strstr(backends, "vulkan")) {
+        printf("    note: DMLOPS_TEST_BACKENDS=%s leaves out Vulkan\n", backends);
+        return NULL;
+    }
+    dmt_env tuning;
+    dmt_env_set(&tuning, "DMLOPS_VK_TUNING", "gpu");
+    dmlops_context *ctx = vkt_context(DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES, 0, 0);
+    dmt_env_restore(&tuning);
+    return ctx;
+}
+
+/* Destroys a context of trace_context, checking that the validation layer (where it is
+ * loaded) stayed silent about the trace builds and their bindings. */
+static void finish(dmlops_context *ctx)
+{
+    dmlops_context_info info;
+    if (CHECK_OK(dmlops_context_get_info(ctx, &info)))
+        CHECK(info.debug_message_count == 0, "the validation layer reported %u messages", info.debug_message_count);
+    CHECK(dmt_destroy_counting_messages(ctx) == 0, "the validation layer spoke at dmlops_context_destroy");
+}
+
+static bool stats_of(dmlops_command_list *list, dmlops_access_stats *s)
+{
+    return CHECK_OK(dmlops_command_list_execute(list)) && CHECK_OK(dmlops_command_list_get_access_stats(list, s));
+}
+
+/* A compute copy of `bytes` from byte src_at of a buffer to byte 0 of another, traced;
+ * checks that it copied. */
+static bool traced_copy(dmlops_context *ctx, uint64_t bytes, uint64_t src_at, dmlops_access_stats *s)
+{
+    uint8_t *data = malloc((size_t)(bytes + src_at)), *back = malloc((size_t)bytes);
+    bool ok = data && back;
+    for (uint64_t i = 0; ok && i < bytes + src_at; i++) data[i] = (uint8_t)(i * 29 + 3);
+    dmlops_buffer *src = ok ? dmt_buffer(ctx, bytes + src_at, data) : NULL, *dst = ok ? dmt_buffer(ctx, bytes, NULL) : NULL;
+    dmlops_command_list *list = NULL;
+    ok = ok && src && dst && CHECK_OK(dmlops_command_list_create(ctx, &list)) &&
+         CHECK_OK(dmlops_command_list_record_compute_copy(list, dst, 0, src, src_at, bytes)) && stats_of(list, s) &&
+         CHECK_OK(dmlops_buffer_read(dst, 0, back, bytes));
+    ok = ok && CHECK(!memcmp(back, data + src_at, (size_t)bytes), "the traced copy copied wrong bytes");
+    dmlops_command_list_destroy(list);
+    dmlops_buffer_destroy(src);
+    dmlops_buffer_destroy(dst);
+    free(data);
+    free(back);
+    return ok;
+}
+
+TEST(a_copy_moves_512_bytes_per_request_and_touches_no_sector_twice)
+{
+    dmlops_context *ctx = trace_context();
+    if (!ctx) return;
+    dmlops_access_stats s;
+    const uint64_t bytes = 1 << 20, vectors = bytes / 16;
+    if (traced_copy(ctx, bytes, 0, &s)) {
+        CHECK(s.accesses == 2 * vectors && s.loads == vectors && s.stores == vectors, "%llu accesses, %llu loads, %llu stores",
+              (unsigned long long)s.accesses, (unsigned long long)s.loads, (unsigned long long)s.stores);
+        CHECK(s.bytes == 2 * bytes, "%llu bytes", (unsigned long long)s.bytes);
+        CHECK(s.requests == 2 * bytes / 512, "%llu requests: a warp of 32 lanes moves 512 bytes in each",
+              (unsigned long long)s.requests);
+        CHECK(s.sectors == 2 * bytes / 32 && s.distinct_sectors == s.sectors, "%llu sectors, %llu distinct",
+              (unsigned long long)s.sectors, (unsigned long long)s.distinct_sectors);
+        CHECK(s.loads_in_flight == 1.0, "loads in flight %g: the plain copy loads one vector, then stores it",
+              s.loads_in_flight);
+        CHECK(s.dispatches == 1 && s.untraced == 0, "%u dispatches, %u untraced", s.dispatches, s.untraced);
+    }
+    finish(ctx);
+}
+
+/* Sectors are counted at the addresses the memory sees: a window 16 bytes past a sector
+ * boundary puts each 512-byte request across 17 sectors. */
+TEST(sectors_are_counted_at_the_buffers_addresses)
+{
+    dmlops_context *ctx = trace_context();
+    if (!ctx) return;
+    dmlops_access_stats s;
+    const uint64_t bytes = 1 << 20, requests = bytes / 512;
+    if (traced_copy(ctx, bytes, 16, &s)) {
+        CHECK(s.requests == 2 * requests, "%llu requests", (unsigned long long)s.requests);
+        CHECK(s.sectors == requests * 17 + requests * 16, "%llu sectors: each source request spans 17",
+              (unsigned long long)s.sectors);
+        CHECK(s.distinct_sectors == bytes / 32 + 1 + bytes / 32, "%llu distinct sectors",
+              (unsigned long long)s.distinct_sectors);
+    }
+    finish(ctx);
+}
+
+/* vkCmdCopyBuffer runs no kernel: it is counted apart, and the rest of the list still is. */
+TEST(operations_without_a_kernel_are_counted_apart)
+{
+    dmlops_context *ctx = trace_context();
+    if (!ctx) return;
+    dmlops_buffer *a = dmt_buffer(ctx, 4096, NULL), *b = dmt_buffer(ctx, 4096, NULL), *c = dmt_buffer(ctx, 4096, NULL);
+    dmlops_command_list *list = NULL;
+    dmlops_access_stats s;
+    if (a && b && c && CHECK_OK(dmlops_command_list_create(ctx, &list)) &&
+        CHECK_OK(dmlops_command_list_record_copy(list, b, 0, a, 0, 4096)) &&
+        CHECK_OK(dmlops_command_list_record_compute_copy(list, c, 0, a, 0, 4096)) && stats_of(list, &s)) {
+        CHECK(s.untraced == 1 && s.dispatches == 1, "%u untraced, %u dispatches", s.untraced, s.dispatches);
+        CHECK(s.requests == 2 * 4096 / 512, "%llu requests", (unsigned long long)s.requests);
+    }
+    dmlops_command_list_destroy(list);
+    dmlops_buffer_destroy(a);
+    dmlops_buffer_destroy(b);
+    dmlops_buffer_destroy(c);
+    finish(ctx);
+}
+
+TEST(access_stats_are_refused_where_there_is_no_trace)
+{
+    dmlops_context_desc cpu = {.backend = DMLOPS_BACKEND_CPU, .flags = DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES};
+    dmlops_context *ctx = NULL;
+    CHECK_STATUS(dmlops_context_create(&cpu, &ctx), DMLOPS_ERROR_UNSUPPORTED, "TRACE_ACCESSES");
+    CHECK(ctx == NULL);
+    dmlops_access_stats s;
+    CHECK_STATUS(dmlops_command_list_get_access_stats(NULL, &s), DMLOPS_ERROR_INVALID_ARGUMENT, NULL);
+    cpu.flags = 0;
+    dmlops_command_list *list = NULL;
+    if (CHECK_OK(dmlops_context_create(&cpu, &ctx)) && CHECK_OK(dmlops_command_list_create(ctx, &list)))
+        CHECK_STATUS(dmlops_command_list_get_access_stats(list, &s), DMLOPS_ERROR_UNSUPPORTED,
+                     "DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES");
+    dmlops_command_list_destroy(list);
+    dmlops_context_destroy(ctx);
+    list = NULL;
+    if (!(ctx = trace_context())) return;
+    if (CHECK_OK(dmlops_command_list_create(ctx, &list)))
+        CHECK_STATUS(dmlops_command_list_get_access_stats(list, &s), DMLOPS_ERROR_INVALID_ARGUMENT, "not been executed");
+    dmlops_command_list_destroy(list);
+    finish(ctx);
+}
+
+/* A trace too big for its buffer fails the statistics, not the execution, and says what
+ * to set. */
+TEST(a_trace_beyond_its_buffer_says_so)
+{
+    dmt_env records;
+    dmt_env_set(&records, "DMLOPS_VK_TRACE_RECORDS", "1000");
+    dmlops_context *ctx = trace_context();
+    dmt_env_restore(&records);
+    if (!ctx) return;
+    dmlops_access_stats s;
+    uint8_t data[65536], back[65536];
+    for (size_t i = 0; i < sizeof data; i++) data[i] = (uint8_t)(i * 7);
+    dmlops_buffer *a = dmt_buffer(ctx, sizeof data, data), *b = dmt_buffer(ctx, sizeof data, NULL);
+    dmlops_command_list *list = NULL;
+    if (a && b && CHECK_OK(dmlops_command_list_create(ctx, &list)) &&
+        CHECK_OK(dmlops_command_list_record_compute_copy(list, b, 0, a, 0, sizeof data)) &&
+        CHECK_OK(dmlops_command_list_execute(list))) {
+        CHECK_STATUS(dmlops_command_list_get_access_stats(list, &s), DMLOPS_ERROR_OUT_OF_DEVICE_MEMORY,
+                     "DMLOPS_VK_TRACE_RECORDS=8192");
+        CHECK(CHECK_OK(dmlops_buffer_read(b, 0, back, sizeof back)) && !memcmp(back, data, sizeof data),
+              "the execution itself must be whole");
+    }
+    dmlops_command_list_destroy(list);
+    dmlops_buffer_destroy(a);
+    dmlops_buffer_destroy(b);
+    finish(ctx);
+}
+
+/* ---- the standard cases' shapes (src/bench), at a small size ---------------------------- */
+
+typedef struct model_case {
+    const char *name;
+    DML_OPERATOR_TYPE op;
+    DML_TENSOR_DATA_TYPE type;
+    uint32_t rows, cols;
+    int shape; /* 0: REVERSE across [16, C] with lengths `ragged` or whole; 1: ONE_HOT [R, depth] */
+    bool ragged;
+} model_case;
+
+/* 32-byte sectors of bytes [0, n). */
+static uint64_t sectors_of(uint64_t n) { return (n + 31) / 32; }
+
+/* Runs the case traced; *need: the fewest sectors the operator must touch (all of its
+ * input, output and lengths or indices, and the two values). */
+static bool model_of(dmlops_context *ctx, const model_case *c, dmlops_access_stats *s, uint64_t *need)
+{
+    const uint32_t es = dmlops_data_type_size(c->type), R = c->rows, C = c->cols;
+    const bool rev = c->op == DML_OPERATOR_REVERSE_SUBSEQUENCES;
+    dmt_tensor t[3];
+    const uint32_t data[2] = {R, C}, aux[2] = {rev ? 1 : R, rev ? C : 1}, values[2] = {1, 2};
+    dmt_tensor_init(&t[0], rev ? c->type : DML_TENSOR_DATA_TYPE_UINT32, 2, rev ? data : aux, NULL, 0);
+    dmt_tensor_init(&t[1], rev ? DML_TENSOR_DATA_TYPE_UINT32 : c->type, 2, rev ? aux : values, NULL, 0);
+    dmt_tensor_init(&t[2], c->type, 2, data, NULL, 0);
+    DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC r = {&t[0].desc, &t[1].desc, &t[2].desc, 0};
+    DML_ONE_HOT_OPERATOR_DESC h = {&t[0].desc, &t[1].desc, &t[2].desc, 1};
+    DML_OPERATOR_DESC d = {c->op, rev ? (const void *)&r : (const void *)&h};
+    *need = sectors_of(t[0].buf.TotalTensorSizeInBytes) + sectors_of((uint64_t)R * C * es) +
+            (rev ? sectors_of((uint64_t)C * 4) : 1);
+    const uint32_t nlen = rev ? C : R;
+    uint32_t *lengths = malloc((size_t)nlen * 4);
+    dmlops_operator *op = NULL;
+    dmlops_buffer *b[3] = {NULL, NULL, NULL};
+    dmlops_command_list *list = NULL;
+    bool ok = lengths && CHECK_OK(dmlops_operator_create(ctx, &d, &op));
+    for (uint32_t i = 0; ok && i < nlen; i++) lengths[i] = rev ? (c->ragged ? i * 7 % (R + 1) : R) : (i * 7 + 3) % C;
+    for (int i = 0; ok && i < 3; i++) {
+        const bool idx = i == (rev ? 1 : 0);
+        ok = (b[i] = dmt_buffer(ctx, t[i].buf.TotalTensorSizeInBytes, idx ? lengths : NULL)) != NULL;
+    }
+    dmlops_binding bind[3];
+    for (int i = 0; ok && i < 3; i++) bind[i] = (dmlops_binding){b[i], 0, t[i].buf.TotalTensorSizeInBytes};
+    ok = ok && CHECK_OK(dmlops_command_list_create(ctx, &list)) &&
+         CHECK_OK(dmlops_command_list_record(list, op, 2, bind, 1, &bind[2])) && stats_of(list, s);
+    dmlops_command_list_destroy(list);
+    for (int i = 0; i < 3; i++) dmlops_buffer_destroy(b[i]);
+    dmlops_operator_destroy(op);
+    free(lengths);
+    return ok;
+}
+
+/* The three cases the H100 ran slowest (../shared/research/gpu.md), on the paths the GPU
+ * plan gave them before the GPU variants: their requests move less than half of what a
+ * copy's do, or they touch sectors several times over. */
+TEST(the_slow_gpu_cases_score_badly_on_the_general_path)
+{
+    static const model_case cases[] = {
+        {"REVERSE ragged FLOAT32", DML_OPERATOR_REVERSE_SUBSEQUENCES, DML_TENSOR_DATA_TYPE_FLOAT32, 16, 1024, 0, true},
+        {"REVERSE outer UINT8", DML_OPERATOR_REVERSE_SUBSEQUENCES, DML_TENSOR_DATA_TYPE_UINT8, 16, 4096, 0, false},
+        {"ONE_HOT depth=16 UINT8", DML_OPERATOR_ONE_HOT, DML_TENSOR_DATA_TYPE_UINT8, 4096, 16, 1, false},
+    };
+    dmlops_context *ctx = trace_context();
+    if (!ctx) return;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        dmlops_access_stats s;
+        uint64_t need;
+        if (!model_of(ctx, &cases[i], &s, &need)) continue;
+        const double per_request = (double)s.bytes / (double)s.requests, ratio = (double)s.sectors / (double)need;
+        printf("    %s: %.1f bytes per request, sector ratio %.2f, %.2f loads in flight\n", cases[i].name, per_request,
+               ratio, s.loads_in_flight);
+        CHECK(per_request < 256 || ratio > 1.25, "%s scores %.1f bytes per request and a sector ratio of %.2f",
+              cases[i].name, per_request, ratio);
+    }
+    finish(ctx);
+}
