@@ -220,7 +220,8 @@ deps-check:
 # initializers [bucket][variant][texel] of kernels.c's table. The storage-buffer modules
 # (T 0) are built once more with DM_TRACE, the instrumented build a tracing context runs
 # (glsl/trace.glsl): dm_spv_<kernel>_r<R>_v<V>_trace[] in DM_SPV_<kernel>_TRACE_MODULES,
-# [bucket][variant]. ROW_DIMS and VARIANTS_<kernel> are in lists.mk;
+# [bucket][variant]. ROW_DIMS, VARIANTS_<kernel>, FIRST_BUCKET_VARIANTS (built for the
+# first bucket only) and STORAGE_VARIANTS (no texel module) are in lists.mk;
 # cmake/dmlops_spirv.cmake builds the same modules for CMake.
 $(GATHER_H): $(B)/spv/%.h: glsl/%.comp $(wildcard glsl/*.glsl) Makefile lists.mk | $(DEPS_ORDER)
 	@mkdir -p $(@D)
@@ -236,8 +237,9 @@ $(GATHER_H): $(B)/spv/%.h: glsl/%.comp $(wildcard glsl/*.glsl) Makefile lists.mk
 	      od -An -v -tx4 $(B)/spv/$$1.spv | sed 's/ *\([0-9a-f]\{8\}\)/0x\1,/g'; echo "};"; } >> $@.tmp; \
 	}; \
 	bucket=0; for r in $(ROW_DIMS); do for v in 0 $(VARIANTS_$*); do \
-	    if { [ $$v -eq 6 ] || [ $$v -eq 7 ]; } && [ $$r -ne 1 ]; then continue; fi; \
-	    for t in 0 1; do \
+	    case " $(FIRST_BUCKET_VARIANTS) " in *" $$v "*) [ $$bucket -eq 0 ] || continue ;; esac; \
+	    texels="0 1"; case " $(STORAGE_VARIANTS) " in *" $$v "*) texels=0 ;; esac; \
+	    for t in $$texels; do \
 	        m=$*_r$${r}_v$${v}_t$${t}; \
 	        spv_module $$m "-DDM_ROW_DIMS=$$r -DDM_VARIANT=$$v -DDM_TEXEL=$$t"; \
 	        echo "    [$$bucket][$$v][$$t] = {dm_spv_$$m, sizeof dm_spv_$$m}, \\" >> $@.table; \

@@ -3,6 +3,7 @@
 #   cmake -DDM_ROOT=<source dir> -DDM_KERNEL=slice -DDM_OUT=<build>/spv/slice.h
 #         -DDM_COMPILER=<glslangValidator or glslc> -DDM_SPIRV_OPT=... -DDM_SPIRV_VAL=...
 #         -DDM_OPT_FLAGS=a,b,c -DDM_VARIANTS=1,2,3,6 -DDM_ROW_DIMS=1,3,7
+#         -DDM_FIRST_BUCKET=6,7,... -DDM_STORAGE_ONLY=9,...
 #         -P dmlops_spirv.cmake
 #
 # It writes what the Makefile's $(B)/spv/%.h rules write, word for word (test/test_cmake.sh
@@ -13,9 +14,10 @@
 # With DM_VARIANTS empty the kernel is a single module, dm_spv_<kernel>, compiled and
 # validated but not optimised (copy.comp), then its trace build (DM_TRACE, glsl/trace.glsl),
 # dm_spv_<kernel>_trace. Otherwise it is one module per (row bucket, variant, texel path):
-# variant 0 and each of DM_VARIANTS, the FLAT variants 6 and 7 only in the first bucket
-# (they serve rows of a rank-1 or rank-2 gather), each compiled with its DM_ROW_DIMS,
-# DM_VARIANT and DM_TEXEL, stripped by spirv-opt, validated, and written as
+# variant 0 and each of DM_VARIANTS, those of DM_FIRST_BUCKET only in the first bucket
+# (they serve rows of a rank-1 or rank-2 gather), those of DM_STORAGE_ONLY without a texel
+# module (lists.mk's FIRST_BUCKET_VARIANTS and STORAGE_VARIANTS), each compiled with its
+# DM_ROW_DIMS, DM_VARIANT and DM_TEXEL, stripped by spirv-opt, validated, and written as
 # dm_spv_<kernel>_r<R>_v<V>_t<T>[] with DM_SPV_<kernel>_MODULES, the designated
 # initializers [bucket][variant][texel] of kernels.c's table; and the trace build of each
 # texel-0 module, dm_spv_<kernel>_r<R>_v<V>_trace[] in DM_SPV_<kernel>_TRACE_MODULES,
@@ -31,6 +33,8 @@ set(target_env vulkan1.1)
 string(REPLACE "," ";" opt_flags "${DM_OPT_FLAGS}")
 string(REPLACE "," ";" variants "${DM_VARIANTS}")
 string(REPLACE "," ";" row_dims "${DM_ROW_DIMS}")
+string(REPLACE "," ";" first_bucket "${DM_FIRST_BUCKET}")
+string(REPLACE "," ";" storage_only "${DM_STORAGE_ONLY}")
 get_filename_component(spv_dir "${DM_OUT}" DIRECTORY)
 file(MAKE_DIRECTORY "${spv_dir}")
 # Relative to DM_ROOT as in the Makefile (glsl/x.comp, -Iglsl), so that nothing in a module
@@ -110,10 +114,14 @@ else()
     set(bucket 0)
     foreach(r IN LISTS row_dims)
         foreach(v 0 ${variants})
-            if((v EQUAL 6 OR v EQUAL 7) AND NOT r EQUAL 1)
+            if(v IN_LIST first_bucket AND NOT bucket EQUAL 0)
                 continue()
             endif()
-            foreach(t 0 1 trace)
+            set(texels 0 1 trace)
+            if(v IN_LIST storage_only)
+                set(texels 0 trace)
+            endif()
+            foreach(t IN LISTS texels)
                 if(t STREQUAL "trace")
                     set(m ${DM_KERNEL}_r${r}_v${v}_trace)
                     set(defs DM_ROW_DIMS=${r} DM_VARIANT=${v} DM_TEXEL=0 DM_TRACE=1)

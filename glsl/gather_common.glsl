@@ -191,7 +191,9 @@ uvec4 tx_aux4_(uint q, uint s) { dm_trace(s, 2u, pc.tbase_aux + q * 16u, 4u, TR_
 const uint P_RANK = 0u, P_UNITS = 1u, P_MODE = 2u, P_PER_ROW = 3u, P_AXIS = 4u, P_AXIS_ORIGIN = 5u,
            P_N = 6u, P_WIN_LO = 7u, P_WIN_HI = 8u, P_PHASED = 9u, P_DST_BASE = 10u, P_SRC_BASE = 11u,
            P_AUX_BASE = 12u, P_M = 13u, P_AXIS_SRC_STRIDE = 14u, P_SIZE = 16u, P_DST_STRIDE = 24u,
-           P_SRC_STRIDE = 32u, P_AUX_STRIDE = 40u;
+           P_SRC_STRIDE = 32u, P_AUX_STRIDE = 40u, P_TILE_CHUNKS = 48u, P_TILES = 49u, P_TILE_PER = 50u,
+           P_TILE_MAGIC = 51u, P_TILE_SHIFTS = 52u, P_TILE_STEP_ROWS = 53u, P_TILE_STEP_COLS = 54u,
+           P_TILE_SPAN = 55u, P_SPAN_MAGIC = 56u, P_SPAN_SHIFTS = 57u;
 const uint MODE_ELEMENT = 0u, MODE_VEC = 1u;
 // Fast-path variants (VARIANT). SLICE1: rows that run one element forwards or backwards
 // (STREAM), step 2 from the two vectors that hold a chunk's elements (PAIRS), any other
@@ -202,7 +204,7 @@ const uint MODE_ELEMENT = 0u, MODE_VEC = 1u;
 // a whole number of chunks long (FLAT_ROWS). REVERSE across the axis with a length per
 // column: each element from the row its column's length picks (COLUMNS).
 const uint V_GENERAL = 0u, V_STREAM = 1u, V_PAIRS = 2u, V_WORDS = 3u, V_ALONG = 4u, V_ACROSS = 5u, V_FLAT = 6u,
-           V_FLAT_ROWS = 7u, V_COLUMNS = 8u;
+           V_FLAT_ROWS = 7u, V_COLUMNS = 8u, V_TILES = 9u, V_TILE_COLUMNS = 10u, V_TILE_HOT = 11u;
 // The module's variant (V_GENERAL: the general path): which of its kernel's ways of
 // making a chunk the hot loop runs. lavapipe runs both sides of every branch with lanes
 // masked, and a masked storage-buffer access still loops over the lanes, so a chunk
@@ -212,6 +214,16 @@ const uint V_GENERAL = 0u, V_STREAM = 1u, V_PAIRS = 2u, V_WORDS = 3u, V_ALONG = 
 // dm_kernel_variant).
 const uint VARIANT = DM_VARIANT;
 const uint NO_AXIS = 0xffffffffu;
+
+// n / d for a divisor the host described (src/fastdiv.h: its magic number, and the shifts
+// s1 | s2 << 8): one 32x32->64 multiply instead of the ~20-instruction sequence GPUs
+// expand a division into. Exact for every 32-bit n.
+uint fastdiv(uint n, uint magic, uint shifts)
+{
+    uint hi, lo;
+    umulExtended(n, magic, hi, lo);
+    return (hi + ((n - hi) >> (shifts & 0xffu))) >> (shifts >> 8u);
+}
 
 // Source vector q, through whichever path TEXEL chose (the caller has checked q against
 // src4.length()).

@@ -25,6 +25,11 @@
 #undef DM_SITE_FILE
 #define DM_SITE_FILE 3
 
+#if DM_VARIANT >= 9
+// The GPU tiles (gather_tiles.glsl): the kernel's own main for them, defined after this file.
+void tile_main();
+#endif
+
 // This invocation's index in the grid (a 2-D grid of 1-D workgroups: the host spreads
 // more than 65535 groups over y), and the grid's size in invocations.
 uint grid_invocation()
@@ -434,6 +439,12 @@ void main()
 {
     load_globals();
     load_op();
+#if DM_VARIANT >= 9
+    if (FAST) {
+        tile_main();
+        return;
+    }
+#endif
 #ifdef DM_FLAT_MAIN
     // Nested, so that spirv-opt drops the flat walk from the general path's modules: a
     // condition that involves a specialisation constant is not folded.

@@ -379,3 +379,96 @@ void flat_main()
     else flat_two_rows(w0, w1, u, threads, off, on);
     flat_ends(u, w0, end);
 }
+
+#include "gather_tiles.glsl"
+
+#if DM_VARIANT == 11
+// V_TILE_HOT (gather_tiles.glsl): ONE_HOT along the innermost axis into output rows that
+// lie end to end, with one index per row, contiguous (the host checks; the usual [N]
+// indices into [N, depth]). A tile is P_TILE_CHUNKS chunks of the piece's output stream:
+// the workgroup loads the indices of the rows it meets as whole vectors, every one before
+// any store, decodes them into shared memory, then each lane stores its chunks,
+// neighbouring lanes on neighbouring chunks, each made from the one or two rows it meets
+// (more where rows are shorter than a chunk) with no division: a lane's first chunk's row
+// is a multiply by the magic number of the row length (fastdiv), and each next chunk, WG
+// chunks on, is P_TILE_STEP_ROWS rows and P_TILE_STEP_COLS columns further. On the H100
+// the paths before this read an index per chunk right before storing it (depth 16: 0.19x
+// the copy) or divided per chunk (UINT8, FLOAT16); depth 1024 reads a tile's eight rows'
+// indices before its 2048 stores.
+uint g_th_r0, g_th_rows;
+
+// Decoded hot column of staged row i (the tile's row g_th_r0 + i), as flat_hot_from gives it.
+uint th_hot(uint i) { return lds4[i >> 2u][i & 3u]; }
+
+uvec4 th_load(uint k) { return aux_vec(((g_fab + g_th_r0 * g_fastr) >> 4u) + k); }
+// Decodes the indices whole in vector k and puts each of the tile's rows' at its word.
+void th_store(uint k, uvec4 x)
+{
+    const uint abytes = AUX_TYPE >= AUX_U64 ? 8u : 4u, at = ((g_fab + g_th_r0 * g_fastr) & ~15u) + k * 16u;
+    [[unroll]] for (uint w = 0u; w < 4u; w += abytes / 4u) {
+        const uint b = at + w * 4u;
+        if (b < g_fab) continue;
+        const uint i = (b - g_fab) / abytes - g_th_r0; // abytes is 4 or 8: a shift
+        if (i >= g_th_rows) continue;
+        const uint k_ = decode_index(x[w], abytes == 8u ? x[w + 1u] : 0u, g_n);
+        lds4[i >> 2u][i & 3u] = k_ != NO_AXIS && k_ >= g_axis_origin ? k_ - g_axis_origin : NO_AXIS;
+    }
+}
+
+void tiles_hot_main()
+{
+    uint end, w0, w1;
+    const uint rows = flat_begin(end, w0, w1), m = g_fm, n = 16u / ESIZE, lane = gl_LocalInvocationID.x;
+    const uint wg = gl_WorkGroupSize.x, TC = p(P_TILE_CHUNKS), lg = p(P_TILE_PER);
+    const uint mmag = p(P_TILE_MAGIC), msh = p(P_TILE_SHIFTS), dq = p(P_TILE_STEP_ROWS), dr = p(P_TILE_STEP_COLS);
+    const uint abytes = AUX_TYPE >= AUX_U64 ? 8u : 4u;
+    const uvec4 off = splat(g_off), on = splat(g_on);
+    const uint tiles = (w1 - w0 + TC - 1u) >> lg;
+    // One index per row, contiguous, as the host checked: else the rows' indices are
+    // read one by one (a lone row has no row stride).
+    if (rows == 1u) g_fastr = abytes;
+    for (uint t = tile_group(); t < tiles; t += tile_groups()) {
+        const uint c0 = w0 + t * TC, c1 = min(c0 + TC, w1);
+        const uint f0 = (c0 * 16u - g_fdb) / ESIZE, fz = (c1 * 16u - g_fdb) / ESIZE - 1u;
+        g_th_r0 = fastdiv(f0, mmag, msh);
+        g_th_rows = fastdiv(fz, mmag, msh) + 1u - g_th_r0;
+        const uint nvec = ((g_fab + (g_th_r0 + g_th_rows) * abytes + 15u) >> 4u) - ((g_fab + g_th_r0 * abytes) >> 4u);
+        const bool staged = g_fastr == abytes && nvec <= LDS_VECS && g_th_rows <= LDS_VECS * 4u;
+        if (staged) {
+            TILE_STAGE(nvec, th_load, th_store)
+            barrier();
+        }
+        uint f = f0 + lane * n, r = fastdiv(f, mmag, msh), j = f - r * m;
+        for (uint c = c0 + lane; c < c1; c += wg) {
+            uvec4 v;
+            if (!staged) {
+                flat_chunk(r, j, false, v);
+            } else if (m >= n) {
+                // Row r's elements j .. m - 1 (p of them), then row r + 1's first n - p.
+                const uint p = m - j, h1 = th_hot(r - g_th_r0);
+                const uint h2 = p < n ? th_hot(r + 1u - g_th_r0) : NO_AXIS;
+                const uint d1 = h1 - j, d2 = p < n && h2 < n - p ? p + h2 : NO_AXIS;
+                v = two_hot(off, on, d1 < p ? d1 : NO_AXIS, d2);
+            } else {
+                v = g_off4;
+                uint rr = r;
+                // Rows shorter than the chunk: each that starts before its end (flat_chunk).
+                for (int s = -int(j); s < int(n); rr++, s += int(m)) {
+                    const uint k = th_hot(rr - g_th_r0);
+                    const int e = s + int(min(k, m));
+                    if (k < m && e >= 0 && e < int(n)) v = with_element(v, uint(e), g_on);
+                }
+            }
+            ST_DST4(c, v);
+            j += dr;
+            r += dq;
+            const bool wrap = j >= m;
+            j -= wrap ? m : 0u;
+            r += wrap ? 1u : 0u;
+        }
+        if (staged) barrier(); // before the next tile stages over this one
+    }
+    flat_ends(grid_invocation(), w0, end);
+}
+void tile_main() { tiles_hot_main(); }
+#endif

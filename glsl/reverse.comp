@@ -92,16 +92,20 @@ bool fetch(uint sb, uint ab, uint row_axis, uint j, out uvec2 v)
 // lies outside this piece's part of the window [P_WIN_LO, P_WIN_HI) are left alone.
 uint g_L, g_row_s; // the row's sequence length; across the axis, its source row
 uint g_sb, g_ab, g_row_axis; // COLUMNS: the row's source and length addresses, axis coordinate
+// Rows along the axis (the axis the row's own dimension): V_ALONG, and V_TILES when the
+// gather's axis is its last dimension (the tiles take both layouts).
+bool along_rows() { return VARIANT == V_ALONG || (VARIANT == V_TILES && g_axis == g_last); }
+
 void row_begin(uint sb, uint ab, uint row_axis)
 {
-    if (VARIANT == V_COLUMNS) {
+    if (VARIANT == V_COLUMNS || VARIANT == V_TILE_COLUMNS) {
         g_sb = sb;
         g_ab = ab;
         g_row_axis = row_axis;
         return;
     }
     g_L = read_length(ab, g_n);
-    if (VARIANT == V_ALONG) {
+    if (along_rows()) {
         const uint o = g_axis_origin;
         g_P = g_L > o ? g_L - o : 0u;
         g_Bb = sb + (g_L - 1u - o) * ESIZE; // unused (and wrapped) when g_P is 0
@@ -117,7 +121,7 @@ void row_begin(uint sb, uint ab, uint row_axis)
 // window.
 bool in_window(uint j0, uint cnt)
 {
-    if (VARIANT != V_ALONG) return g_row_s >= g_win_lo && g_row_s < g_win_hi;
+    if (!along_rows()) return g_row_s >= g_win_lo && g_row_s < g_win_hi;
     const uint i0 = g_axis_origin + j0;
     const bool back = j0 + cnt <= g_P;
     if (!back && j0 < g_P) return false;
@@ -236,7 +240,7 @@ bool chunk_vec(uint j0, out uvec4 v)
 
 bool row_elem(uint j, out uvec2 x)
 {
-    if (VARIANT == V_COLUMNS) return fetch(g_sb, g_ab, g_row_axis, j, x);
+    if (VARIANT == V_COLUMNS || VARIANT == V_TILE_COLUMNS) return fetch(g_sb, g_ab, g_row_axis, j, x);
     x = uvec2(0u);
     if (!in_window(j, 1u)) return false;
     x = stream_elem(j);
@@ -244,3 +248,126 @@ bool row_elem(uint j, out uvec2 x)
 }
 
 #include "gather_main.glsl"
+#include "gather_tiles.glsl"
+
+#if DM_VARIANT == 9
+// V_TILES (gather_tiles.glsl): a row is its reversed prefix (backwards from g_Bb), then the
+// rest forwards from g_Bf (along the axis), or one source row forwards (across it). A piece
+// that binds only part of the axis (above 2 GiB of it) goes element by element.
+bool tile_row(out uint P, out uint Bb, out uint Bf, out uint D)
+{
+    D = ESIZE;
+    P = g_P;
+    Bb = g_Bb;
+    Bf = g_Bf;
+    return g_win_lo == 0u && g_win_hi >= g_n;
+}
+bool tile_in_window(uint j0, uint cnt) { return in_window(j0, cnt); }
+void tile_main() { tiles_rows_main(); }
+#endif
+
+#if DM_VARIANT == 10
+// V_TILE_COLUMNS (gather_tiles.glsl): across the axis with a length per column, [n, C]
+// along axis 0 (ONNX's [T, B] batch of sequences; the host checks that the gather is that,
+// with whole-chunk output rows). Element (t, c) comes from source row L[c] - 1 - t while
+// t < L[c], else row t. A tile is the output's columns of P_TILE_CHUNKS chunks over every
+// row: the workgroup stages those columns of all n source rows (P_TILE_SPAN vectors each)
+// and their lengths, every source vector once, then each lane makes chunks of output rows
+// from them: a vector where the chunk's lengths agree (each row a permuted copy), else
+// element by element, its elements from the rows their own lengths pick. Element by element
+// the general path read 16 lengths and 16 sources per UINT8 chunk from memory (the access
+// model: 128 bytes per request, 30x the sectors); this reads each once.
+uint g_tc_q0, g_tc_a0, g_tc_e_lo; // the tile: first source vector of row 0's part, first lengths' vector, first column
+
+// Source vector v of staged row s (its part [e_lo, e_hi) of the columns), and where it goes.
+uint tc_row_vec(uint s) { return (g_fsb + s * g_axis_src_stride + g_tc_e_lo * ESIZE) >> 4u; }
+uint g_tc_vs, g_tc_vmag, g_tc_vsh, g_tc_need, g_tc_nvec;
+uvec4 tc_load(uint k)
+{
+    const uint s = fastdiv(k, g_tc_vmag, g_tc_vsh), v = k - s * g_tc_vs, q = tc_row_vec(s) + v;
+    const uint row_end = g_fsb + s * g_axis_src_stride + g_tc_need; // past the row's last byte needed
+    return q < ((row_end + 15u) >> 4u) && q < uint(src4.length()) ? LD_SRC4(q) : uvec4(0u);
+}
+void tc_store(uint k, uvec4 x) { lds4[k] = x; }
+uvec4 tc_load_aux(uint k) { return aux_vec(g_tc_a0 + k); }
+void tc_store_aux(uint k, uvec4 x) { lds4[g_tc_nvec + k] = x; }
+
+// The shared-memory byte of element (s, col): staged row s holds the aligned vectors of
+// its columns from g_tc_e_lo on.
+uint tc_offset(uint s, uint col)
+{
+    return s * g_tc_vs * 16u + ((g_fsb + s * g_axis_src_stride + g_tc_e_lo * ESIZE) & 15u) + (col - g_tc_e_lo) * ESIZE;
+}
+
+// Column c's length, decoded and clamped, from the staged lengths.
+uint tc_length(uint c)
+{
+    const uint abytes = AUX_TYPE >= AUX_U64 ? 8u : 4u, o = g_fab + c * abytes - (g_tc_a0 << 4u);
+    const uvec4 w = lds4[g_tc_nvec + (o >> 4u)];
+    const uint i = (o >> 2u) & 3u;
+    return decode_length(w[i], abytes == 8u ? w[min(i + 1u, 3u)] : 0u, g_n);
+}
+
+void tiles_columns_main()
+{
+    const uint lane = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x, ne = 16u / ESIZE;
+    const uint R = g_last > 0u ? p(P_SIZE) : 1u, m = p(P_M), first = pc.rem_dst + p(P_DST_BASE);
+    const uint dstr = g_last > 0u ? p(P_DST_STRIDE) : 0u, CBC = p(P_TILE_CHUNKS), lg = p(P_TILE_PER);
+    const uint tiles = p(P_TILES), n = g_n, rb = first & 15u, qr = (rb + m * ESIZE + 15u) >> 4u;
+    const uint abytes = AUX_TYPE >= AUX_U64 ? 8u : 4u;
+    g_fsb = pc.rem_src + p(P_SRC_BASE);
+    g_fab = pc.rem_aux + p(P_AUX_BASE);
+    g_tc_vs = p(P_TILE_SPAN);
+    g_tc_vmag = p(P_SPAN_MAGIC);
+    g_tc_vsh = p(P_SPAN_SHIFTS);
+    g_tc_nvec = n * g_tc_vs;
+    // The whole axis in this piece's source window, and its staged rows in shared memory:
+    // else (a piece of an axis above 2 GiB) element by element.
+    const bool staged = g_win_lo == 0u && g_win_hi >= n && g_tc_nvec <= LDS_VECS;
+    for (uint t = tile_group(); t < tiles; t += tile_groups()) {
+        const uint q_lo = t * CBC, q_hi = min(q_lo + CBC, qr);
+        g_tc_e_lo = q_lo * 16u > rb ? (q_lo * 16u - rb) / ESIZE : 0u;
+        const uint e_hi = min((q_hi * 16u - rb) / ESIZE, m);
+        g_tc_need = e_hi * ESIZE;
+        g_tc_a0 = (g_fab + g_tc_e_lo * abytes) >> 4u;
+        const uint naux = ((g_fab + e_hi * abytes + 15u) >> 4u) - g_tc_a0;
+        const bool fits = staged && g_tc_nvec + naux <= LDS_VECS;
+        if (fits) {
+            TILE_STAGE(g_tc_nvec, tc_load, tc_store)
+            TILE_STAGE(naux, tc_load_aux, tc_store_aux)
+            barrier();
+        }
+        for (uint idx = lane; idx < R << lg; idx += wg) {
+            const uint r = idx >> lg, q = q_lo + (idx & (CBC - 1u));
+            if (q >= q_hi) continue;
+            const uint db = first + r * dstr, c = ((db - rb) >> 4u) + q, t_abs = g_axis_origin + r;
+            const bool whole = q * 16u >= rb && q * 16u - rb + 16u <= m * ESIZE && c < uint(dst4.length());
+            if (!fits || !whole) {
+                row_begin(g_fsb, g_fab, t_abs);
+                element_chunk(c, db, db + m * ESIZE);
+                continue;
+            }
+            const uint j0 = (q * 16u - rb) / ESIZE;
+            uint L[16u / ESIZE];
+            bool agree = true;
+            [[unroll]] for (uint e = 0u; e < ne; e++) {
+                L[e] = tc_length(j0 + e);
+                agree = agree && L[e] == L[0];
+            }
+            uvec4 v = uvec4(0u);
+            if (agree) {
+                const uint s = t_abs < L[0] ? L[0] - 1u - t_abs : t_abs;
+                v = lds16(tc_offset(s, j0));
+            } else {
+                [[unroll]] for (uint e = 0u; e < ne; e++) {
+                    const uint s = t_abs < L[e] ? L[e] - 1u - t_abs : t_abs;
+                    v = with_element(v, e, lds_elem(tc_offset(s, j0 + e)));
+                }
+            }
+            ST_DST4(c, v);
+        }
+        if (fits) barrier(); // before the next tile stages over this one
+    }
+}
+void tile_main() { tiles_columns_main(); }
+#endif

@@ -103,3 +103,18 @@ bool row_elem(uint j, out uvec2 x)
 }
 
 #include "gather_main.glsl"
+#include "gather_tiles.glsl"
+
+#if DM_VARIANT == 9
+// V_TILES (gather_tiles.glsl): element j of a row at g_Bf + j * step, or, with step -1,
+// backwards from it.
+bool tile_row(out uint P, out uint Bb, out uint Bf, out uint D)
+{
+    D = g_src_step;
+    P = g_src_step == 0u - ESIZE ? 0xffffffffu : 0u;
+    Bb = Bf = g_Bf;
+    return true;
+}
+bool tile_in_window(uint j0, uint cnt) { return true; }
+void tile_main() { tiles_rows_main(); }
+#endif

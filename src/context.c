@@ -36,8 +36,9 @@ static void dm_env_reject(dm_vk_params *p, const char *name, bool understood)
 
 void dm_env_vk_tuning(dm_vk_params *p)
 {
-    const char *texel = getenv("DMLOPS_VK_TEXEL"), *tuning = getenv("DMLOPS_VK_TUNING");
+    const char *texel = getenv("DMLOPS_VK_TEXEL"), *tuning = getenv("DMLOPS_VK_TUNING"), *tiles = getenv("DMLOPS_VK_TILES");
     p->texel = texel && !strcmp(texel, "0") ? 0 : texel && !strcmp(texel, "1") ? 1 : -1;
+    p->tiles = tiles && !strcmp(tiles, "0") ? 0 : tiles && !strcmp(tiles, "1") ? 1 : -1;
     p->cpu_tuning = tuning && !dm_strcasecmp(tuning, "gpu") ? 0 : tuning && !dm_strcasecmp(tuning, "cpu") ? 1 : -1;
     const uint64_t lanes = dm_env_number("DMLOPS_VK_LANES", 1, 64, 0);
     p->lanes = dm_pow2(lanes) ? (uint32_t)lanes : 0;
@@ -51,6 +52,7 @@ void dm_env_vk_tuning(dm_vk_params *p)
     /* Set but not understood: the note names them, so that a mistyped value is seen. */
     dm_env_reject(p, "DMLOPS_VK_TUNING", p->cpu_tuning >= 0);
     dm_env_reject(p, "DMLOPS_VK_TEXEL", p->texel >= 0);
+    dm_env_reject(p, "DMLOPS_VK_TILES", p->tiles >= 0);
     dm_env_reject(p, "DMLOPS_VK_LANES", p->lanes != 0);
     dm_env_reject(p, "DMLOPS_VK_RUN", p->run != 0);
     dm_env_reject(p, "DMLOPS_VK_GRID", p->grid_cap != 0);

@@ -58,6 +58,11 @@ typedef struct dm_gather {
     bool rows_cut;                  /* Vulkan: one output row outgrows a binding window in
                                        some slot, so pieces must cut rows, which the flat
                                        walk cannot (decided by the planner) */
+    uint32_t tile_lds;              /* Vulkan: the GPU tiles' shared memory in 16-byte vectors,
+                                       0 where the device takes none (decided by the planner
+                                       from dm_vk_limits); with their workgroup and the
+                                       vectors each lane stages */
+    uint32_t tile_wg, tile_v;
 } dm_gather;
 
 /* Merges dimensions that are contiguous in every slot and drops size-1 dimensions, so

@@ -155,6 +155,7 @@ typedef struct dm_vk_params {
     /* Tuning from the environment (dm_env_vk_tuning); each 0 or -1 leaves it to the
      * device class (src/vk/vk_properties.c). */
     int texel;                        /* DMLOPS_VK_TEXEL: -1 by device class, 0 off, 1 on */
+    int tiles;                        /* DMLOPS_VK_TILES: -1 by device class, 0 off, 1 on */
     int cpu_tuning;                   /* DMLOPS_VK_TUNING: -1 by device type, 0 GPU, 1 CPU */
     uint32_t lanes;                   /* DMLOPS_VK_LANES: 0, else a power of two up to 64 */
     uint32_t run;                     /* DMLOPS_VK_RUN: 0, else a power of two up to 32 */
@@ -162,7 +163,7 @@ typedef struct dm_vk_params {
     uint32_t workgroup;               /* DMLOPS_VK_WORKGROUP: 0, else a power of two up to 1024 */
     int64_t copy_min_bytes;           /* DMLOPS_VK_COPY_MIN: -1, else the copy-region threshold */
     /* Variables set to a value not understood, as `NAME="value", ...` for the note. */
-    char env_rejected[280];
+    char env_rejected[320];
 } dm_vk_params;
 dmlops_status dm_vk_context_init(dmlops_context *ctx, const dm_vk_params *params);
 /* Opens and closes the device AUTO would take, without the validation layer: SUCCESS when

@@ -3,6 +3,8 @@
  * each kernel's fast-path variants covers a gather. */
 #include "kernels.h"
 
+#include "../checked.h"
+
 #include "vk_abi.h"
 
 #include "copy.h"
@@ -78,7 +80,58 @@ bool dm_kernel_src_words(const dm_gather *g)
 bool dm_kernel_flat(const dm_gather *g, bool texel)
 {
     const uint32_t v = dm_kernel_variant(g, texel);
-    return v == DM_VARIANT_FLAT || v == DM_VARIANT_FLAT_ROWS;
+    return v == DM_VARIANT_FLAT || v == DM_VARIANT_FLAT_ROWS || v == DM_VARIANT_TILE_HOT;
+}
+
+uint32_t dm_kernel_tile_step(const dm_gather *g)
+{
+    const int64_t s = g->kernel == DM_KERNEL_SLICE ? g->stride[DM_SLOT_SRC][g->rank - 1] : 1;
+    return s < 0 ? (uint32_t)-s : (uint32_t)s;
+}
+
+uint32_t dm_kernel_columns_lds(const dm_gather *g, uint32_t chunks)
+{
+    const uint64_t lengths = ((uint64_t)chunks * (16 / g->esize) * g->aux_esize + 15) / 16 + 2;
+    return (uint32_t)dm_min_u64((uint64_t)g->n * (chunks + 1) + lengths, UINT32_MAX);
+}
+
+/* The GPU tile (glsl/gather_tiles.glsl) that covers a rank-1 or rank-2 gather with
+ * contiguous output rows where the device takes tiles (g->tile_lds, GPU tuning), or
+ * DM_VARIANT_GENERAL. */
+static uint32_t dm_kernel_tile(const dm_gather *g)
+{
+    if (!g->tile_lds || g->rank == 0 || g->rank > 2) return DM_VARIANT_GENERAL;
+    const uint32_t last = g->rank - 1;
+    const int64_t src = g->stride[DM_SLOT_SRC][last], aux = g->stride[DM_SLOT_AUX][last];
+    switch (g->kernel) {
+    case DM_KERNEL_SLICE: {
+        /* A phase stages step x the tile's chunks: a step up to what leaves a tile of at
+         * least a chunk per lane (4 with 8 KiB for 128 lanes). */
+        const uint32_t k = dm_kernel_tile_step(g);
+        return k != 0 && (uint64_t)k * g->tile_wg + 2 <= g->tile_lds ? DM_VARIANT_TILES : DM_VARIANT_GENERAL;
+    }
+    case DM_KERNEL_REVERSE:
+        if (g->axis < 0) return DM_VARIANT_GENERAL;
+        /* One length per row: along the axis (contiguous in the source) or across it (the
+         * row contiguous), as ALONG and ACROSS. */
+        if (aux == 0)
+            return ((uint32_t)g->axis == last ? g->window_stride == 1 && src == 0 : src == 1) ? DM_VARIANT_TILES
+                                                                                        : DM_VARIANT_GENERAL;
+        /* A length per column, [n, C] along axis 0: rows whole chunks apart in the output
+         * (one chunk grid for every row), every row of a column of chunks in shared memory. */
+        if (g->rank == 2 && g->axis == 0 && aux == 1 && src == 1 && g->stride[DM_SLOT_AUX][0] == 0 &&
+            (g->stride[DM_SLOT_DST][0] * (int64_t)g->esize) % 16 == 0 && dm_kernel_columns_lds(g, 1) <= g->tile_lds)
+            return DM_VARIANT_TILE_COLUMNS;
+        return DM_VARIANT_GENERAL;
+    case DM_KERNEL_ONE_HOT:
+        /* One index per row along the innermost axis, rows end to end, indices contiguous. */
+        return aux == 0 && (uint32_t)g->axis == last && dm_kernel_rows_packed(g) &&
+                       (g->rank == 1 || g->stride[DM_SLOT_AUX][0] == 1)
+                   ? DM_VARIANT_TILE_HOT
+                   : DM_VARIANT_GENERAL;
+    default:
+        return DM_VARIANT_GENERAL;
+    }
 }
 
 bool dm_kernel_src_aligned(const dm_gather *g, uint32_t variant)
@@ -113,6 +166,9 @@ uint32_t dm_kernel_variant(const dm_gather *g, bool texel)
     /* Short packed rows (dm_kernel_rows_packed): the output as one stream of chunks, each
      * built element by element (flat_elems_main in gather_main.glsl). */
     if (g->kernel != DM_KERNEL_ONE_HOT && dm_kernel_rows_packed(g)) return DM_VARIANT_FLAT;
+    /* GPU tiles where the layout takes one: the storage-buffer path of a GPU-tuned device. */
+    const uint32_t tile = texel ? DM_VARIANT_GENERAL : dm_kernel_tile(g);
+    if (tile != DM_VARIANT_GENERAL) return tile;
     switch (g->kernel) {
     case DM_KERNEL_SLICE:
         if (src == 1 || src == -1) return DM_VARIANT_STREAM;

@@ -31,6 +31,11 @@ extern const dm_spirv dm_kernels_trace[DM_KERNEL_COUNT][DM_ROW_BUCKETS][DM_VARIA
  * vectors from a texel buffer (TEXEL); it picks between variants, never decides whether
  * one covers the gather. */
 uint32_t dm_kernel_variant(const dm_gather *g, bool texel);
+/* The GPU tiles (glsl/gather_tiles.glsl): the source elements a V_TILES chunk's elements
+ * step by (SLICE1's |step|, 1 for REVERSE); and the shared vectors V_TILE_COLUMNS stages
+ * for column blocks of `chunks` chunks (g->n rows of chunks + 1 vectors, and the lengths). */
+uint32_t dm_kernel_tile_step(const dm_gather *g);
+uint32_t dm_kernel_columns_lds(const dm_gather *g, uint32_t chunks);
 /* ALIGNED (vk_abi.h): whether every whole chunk of g's output rows takes its source
  * vectors from 16-byte boundaries under the variant, so that each is one load with no
  * funnel shift and no vector carried from the chunk before (SLICE1's STREAM and PAIRS),

@@ -15,7 +15,14 @@
     X(RANK, 0) X(UNITS, 1) X(MODE, 2) X(PER_ROW, 3) X(AXIS, 4) X(AXIS_ORIGIN, 5) X(N, 6)  \
     X(WIN_LO, 7) X(WIN_HI, 8) X(PHASED, 9) X(DST_BASE, 10) X(SRC_BASE, 11)                \
     X(AUX_BASE, 12) X(M, 13) X(AXIS_SRC_STRIDE, 14) X(SIZE, 16) X(DST_STRIDE, 24)         \
-    X(SRC_STRIDE, 32) X(AUX_STRIDE, 40)
+    X(SRC_STRIDE, 32) X(AUX_STRIDE, 40) DM_VK_TILE_PARAMS(X)
+/* The GPU tiles' words (glsl/gather_tiles.glsl; vk_plan.c, dm_tile_params, says what each
+ * variant keeps in them): chunks per tile, tiles, a per-tile count or log2, a divisor's
+ * magic number and shifts (src/fastdiv.h), the rows and columns of a step of WG chunks,
+ * the staged span, and a second divisor. */
+#define DM_VK_TILE_PARAMS(X)                                                              \
+    X(TILE_CHUNKS, 48) X(TILES, 49) X(TILE_PER, 50) X(TILE_MAGIC, 51) X(TILE_SHIFTS, 52)  \
+    X(TILE_STEP_ROWS, 53) X(TILE_STEP_COLS, 54) X(TILE_SPAN, 55) X(SPAN_MAGIC, 56) X(SPAN_SHIFTS, 57)
 #define DM_VK_PARAM_ENUM(name, value) DM_P_##name = (value),
 enum {
     DM_VK_PARAMS(DM_VK_PARAM_ENUM)
@@ -67,7 +74,9 @@ enum {
     DM_SPEC_AUX_TYPE = 4, /* DM_AUX_*: how the kernel decodes AUX elements (lengths, indices) */
     DM_SPEC_LANES = 5,    /* consecutive invocations that share a unit's chunks (dm_vk_limits.lanes) */
     DM_SPEC_ALIGNED = 6,  /* the fast path's source vectors start on 16-byte boundaries (dm_kernel_src_aligned) */
-    DM_SPEC_COUNT = 7
+    DM_SPEC_LDS_VECS = 7, /* the GPU tiles' shared memory, in 16-byte vectors (dm_vk_limits.tile_lds) */
+    DM_SPEC_TILE_V = 8,   /* vectors a GPU tile's lane stages before it stores (dm_vk_limits.tile_v) */
+    DM_SPEC_COUNT = 9
 };
 
 /* Values of the build-time VARIANT (GLSL: V_*; the Makefile's -DDM_VARIANT): the fast
@@ -84,7 +93,11 @@ enum {
                             * SLICE1 and REVERSE short rows (dm_kernel_rows_packed) */
     DM_VARIANT_FLAT_ROWS = 7, /* the same, rows a whole number of 16-byte chunks long */
     DM_VARIANT_COLUMNS = 8,   /* REVERSE: the axis is a row dimension, a length per column */
-    DM_VARIANT_COUNT = 9
+    /* The GPU tiles (glsl/gather_tiles.glsl), picked under GPU tuning only: */
+    DM_VARIANT_TILES = 9,        /* SLICE1 and REVERSE with one length per row: rows staged in shared memory */
+    DM_VARIANT_TILE_COLUMNS = 10, /* REVERSE across the axis with a length per column: every row of a column block */
+    DM_VARIANT_TILE_HOT = 11,    /* ONE_HOT into rows end to end: a tile's indices staged, then its chunks */
+    DM_VARIANT_COUNT = 12
 };
 
 /* Descriptor bindings: the parameter record (a uniform buffer), then one storage buffer

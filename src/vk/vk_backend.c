@@ -45,6 +45,7 @@ dmlops_status dm_vk_context_setup(dmlops_context *ctx, dm_vk_ctx *vk, const dm_v
     dm_vk_limits_init(&vk->dev.info, params, ctx->flags, &vk->dev.lim);
     /* The trace builds exist for the storage-buffer path only (kernels.h). */
     dm_vk_texel_init(&vk->dev.inst.vki, vk->dev.phys, trace ? 0 : params->texel, &vk->dev.lim);
+    dm_vk_tiles_init(&vk->dev.inst.vki, vk->dev.phys, params->tiles, &vk->dev.lim);
     DM_TRY(dm_vk_submitter_init(&vk->dev, &ctx->lock, &vk->sub));
     if (trace) {
         DM_TRY(dm_vk_trace_init(&vk->dev, 0, &vk->trace));
@@ -70,6 +71,8 @@ void dm_vk_tuning_note(const dmlops_context *ctx, const dm_vk_params *p, char *b
     if (p->cpu_tuning >= 0) DM_NOTE_ADD(", %s device class", p->cpu_tuning ? "CPU" : "GPU");
     if (p->texel >= 0) DM_NOTE_ADD(", texel loads %s", p->texel ? "on" : "off");
     if (p->texel > 0 && !lim->texel) DM_NOTE_ADD(" (not taken: the device's texel buffers cannot hold the kernels' views)");
+    if (p->tiles >= 0) DM_NOTE_ADD(", GPU tiles %s", p->tiles ? "on" : "off");
+    if (p->tiles > 0 && !lim->tile_lds) DM_NOTE_ADD(" (not taken: %s)", lim->texel ? "the texel path has none" : "shared memory too small");
     if (p->lanes) DM_NOTE_ADD(", lanes %u", p->lanes);
     if (p->lanes && lim->lanes != p->lanes) DM_NOTE_ADD(" (not taken: above the workgroup of %u)", lim->workgroup);
     if (p->run) DM_NOTE_ADD(", runs of %u chunk%s", p->run, p->run > 1 ? "s" : "");

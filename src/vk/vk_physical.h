@@ -31,6 +31,9 @@ typedef struct dm_vk_limits {
                                 texels): each operator takes that path only where it needs no more
                                 windows than storage buffers do (dm_vk_plan_gather) */
     bool cpu_tuning;         /* tuned for a CPU device (lavapipe), else for a GPU */
+    uint32_t tile_lds;       /* the GPU tiles' shared memory in 16-byte vectors (LDS_VECS); 0: the
+                                device takes no tiles (CPU tuning, the texel path, DMLOPS_VK_TILES=0) */
+    uint32_t tile_v;         /* vectors a tile's lane stages before its stores (TILE_V) */
     bool wide_rows;          /* long rows on some fast paths take wider units (dm_vk_unit_shape) */
 } dm_vk_limits;
 
@@ -49,6 +52,10 @@ void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *param
 /* Decides lim->texel (want: -1 by device class, 0 off, 1 on where the device can), the
  * texel path's window limit, and widens the alignment to what texel views need. */
 void dm_vk_texel_init(const dm_vk_itable *vki, VkPhysicalDevice phys, int want, dm_vk_limits *lim);
+/* Decides the GPU tiles (want: -1 by device class, 0 off, 1 on wherever the storage-buffer
+ * path runs) and sizes their shared memory from maxComputeSharedMemorySize; after
+ * dm_vk_texel_init. */
+void dm_vk_tiles_init(const dm_vk_itable *vki, VkPhysicalDevice phys, int want, dm_vk_limits *lim);
 
 /* vk_select.c */
 /* Every device of an instance, described, with the default choices. */

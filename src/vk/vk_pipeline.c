@@ -215,6 +215,9 @@ static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, co
         spec[DM_SPEC_LANES] = lanes;
         spec[DM_SPEC_ALIGNED] = aligned;
         spec[DM_SPEC_PARTIAL] = partial;
+        /* The GPU tiles' (only their modules have these constants). */
+        spec[DM_SPEC_LDS_VECS] = d->lim.tile_lds ? d->lim.tile_lds : 1;
+        spec[DM_SPEC_TILE_V] = d->lim.tile_v ? d->lim.tile_v : 1;
         VkSpecializationMapEntry entries[DM_SPEC_COUNT];
         for (uint32_t i = 0; i < DM_SPEC_COUNT; i++) entries[i] = (VkSpecializationMapEntry){i, i * 4, 4};
         const VkSpecializationInfo si = {DM_SPEC_COUNT, entries, sizeof spec, spec};

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../checked.h"
+#include "../fastdiv.h"
 #include "kernels.h"
 #include "vk_abi.h"
 #include "vk_plan.h"
@@ -16,7 +17,7 @@ enum { DM_MAX_PIECES = 1 << 16, DM_MAX_REGIONS = 1 << 18 };
 #define DM_MAX_UNITS (1ull << 31)
 
 _Static_assert(DM_P_SIZE + DM_MAX_RANK <= DM_P_DST_STRIDE && DM_P_DST_STRIDE + DM_MAX_RANK <= DM_P_SRC_STRIDE &&
-                   DM_P_SRC_STRIDE + DM_MAX_RANK <= DM_P_AUX_STRIDE && DM_P_AUX_STRIDE + DM_MAX_RANK <= DM_P_WORDS,
+                   DM_P_SRC_STRIDE + DM_MAX_RANK <= DM_P_AUX_STRIDE && DM_P_AUX_STRIDE + DM_MAX_RANK <= DM_P_TILE_CHUNKS,
                "the per-dimension arrays of the parameter record overlap");
 
 /* A box of output coordinates, and the part [wlo, whi) of the source window it reads. */
@@ -171,6 +172,70 @@ static void dm_fill_params(const dm_gather *g, const dm_box *b, const dm_vk_piec
             w[base_word[s]] = (uint32_t)((uint64_t)origin[s] * dm_slot_esize(g, s) - p->span[s].lo);
 }
 
+static uint32_t dm_log2_u32(uint32_t v)
+{
+    uint32_t l = 0;
+    while (l < 31 && (1u << (l + 1)) <= v) l++;
+    return l;
+}
+
+static void dm_put_divisor(uint32_t *w, int magic_word, uint32_t d)
+{
+    const dm_fastdiv f = dm_fastdiv_for(d);
+    w[magic_word] = f.magic;
+    w[magic_word + 1] = f.shifts;
+}
+
+/* The GPU tiles' words of a piece (glsl/gather_tiles.glsl) and the invocations its grid
+ * is sized by: a workgroup a tile. V_TILES: chunks per tile (what a lane's TILE_V stages
+ * hold, or the shared memory at the gather's step), tiles, tiles per row and its divisor.
+ * V_TILE_HOT: chunks per tile (a power of two, its log2 in TILE_PER: up to 16 a lane, as
+ * many as keep the rows met and their indices in shared memory), the row length's
+ * divisor, and the rows and columns a lane's next chunk, WG chunks on, lies further.
+ * V_TILE_COLUMNS: chunks per row of a column block (a power of two, its log2 in
+ * TILE_PER), column blocks, the staged vectors per source row and their divisor. */
+static uint64_t dm_tile_params(const dm_gather *g, uint32_t variant, const dm_box *b, uint32_t per_row, uint32_t *w)
+{
+    const uint32_t wg = g->tile_wg, lds = g->tile_lds, n = 16 / g->esize, last = g->rank - 1;
+    const uint32_t m = b->hi[last] - b->lo[last];
+    uint64_t rows = 1, tiles;
+    for (uint32_t d = 0; d < last; d++) rows *= b->hi[d] - b->lo[d];
+    if (variant == DM_VARIANT_TILES) {
+        const uint32_t tc = (uint32_t)dm_min_u64((uint64_t)wg * g->tile_v, (lds - 2) / dm_kernel_tile_step(g));
+        const uint32_t tpr = (per_row + tc - 1) / tc;
+        tiles = rows * tpr;
+        w[DM_P_TILE_CHUNKS] = tc;
+        w[DM_P_TILE_PER] = tpr;
+        dm_put_divisor(w, DM_P_TILE_MAGIC, tpr);
+    } else if (variant == DM_VARIANT_TILE_HOT) {
+        uint32_t tc = wg * 16;
+        for (;;) { /* rows a tile meets, and their indices' vectors, in shared memory */
+            const uint64_t met = ((uint64_t)tc * n + m - 1) / m + 1, vecs = (met * g->aux_esize + 15) / 16 + 1;
+            if (tc == 1 || (met <= (uint64_t)lds * 4 && vecs <= lds)) break;
+            tc /= 2;
+        }
+        const uint64_t chunks = (rows * m * g->esize + 15) / 16 + 1;
+        tiles = (chunks + tc - 1) / tc;
+        w[DM_P_TILE_CHUNKS] = tc;
+        w[DM_P_TILE_PER] = dm_log2_u32(tc);
+        dm_put_divisor(w, DM_P_TILE_MAGIC, m);
+        w[DM_P_TILE_STEP_ROWS] = wg * n / m;
+        w[DM_P_TILE_STEP_COLS] = wg * n % m;
+    } else if (variant == DM_VARIANT_TILE_COLUMNS) {
+        uint32_t cbc = 64;
+        while (cbc > 1 && dm_kernel_columns_lds(g, cbc) > lds) cbc /= 2;
+        tiles = (per_row + cbc - 1) / cbc;
+        w[DM_P_TILE_CHUNKS] = cbc;
+        w[DM_P_TILE_PER] = dm_log2_u32(cbc);
+        w[DM_P_TILE_SPAN] = cbc + 1;
+        dm_put_divisor(w, DM_P_SPAN_MAGIC, cbc + 1);
+    } else {
+        return 0;
+    }
+    w[DM_P_TILES] = (uint32_t)tiles; /* at most the piece's units, below 2^31 */
+    return tiles * wg;
+}
+
 void dm_vk_unit_shape(const dm_vk_limits *lim, const dm_gather *g, uint32_t variant, uint32_t *run, uint32_t *lanes)
 {
     *run = lim->run;
@@ -194,7 +259,8 @@ static dmlops_status dm_split(const dm_vk_limits *lim, const dm_gather *g, const
     const uint64_t limit = dm_window_limit(lim);
     const bool flat = lim->run <= 32 && dm_kernel_flat(g, lim->texel);
     uint32_t run, lanes;
-    dm_vk_unit_shape(lim, g, dm_kernel_variant(g, lim->texel), &run, &lanes);
+    const uint32_t variant = lim->run <= 32 ? dm_kernel_variant(g, lim->texel) : DM_VARIANT_GENERAL;
+    dm_vk_unit_shape(lim, g, variant, &run, &lanes);
     dm_box *stack = dm_malloc(64 * DM_MAX_RANK * sizeof *stack);
     uint32_t top = 0;
     if (!stack) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory planning an operator");
@@ -237,6 +303,8 @@ static dmlops_status dm_split(const dm_vk_limits *lim, const dm_gather *g, const
                 break;
             }
             dm_fill_params(g, &box, &p, record);
+            const uint64_t tile_runs = dm_tile_params(g, variant, &box, per_row, record);
+            if (tile_runs) set->pieces[set->n - 1].runs = tile_runs;
             continue;
         }
         /* Halve and push both sides; depth stays within 64 halvings per dimension. */
@@ -340,6 +408,10 @@ static dmlops_status dm_vk_plan_path(const dm_vk_limits *lim, const dm_gather *g
     plan->g = *g;
     plan->texel = lim->texel;
     plan->g.rows_cut = dm_plan_rows_cut(lim, g);
+    /* The GPU tiles (kernels.c) where the device takes them and this path is storage buffers. */
+    plan->g.tile_lds = lim->texel ? 0 : lim->tile_lds;
+    plan->g.tile_wg = lim->workgroup;
+    plan->g.tile_v = lim->tile_v;
     dm_piece_set set = {0};
     dmlops_status st = dm_split(lim, &plan->g, NULL, &set);
     plan->pieces = set.pieces;

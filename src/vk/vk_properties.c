@@ -225,6 +225,29 @@ void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *param
     lim->copy_min_bytes = params->copy_min_bytes >= 0 ? (uint64_t)params->copy_min_bytes : cpu ? 64 : UINT64_MAX;
 }
 
+void dm_vk_tiles_init(const dm_vk_itable *vki, VkPhysicalDevice phys, int want, dm_vk_limits *lim)
+{
+    VkPhysicalDeviceProperties p;
+    vki->GetPhysicalDeviceProperties(phys, &p);
+    lim->tile_lds = lim->tile_v = 0;
+    /* GPUs: the tiles stage each source vector once and keep several loads in flight per
+     * lane (glsl/gather_tiles.glsl); a CPU device runs lanes in lock-step, where shared
+     * memory and barriers only add work, so it keeps the paths tuned for it. The texel
+     * path has no tiles. */
+    if (lim->texel || (want < 0 ? lim->cpu_tuning : want == 0)) return;
+    /* Four vectors a lane: 64 bytes of each lane's loads in flight, which a GPU needs to
+     * cover its memory latency (CUB sizes its transform kernels for 48 KiB in flight per
+     * SM on sm_90; 2048 lanes of an H100 SM x 64 bytes is 128 KiB), staged in 8 KiB for
+     * 128 lanes, so that the shared memory leaves room for a full SM of workgroups. A
+     * device whose limit is below that (the spec's minimum is 16 KiB) gets fewer. */
+    const uint64_t shared = p.limits.maxComputeSharedMemorySize >= 16384 ? p.limits.maxComputeSharedMemorySize : 16384;
+    uint32_t v = 4;
+    while (v > 1 && ((uint64_t)lim->workgroup * v + 8) * 16 > shared) v /= 2;
+    lim->tile_v = v;
+    lim->tile_lds = lim->workgroup * v + 8;
+    if ((uint64_t)lim->tile_lds * 16 > shared) lim->tile_lds = lim->tile_v = 0; /* a workgroup too wide for it */
+}
+
 void dm_vk_texel_init(const dm_vk_itable *vki, VkPhysicalDevice phys, int want, dm_vk_limits *lim)
 {
     VkPhysicalDeviceProperties p;
