@@ -324,6 +324,20 @@ uvec4 reverse_elements(uvec4 v)
     return ((v >> 8u) & 0x00ff00ffu) | ((v & 0x00ff00ffu) << 8u);
 }
 
+// Even-numbered bytes (or 16-bit halves) of x then y, as one word.
+uint even_halves(uint x, uint y) { return (x & 0xffffu) | (y << 16u); }
+uint even_bytes(uint x, uint y) { return (x & 0xffu) | ((x >> 8u) & 0xff00u) | ((y & 0xffu) << 16u) | ((y << 8u) & 0xff000000u); }
+
+// Every second element of the 32 bytes x, y: a chunk of SLICE1 with step 2 (V_PAIRS,
+// V_TILES).
+uvec4 even_elements(uvec4 x, uvec4 y)
+{
+    if (ESIZE == 8u) return uvec4(x.xy, y.xy);
+    if (ESIZE == 4u) return uvec4(x.xz, y.xz);
+    if (ESIZE == 2u) return uvec4(even_halves(x.x, x.y), even_halves(x.z, x.w), even_halves(y.x, y.y), even_halves(y.z, y.w));
+    return uvec4(even_bytes(x.x, x.y), even_bytes(x.z, x.w), even_bytes(y.x, y.y), even_bytes(y.z, y.w));
+}
+
 // One element value repeated over a vector.
 uvec4 splat(uvec2 e)
 {

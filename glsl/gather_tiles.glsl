@@ -102,123 +102,215 @@ uvec4 aux_vec(uint q)
 }
 
 #if DM_VARIANT == 9
-// ---- V_TILES: rows streamed through shared memory (SLICE1, REVERSE along or across the
-// axis with one length per row) ----------------------------------------------------------
+// ---- V_TILES: rows through shared memory (SLICE1, REVERSE along or across the axis with
+// one length per row) ---------------------------------------------------------------------
 //
 // Element j of a row comes from byte Bb - j * ESIZE while j < P (backwards: SLICE1 with
 // step -1, REVERSE's reversed prefix), else from Bf + j * D (SLICE1 with any other step D,
-// REVERSE's rest with D = ESIZE): the kernel's tile_row says which. A tile is up to
-// P_TILE_CHUNKS chunks of one row; its whole chunks on each side of P are one phase, whose
-// sources are one contiguous run of bytes, staged once (or, where every chunk's source is
-// an aligned vector, loaded straight).
+// REVERSE's rest with D = ESIZE): the kernel's tile_row says which. A tile is G rows of one
+// segment of S chunks each (S a power of two: a whole row where rows are short, so that
+// lanes are not idle; G = 1 and a row's S-chunk segments where they are long). Each row's
+// segment reads two contiguous runs of source bytes, its backward elements' and its
+// forward ones', staged one after the other in the row's region of P_TILE_SPAN vectors,
+// so that every whole chunk, the one where REVERSE turns included, is made from shared
+// memory. Each row's geometry (and, for REVERSE, its length) is worked out once, by one
+// lane, and put in shared memory beside the staged data for the others. Where the host
+// found every chunk's 16 source bytes an aligned vector (ALIGNED: SLICE1 with step 1 or -1
+// over aligned rows) the lanes load them straight instead.
 
 // The kernel's: a row's P, Bb, Bf and D (after row_begin), and whether its chunks may be
 // made from vectors at all; whether elements j0 .. j0 + cnt - 1 have their sources in the
 // piece's part of the window.
 bool tile_row(out uint P, out uint Bb, out uint Bf, out uint D);
 bool tile_in_window(uint j0, uint cnt);
+// The kernel's D, the same for every row (tile_row's).
+uint tile_step();
 
-// The byte address of the first (lowest) source byte of the chunk whose elements start at
-// j0, in phase `back`, and whether its source runs backwards.
-uint tile_src(uint j0, bool back, uint Bb, uint Bf, uint D)
+// The tile: its first row, its segment of each row, the segment's chunks.
+uint g_tile_r0, g_tile_sg, g_tile_S;
+
+// One row's segment of a tile, as every lane working on it computes it (rows are cached:
+// row_begin reads a REVERSE row's length).
+uint g_tr_row = 0xffffffffu;
+uint g_tr_db, g_tr_end, g_tr_P, g_tr_Bb, g_tr_Bf, g_tr_D, g_tr_c0, g_tr_c1, g_tr_qb, g_tr_nb, g_tr_qf, g_tr_nf;
+bool g_tr_vec;
+
+// Row r of the piece, segment chunks [first + sg * S, + S) of it.
+void tile_row_at(uint r, uint sg, uint S)
 {
-    return back ? Bb - (j0 + 16u / ESIZE - 1u) * ESIZE : Bf + j0 * D;
+    if (r == g_tr_row) return;
+    g_tr_row = r;
+    const bool rows2 = g_last > 0u;
+    g_tr_db = pc.rem_dst + p(P_DST_BASE) + (rows2 ? r * p(P_DST_STRIDE) : 0u);
+    const uint sb = pc.rem_src + p(P_SRC_BASE) + (rows2 ? r * p(P_SRC_STRIDE) : 0u);
+    const uint ab = pc.rem_aux + p(P_AUX_BASE) + (rows2 ? r * p(P_AUX_STRIDE) : 0u);
+    row_begin(sb, ab, g_axis == 0u && rows2 ? g_axis_origin + r : g_axis_origin);
+    g_tr_vec = tile_row(g_tr_P, g_tr_Bb, g_tr_Bf, g_tr_D);
+    const uint m = p(P_M), n = 16u / ESIZE;
+    g_tr_end = g_tr_db + m * ESIZE;
+    g_tr_c0 = (g_tr_db >> 4u) + sg * S;
+    g_tr_c1 = min(g_tr_c0 + S, (g_tr_end + 15u) >> 4u);
+    // The segment's elements [jl, jh), backwards [jl, min(P, jh)) and forwards from there.
+    const uint jl = g_tr_c0 * 16u > g_tr_db ? (g_tr_c0 * 16u - g_tr_db) / ESIZE : 0u;
+    const uint jh = min((g_tr_c1 * 16u - g_tr_db) / ESIZE, m), jp = clamp(g_tr_P, jl, jh);
+    const bool desc = int(g_tr_D) < 0;
+    g_tr_qb = (g_tr_Bb - (jp - 1u) * ESIZE) >> 4u;
+    g_tr_nb = jp > jl ? ((g_tr_Bb - jl * ESIZE + ESIZE + 15u) >> 4u) - g_tr_qb : 0u;
+    g_tr_qf = (g_tr_Bf + (desc ? jh - 1u : jp) * g_tr_D) >> 4u;
+    g_tr_nf = jh > jp ? ((g_tr_Bf + (desc ? jp : jh - 1u) * g_tr_D + ESIZE + 15u) >> 4u) - g_tr_qf : 0u;
 }
 
-// Whether the whole chunk at c (of the row at db, in phase `back` or not) can be made from
-// its vectors: its elements' sources lie in the piece's part of the window (tile_in_window,
-// the kernel's) and inside the SRC window's whole vectors.
-bool tile_chunk_ok(uint c, uint db, bool back, uint Bb, uint Bf, uint D)
+// Staged vector k of the row's region: its backward run, then its forward one.
+uint tile_src_vec(uint k) { return k < g_tr_nb ? g_tr_qb + k : g_tr_qf + (k - g_tr_nb); }
+
+// Element j of the current row from the staged region at shared vector `at`.
+uvec2 tile_elem(uint j, uint at)
 {
-    const uint n = 16u / ESIZE, j0 = (c * 16u - db) / ESIZE, s = tile_src(j0, back, Bb, Bf, D);
-    const bool step1 = back || D == ESIZE, desc = !back && int(D) < 0;
-    const uint top = step1 ? s + 15u : desc ? Bf + j0 * D + ESIZE - 1u : s + (n - 1u) * D + ESIZE - 1u;
-    return tile_in_window(j0, n) && (top >> 4u) < uint(src4.length());
+    const uint a = j < g_tr_P ? g_tr_Bb - j * ESIZE : g_tr_Bf + j * g_tr_D;
+    const uint o = j < g_tr_P ? a - (g_tr_qb << 4u) : a - (g_tr_qf << 4u) + (g_tr_nb << 4u);
+    return lds_elem((at << 4u) + o);
 }
 
-// One phase of a tile: chunks [a, b) of the row at db, all whole and on one side of P (the
-// lane's are c_lo + lane + i * WG). Uniform in the workgroup (barriers inside): every
-// argument is the tile's. Returns whether it stored its chunks that tile_chunk_ok takes
-// (false only when the phase's source outgrows shared memory: then element by element).
-bool tile_phase(uint a, uint b, bool back, uint db, uint Bb, uint Bf, uint D, uint c_lo)
+// Whether whole chunk c (its elements from j0) can be made from its vectors: sources in
+// the piece's part of the window and inside the SRC window's whole vectors. Backward
+// elements end at Bb + ESIZE, forward ones span from Bf + j0 * D on.
+bool tile_chunk_ok(uint c, uint j0)
 {
-    if (a >= b) return true;
-    const uint n = 16u / ESIZE, lane = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
-    const uint ja = (a * 16u - db) / ESIZE, jz = (b * 16u - db) / ESIZE - 1u; // the phase's elements [ja, jz]
-    const bool step1 = back || D == ESIZE, desc = !back && int(D) < 0;
-    // The phase's source bytes [lo, hi): its lowest and highest elements' addresses.
-    const uint lo = back ? Bb - jz * ESIZE : Bf + (desc ? jz : ja) * D;
-    const uint hi = (back ? Bb - ja * ESIZE : Bf + (desc ? ja : jz) * D) + ESIZE;
-    // Straight loads where every chunk's 16 source bytes are one aligned vector (a row
-    // whose source is aligned: SLICE1 of aligned columns, reversed rows of whole vectors).
-    const bool aligned = step1 && (tile_src(ja, back, Bb, Bf, D) & 15u) == 0u;
-    const bool staged = !aligned && ((hi + 15u) >> 4u) - (lo >> 4u) <= LDS_VECS;
-    if (!aligned && !staged) return false;
-    uint q0 = 0u;
-    if (staged) {
-        q0 = tile_stage(lo, hi, 0u);
-        barrier();
-    }
-    uvec4 r[TILE_V];
-    if (aligned) {
-        [[unroll]] for (uint i = 0u; i < TILE_V; i++) {
-            const uint c = c_lo + lane + i * wg;
-            const bool ok = c >= a && c < b && tile_chunk_ok(c, db, back, Bb, Bf, D);
-            r[i] = ok ? LD_SRC4(tile_src((c * 16u - db) / ESIZE, back, Bb, Bf, D) >> 4u) : uvec4(0u);
-        }
-    }
-    [[unroll]] for (uint i = 0u; i < TILE_V; i++) {
-        const uint c = c_lo + lane + i * wg;
-        if (c < a || c >= b || !tile_chunk_ok(c, db, back, Bb, Bf, D)) continue;
-        const uint j0 = (c * 16u - db) / ESIZE;
-        uvec4 v;
-        if (aligned) {
-            v = r[i];
-        } else if (step1) {
-            v = lds16(tile_src(j0, back, Bb, Bf, D) - (q0 << 4u));
-        } else {
-            v = uvec4(0u);
-            for (uint e = 0u; e < n; e++) v = with_element(v, e, lds_elem(Bf + (j0 + e) * D - (q0 << 4u)));
-        }
-        ST_DST4(c, back ? reverse_elements(v) : v);
-    }
-    if (staged) barrier(); // before the next phase or tile stages over this one
-    return true;
+    const uint n = 16u / ESIZE, len = uint(src4.length());
+    const uint jb = min(g_tr_P, j0 + n), top_b = g_tr_Bb - j0 * ESIZE + ESIZE - 1u;
+    const uint jf = max(g_tr_P, j0);
+    const uint top_f = g_tr_Bf + (int(g_tr_D) < 0 ? jf : j0 + n - 1u) * g_tr_D + ESIZE - 1u;
+    return g_tr_vec && tile_in_window(j0, n) && (jb <= j0 || (top_b >> 4u) < len) && (jf >= j0 + n || (top_f >> 4u) < len);
 }
+
+// Row g of the tile's geometry in shared memory, after the staged data (two vectors a row),
+// and back.
+uint g_tile_info;
+void tile_row_put(uint g)
+{
+    lds4[g_tile_info + 2u * g] = uvec4(g_tr_db, g_tr_P, g_tr_Bb, g_tr_Bf);
+    lds4[g_tile_info + 2u * g + 1u] = uvec4(g_tr_qb, g_tr_nb, g_tr_qf, g_tr_nf | (g_tr_vec ? 0x80000000u : 0u));
+}
+void tile_row_get(uint g)
+{
+    if (g_tr_row == g_tile_r0 + g) return;
+    g_tr_row = g_tile_r0 + g;
+    const uvec4 a = lds4[g_tile_info + 2u * g], b = lds4[g_tile_info + 2u * g + 1u];
+    g_tr_db = a.x;
+    g_tr_P = a.y;
+    g_tr_Bb = a.z;
+    g_tr_Bf = a.w;
+    g_tr_qb = b.x;
+    g_tr_nb = b.y;
+    g_tr_qf = b.z;
+    g_tr_nf = b.w & 0x7fffffffu;
+    g_tr_vec = (b.w >> 31u) != 0u;
+    g_tr_D = tile_step();
+    g_tr_end = g_tr_db + p(P_M) * ESIZE;
+    g_tr_c0 = (g_tr_db >> 4u) + g_tile_sg * g_tile_S;
+    g_tr_c1 = min(g_tr_c0 + g_tile_S, (g_tr_end + 15u) >> 4u);
+}
+
+uvec4 tile_stage_load(uint k)
+{
+    const uint rs = p(P_TILE_SPAN), g = fastdiv(k, p(P_SPAN_MAGIC), p(P_SPAN_SHIFTS)), v = k - g * rs;
+    tile_row_get(g);
+    const uint q = tile_src_vec(v);
+    return g_tr_vec && v < g_tr_nb + g_tr_nf && q < uint(src4.length()) ? LD_SRC4(q) : uvec4(0u);
+}
+void tile_stage_store(uint k, uvec4 x) { lds4[k] = x; }
 
 void tiles_rows_main()
 {
-    const uint lane = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
-    const uint m = p(P_M), first = pc.rem_dst + p(P_DST_BASE), TC = p(P_TILE_CHUNKS), tiles = p(P_TILES);
-    const uint tpr = p(P_TILE_PER), tmag = p(P_TILE_MAGIC), tsh = p(P_TILE_SHIFTS);
-    const bool rows2 = g_last > 0u;
-    const uint dstr = rows2 ? p(P_DST_STRIDE) : 0u, sstr = rows2 ? p(P_SRC_STRIDE) : 0u, astr = rows2 ? p(P_AUX_STRIDE) : 0u;
-    const uint len4 = uint(dst4.length());
+    const uint lane = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x, n = 16u / ESIZE;
+    const uint S = p(P_TILE_CHUNKS), spr = p(P_TILE_PER), smag = p(P_TILE_MAGIC), ssh = p(P_TILE_SHIFTS);
+    const uint G = p(P_TILE_STEP_ROWS), lgS = p(P_TILE_STEP_COLS), rs = p(P_TILE_SPAN), tiles = p(P_TILES);
+    const uint rows = g_last > 0u ? p(P_SIZE) : 1u, len4 = uint(dst4.length());
+    g_tile_S = S;
     for (uint t = tile_group(); t < tiles; t += tile_groups()) {
-        const uint r = fastdiv(t, tmag, tsh), k = t - r * tpr;
-        const uint db = first + r * dstr, sb = pc.rem_src + p(P_SRC_BASE) + r * sstr, ab = pc.rem_aux + p(P_AUX_BASE) + r * astr;
-        row_begin(sb, ab, g_axis == 0u && rows2 ? g_axis_origin + r : g_axis_origin);
-        uint P, Bb, Bf, D;
-        const bool vec = tile_row(P, Bb, Bf, D);
-        const uint row_end = db + m * ESIZE, c_lo = (db >> 4u) + k * TC, c_hi = min(c_lo + TC, (row_end + 15u) >> 4u);
-        // Whole chunks [cw_lo, cw_hi): backwards before the turn, forwards after it.
-        const uint cw_lo = max(c_lo, (db + 15u) >> 4u), cw_hi = max(min(c_hi, min(row_end >> 4u, len4)), cw_lo);
-        const uint turn = db + min(P, m) * ESIZE;
-        const uint b_end = clamp(turn >> 4u, cw_lo, cw_hi), f_lo = clamp((turn + 15u) >> 4u, cw_lo, cw_hi);
-        bool b_done = false, f_done = false;
-        if (vec) {
-            b_done = tile_phase(cw_lo, b_end, true, db, Bb, Bf, D, c_lo);
-            f_done = tile_phase(f_lo, cw_hi, false, db, Bb, Bf, D, c_lo);
+        const uint rg = fastdiv(t, smag, ssh);
+        g_tile_sg = t - rg * spr;
+        g_tile_r0 = rg * G;
+        const uint g_rows = min(G, rows - g_tile_r0);
+        g_tr_row = 0xffffffffu;
+        // Every whole chunk's source an aligned vector (the host's finding, ALIGNED): straight
+        // loads, every one of a lane's before its stores.
+        if (ALIGNED) {
+            uvec4 x[TILE_V];
+            [[unroll]] for (uint i = 0u; i < TILE_V; i++) {
+                const uint idx = lane + i * wg, g = idx >> lgS;
+                x[i] = uvec4(0u);
+                if (g >= g_rows) continue;
+                tile_row_at(g_tile_r0 + g, g_tile_sg, S);
+                const uint c = g_tr_c0 + (idx & (S - 1u));
+                if (c >= g_tr_c1 || c * 16u < g_tr_db || c * 16u + 16u > g_tr_end || c >= len4) continue;
+                const uint j0 = (c * 16u - g_tr_db) / ESIZE;
+                if (!tile_chunk_ok(c, j0)) continue;
+                const bool back = j0 < g_tr_P;
+                const uint a = back ? g_tr_Bb - (j0 + n - 1u) * ESIZE : g_tr_Bf + j0 * g_tr_D;
+                x[i] = LD_SRC4(a >> 4u);
+            }
+            [[unroll]] for (uint i = 0u; i < TILE_V; i++) {
+                const uint idx = lane + i * wg, g = idx >> lgS;
+                if (g >= g_rows) continue;
+                tile_row_at(g_tile_r0 + g, g_tile_sg, S);
+                const uint c = g_tr_c0 + (idx & (S - 1u));
+                if (c >= g_tr_c1) continue;
+                const bool whole = c * 16u >= g_tr_db && c * 16u + 16u <= g_tr_end && c < len4;
+                const uint j0 = whole ? (c * 16u - g_tr_db) / ESIZE : 0u;
+                if (!whole || !tile_chunk_ok(c, j0)) {
+                    element_chunk(c, g_tr_db, g_tr_end);
+                    continue;
+                }
+                const bool back = j0 < g_tr_P;
+                ST_DST4(c, back ? reverse_elements(x[i]) : x[i]);
+            }
+            continue;
         }
-        // What no phase stored: the row's partial ends, the chunk where it turns, and
-        // chunks whose sources lie outside the windows.
-        for (uint i = 0u; i < TILE_V; i++) {
-            const uint c = c_lo + lane + i * wg;
-            if (c >= c_hi) break;
-            const bool back = c < b_end, fwd = c >= f_lo && c < cw_hi;
-            const bool done = c >= cw_lo && ((back && b_done) || (fwd && f_done)) && tile_chunk_ok(c, db, back, Bb, Bf, D);
-            if (!done) element_chunk(c, db, row_end);
+        // The rows' geometry, each worked out by one lane, then the rows' sources.
+        g_tile_info = g_rows * rs;
+        if (lane < g_rows) {
+            tile_row_at(g_tile_r0 + lane, g_tile_sg, S);
+            tile_row_put(lane);
         }
+        barrier();
+        g_tr_row = 0xffffffffu;
+        TILE_STAGE(g_rows * rs, tile_stage_load, tile_stage_store)
+        barrier();
+        [[unroll]] for (uint i = 0u; i < TILE_V; i++) {
+            const uint idx = lane + i * wg, g = idx >> lgS;
+            if (g >= g_rows) continue;
+            tile_row_get(g);
+            const uint c = g_tr_c0 + (idx & (S - 1u));
+            if (c >= g_tr_c1) continue;
+            const bool whole = c * 16u >= g_tr_db && c * 16u + 16u <= g_tr_end && c < len4;
+            const uint j0 = whole ? (c * 16u - g_tr_db) / ESIZE : 0u;
+            if (!whole || !tile_chunk_ok(c, j0)) {
+                // The kernel's own row state (row_elem) for the few chunks that go element by
+                // element: the row's ends, sources outside the windows.
+                const uint keep = g_tr_row;
+                g_tr_row = 0xffffffffu;
+                tile_row_at(keep, g_tile_sg, S);
+                element_chunk(c, g_tr_db, g_tr_end);
+                continue;
+            }
+            const uint at = g * rs;
+            uvec4 v;
+            if (j0 + n <= g_tr_P) { // backwards: one reversed vector
+                v = reverse_elements(lds16((at << 4u) + (g_tr_Bb - (j0 + n - 1u) * ESIZE - (g_tr_qb << 4u))));
+            } else if (j0 >= g_tr_P && g_tr_D == ESIZE) { // forwards: one vector
+                v = lds16((at << 4u) + (g_tr_nb << 4u) + (g_tr_Bf + j0 * ESIZE - (g_tr_qf << 4u)));
+            } else if (j0 >= g_tr_P && g_tr_D == 2u * ESIZE) { // step 2: every second element of two
+                const uint o = (at << 4u) + (g_tr_nb << 4u) + (g_tr_Bf + j0 * 2u * ESIZE - (g_tr_qf << 4u));
+                v = even_elements(lds16(o), lds16(o + 16u));
+            } else { // other steps, and the chunk where REVERSE turns: element by element
+                v = uvec4(0u);
+                for (uint e = 0u; e < n; e++) v = with_element(v, e, tile_elem(j0 + e, at));
+            }
+            ST_DST4(c, v);
+        }
+        barrier(); // before the next tile stages over this one
+        g_tr_row = 0xffffffffu;
     }
 }
 #endif // V_TILES

@@ -256,13 +256,20 @@ bool row_elem(uint j, out uvec2 x)
 // that binds only part of the axis (above 2 GiB of it) goes element by element.
 bool tile_row(out uint P, out uint Bb, out uint Bf, out uint D)
 {
-    D = ESIZE;
+    D = tile_step();
     P = g_P;
     Bb = g_Bb;
     Bf = g_Bf;
     return g_win_lo == 0u && g_win_hi >= g_n;
 }
-bool tile_in_window(uint j0, uint cnt) { return in_window(j0, cnt); }
+// Along the axis a chunk may hold the end of the reversed prefix and the start of the rest
+// (where the row turns): each part's sources in the window.
+bool tile_in_window(uint j0, uint cnt)
+{
+    const uint nb = along_rows() && g_P > j0 ? min(g_P - j0, cnt) : 0u;
+    return (nb == 0u || in_window(j0, nb)) && (nb == cnt || in_window(j0 + nb, cnt - nb));
+}
+uint tile_step() { return ESIZE; }
 void tile_main() { tiles_rows_main(); }
 #endif
 
@@ -314,7 +321,7 @@ void tiles_columns_main()
     const uint R = g_last > 0u ? p(P_SIZE) : 1u, m = p(P_M), first = pc.rem_dst + p(P_DST_BASE);
     const uint dstr = g_last > 0u ? p(P_DST_STRIDE) : 0u, CBC = p(P_TILE_CHUNKS), lg = p(P_TILE_PER);
     const uint tiles = p(P_TILES), n = g_n, rb = first & 15u, qr = (rb + m * ESIZE + 15u) >> 4u;
-    const uint abytes = AUX_TYPE >= AUX_U64 ? 8u : 4u;
+    const uint abytes = AUX_TYPE >= AUX_U64 ? 8u : 4u, lenq = uint(src4.length());
     g_fsb = pc.rem_src + p(P_SRC_BASE);
     g_fab = pc.rem_aux + p(P_AUX_BASE);
     g_tc_vs = p(P_TILE_SPAN);
@@ -354,15 +361,24 @@ void tiles_columns_main()
                 L[e] = tc_length(j0 + e);
                 agree = agree && L[e] == L[0];
             }
+            // Each element's source row, and whether every source byte lies in the SRC
+            // window's whole vectors (the staged ones): else element by element.
+            uint s[16u / ESIZE];
+            bool inside = true;
+            [[unroll]] for (uint e = 0u; e < ne; e++) {
+                s[e] = t_abs < L[e] ? L[e] - 1u - t_abs : t_abs;
+                inside = inside && ((g_fsb + s[e] * g_axis_src_stride + (j0 + e + 1u) * ESIZE - 1u) >> 4u) < lenq;
+            }
+            if (!inside) {
+                row_begin(g_fsb, g_fab, t_abs);
+                element_chunk(c, db, db + m * ESIZE);
+                continue;
+            }
             uvec4 v = uvec4(0u);
             if (agree) {
-                const uint s = t_abs < L[0] ? L[0] - 1u - t_abs : t_abs;
-                v = lds16(tc_offset(s, j0));
+                v = lds16(tc_offset(s[0], j0));
             } else {
-                [[unroll]] for (uint e = 0u; e < ne; e++) {
-                    const uint s = t_abs < L[e] ? L[e] - 1u - t_abs : t_abs;
-                    v = with_element(v, e, lds_elem(tc_offset(s, j0 + e)));
-                }
+                [[unroll]] for (uint e = 0u; e < ne; e++) v = with_element(v, e, lds_elem(tc_offset(s[e], j0 + e)));
             }
             ST_DST4(c, v);
         }

@@ -35,9 +35,6 @@ void row_begin(uint sb, uint ab, uint row_axis)
     g_Bb = g_Bf = sb;
 }
 
-// Even-numbered bytes (or 16-bit halves) of x then y, as one word.
-uint even_halves(uint x, uint y) { return (x & 0xffffu) | (y << 16u); }
-uint even_bytes(uint x, uint y) { return (x & 0xffu) | ((x >> 8u) & 0xff00u) | ((y & 0xffu) << 16u) | ((y << 8u) & 0xff000000u); }
 
 // Streams and step-2 pairs both read the source forwards or backwards a vector at a
 // time, carrying one (gather_common.glsl, src16).
@@ -89,10 +86,7 @@ bool chunk_vec(uint j0, out uvec4 v)
         const bool got = src16(a, true, x); // both, so that the carry moves on
         if (!src16(a + 16u, true, y) || !got) return false;
     }
-    if (ESIZE == 8u) v = uvec4(x.xy, y.xy);
-    else if (ESIZE == 4u) v = uvec4(x.xz, y.xz);
-    else if (ESIZE == 2u) v = uvec4(even_halves(x.x, x.y), even_halves(x.z, x.w), even_halves(y.x, y.y), even_halves(y.z, y.w));
-    else v = uvec4(even_bytes(x.x, x.y), even_bytes(x.z, x.w), even_bytes(y.x, y.y), even_bytes(y.z, y.w));
+    v = even_elements(x, y);
     return true;
 }
 
@@ -110,11 +104,12 @@ bool row_elem(uint j, out uvec2 x)
 // backwards from it.
 bool tile_row(out uint P, out uint Bb, out uint Bf, out uint D)
 {
-    D = g_src_step;
+    D = tile_step();
     P = g_src_step == 0u - ESIZE ? 0xffffffffu : 0u;
     Bb = Bf = g_Bf;
     return true;
 }
 bool tile_in_window(uint j0, uint cnt) { return true; }
+uint tile_step() { return g_src_step; }
 void tile_main() { tiles_rows_main(); }
 #endif

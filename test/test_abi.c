@@ -126,7 +126,9 @@ TEST(parameter_record_words_agree)
                   {"V_STREAM", DM_VARIANT_STREAM},   {"V_PAIRS", DM_VARIANT_PAIRS},
                   {"V_WORDS", DM_VARIANT_WORDS},     {"V_ALONG", DM_VARIANT_ALONG},
                   {"V_ACROSS", DM_VARIANT_ACROSS},   {"V_FLAT", DM_VARIANT_FLAT},
-                  {"V_FLAT_ROWS", DM_VARIANT_FLAT_ROWS}, {"V_COLUMNS", DM_VARIANT_COLUMNS}};
+                  {"V_FLAT_ROWS", DM_VARIANT_FLAT_ROWS}, {"V_COLUMNS", DM_VARIANT_COLUMNS},
+                  {"V_TILES", DM_VARIANT_TILES},     {"V_TILE_COLUMNS", DM_VARIANT_TILE_COLUMNS},
+                  {"V_TILE_HOT", DM_VARIANT_TILE_HOT}};
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) expect_const(c, n, values[i].glsl, values[i].value);
     for (int i = 0; i < n; i++)
         CHECK(c[i].seen, "gather_common.glsl defines %s = %u, which vk_abi.h does not", c[i].name, c[i].value);
@@ -267,6 +269,16 @@ TEST(specialisation_constants_and_bindings_agree)
     /* The trace build's record buffer: its binding is a macro the file defines for
      * glsl/trace.glsl. */
     CHECK(strstr(text, "#define DM_TRACE_BINDING 9\n") != NULL && DM_BINDING_TRACE == 9, "DM_TRACE_BINDING");
+    free(text);
+}
+
+/* The GPU tiles' specialisation constants (glsl/gather_tiles.glsl). */
+TEST(tile_specialisation_constants_agree)
+{
+    char *text = glsl_file("gather_tiles.glsl");
+    REQUIRE(text != NULL);
+    CHECK(layout_number(text, "const uint LDS_VECS", "constant_id") == DM_SPEC_LDS_VECS, "LDS_VECS");
+    CHECK(layout_number(text, "const uint TILE_V", "constant_id") == DM_SPEC_TILE_V, "TILE_V");
     free(text);
 }
 

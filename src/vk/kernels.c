@@ -136,7 +136,13 @@ static uint32_t dm_kernel_tile(const dm_gather *g)
 
 bool dm_kernel_src_aligned(const dm_gather *g, uint32_t variant)
 {
-    const bool slice = g->kernel == DM_KERNEL_SLICE && (variant == DM_VARIANT_STREAM || variant == DM_VARIANT_PAIRS);
+    /* The GPU tiles load straight what would be STREAM's aligned vectors (step 2 they
+     * stage: two aligned vectors a chunk, loaded lane by lane, would fetch every sector
+     * twice). */
+    const int64_t tile_step = g->rank ? g->stride[DM_SLOT_SRC][g->rank - 1] : 0;
+    const bool tile = variant == DM_VARIANT_TILES && (tile_step == 1 || tile_step == -1);
+    const bool slice =
+        g->kernel == DM_KERNEL_SLICE && (variant == DM_VARIANT_STREAM || variant == DM_VARIANT_PAIRS || tile);
     /* REVERSE's COLUMNS reads a row forwards (k = 1 below) from the source row each
      * element's length picks: every such row is aligned too when the axis steps by a
      * multiple of 16 bytes. */

@@ -201,12 +201,30 @@ static uint64_t dm_tile_params(const dm_gather *g, uint32_t variant, const dm_bo
     uint64_t rows = 1, tiles;
     for (uint32_t d = 0; d < last; d++) rows *= b->hi[d] - b->lo[d];
     if (variant == DM_VARIANT_TILES) {
-        const uint32_t tc = (uint32_t)dm_min_u64((uint64_t)wg * g->tile_v, (lds - 2) / dm_kernel_tile_step(g));
-        const uint32_t tpr = (per_row + tc - 1) / tc;
-        tiles = rows * tpr;
-        w[DM_P_TILE_CHUNKS] = tc;
-        w[DM_P_TILE_PER] = tpr;
-        dm_put_divisor(w, DM_P_TILE_MAGIC, tpr);
+        /* Segments of S chunks (a power of two), G rows of them a tile, within a lane's
+         * TILE_V chunks and shared memory: a row's region of S * step + 4 vectors holds its
+         * segment's backward and forward sources, and two vectors its geometry. Short rows:
+         * a row a segment, as many rows as fit; long ones: the longest segment that fits, a
+         * row a tile. Rows that all start at one phase (P_PHASED) span exactly the chunks
+         * the first does. */
+        const uint64_t slots = (uint64_t)wg * g->tile_v, k = dm_kernel_tile_step(g);
+        int64_t origin = g->base[DM_SLOT_DST]; /* bindings start at multiples of 16: the row phase is the origin's */
+        for (uint32_t d = 0; d < g->rank; d++) origin += (int64_t)b->lo[d] * g->stride[DM_SLOT_DST][d];
+        const uint32_t spans = w[DM_P_PHASED] ? (uint32_t)((((uint64_t)origin * g->esize) % 16 + (uint64_t)m * g->esize + 15) / 16)
+                                              : per_row;
+        uint64_t S = 1;
+        while (S * 2 <= slots && (S * 2) * k + 6 <= lds && S < spans) S *= 2;
+        const uint64_t G = dm_min_u64(slots / S, lds / (S * k + 6));
+        per_row = spans;
+        const uint64_t spr = (per_row + S - 1) / S;
+        tiles = (rows + G - 1) / G * spr;
+        w[DM_P_TILE_CHUNKS] = (uint32_t)S;
+        w[DM_P_TILE_PER] = (uint32_t)spr;
+        dm_put_divisor(w, DM_P_TILE_MAGIC, (uint32_t)spr);
+        w[DM_P_TILE_STEP_ROWS] = (uint32_t)G;
+        w[DM_P_TILE_STEP_COLS] = dm_log2_u32((uint32_t)S);
+        w[DM_P_TILE_SPAN] = (uint32_t)(S * k + 4);
+        dm_put_divisor(w, DM_P_SPAN_MAGIC, (uint32_t)(S * k + 4));
     } else if (variant == DM_VARIANT_TILE_HOT) {
         uint32_t tc = wg * 16;
         for (;;) { /* rows a tile meets, and their indices' vectors, in shared memory */

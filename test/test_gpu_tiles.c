@@ -1,0 +1,210 @@
+/* The GPU tiles (glsl/gather_tiles.glsl: V_TILES, V_TILE_COLUMNS, V_TILE_HOT) against
+ * the CPU backend, byte for byte over the whole output buffer, on a Vulkan context with
+ * DMLOPS_VK_TUNING=gpu (lavapipe runs the GPU's plan and kernel variants then), for the
+ * layouts the tiles take and their edges: rows of every length around the chunk, the
+ * tile and the segment (many rows a tile, a row a tile, several tiles a row), rows whose
+ * source or output does not start on a vector, SLICE1 steps up to what the tiles stage
+ * and beyond, REVERSE lengths of 0, 1, the axis and past it, negative and 64-bit ones,
+ * ONE_HOT depths from 1 to past a tile with negative and out-of-range indices, every
+ * element size. Cases come from fixed seeds, printed; a failing one names its seed. */
+#include <stdlib.h>
+
+#include "vkt.h"
+
+static const DML_TENSOR_DATA_TYPE types[] = {DML_TENSOR_DATA_TYPE_UINT8,  DML_TENSOR_DATA_TYPE_INT16,
+                                             DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT64,
+                                             DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_INT64};
+static const DML_TENSOR_DATA_TYPE aux_types[] = {DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_DATA_TYPE_INT32,
+                                                 DML_TENSOR_DATA_TYPE_UINT64, DML_TENSOR_DATA_TYPE_INT64};
+
+/* The GPU-tuned context (NULL, noted, without a Vulkan device or where
+ * DMLOPS_TEST_BACKENDS leaves Vulkan out). */
+static dmlops_context *gpu_context(void)
+{
+    const char *backends = getenv("DMLOPS_TEST_BACKENDS");
+    if (backends && !strstr(backends, "vulkan")) {
+        printf("    note: DMLOPS_TEST_BACKENDS=%s leaves out Vulkan\n", backends);
+        return NULL;
+    }
+    dmt_env tuning;
+    dmt_env_set(&tuning, "DMLOPS_VK_TUNING", "gpu");
+    dmlops_context *ctx = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 0, 0);
+    dmt_env_restore(&tuning);
+    return ctx;
+}
+
+/* A length or index of `type` at element i of the AUX binding: from [lo, hi] mostly, and
+ * now and then a value far outside it (negative, past 2^32). */
+static void put_aux(uint8_t *p, DML_TENSOR_DATA_TYPE type, uint64_t i, int64_t lo, int64_t hi, dmt_rng *r)
+{
+    int64_t v = lo + (int64_t)dmt_below(r, (uint32_t)(hi - lo + 1));
+    const uint32_t pick = dmt_below(r, 40);
+    if (pick == 0) v = -5;
+    if (pick == 1) v = (int64_t)1 << 33;
+    if (pick == 2) v = INT64_MIN;
+    const bool wide = type == DML_TENSOR_DATA_TYPE_UINT64 || type == DML_TENSOR_DATA_TYPE_INT64;
+    if (wide) memcpy(p + i * 8, &v, 8);
+    else {
+        const uint32_t w = (uint32_t)v;
+        memcpy(p + i * 4, &w, 4);
+    }
+}
+
+typedef struct aux_fill {
+    uint32_t slot, count; /* binding and elements of the AUX data */
+    DML_TENSOR_DATA_TYPE type;
+    int64_t lo, hi;
+    uint32_t value_size; /* ONE_HOT: the values' element size */
+} aux_fill;
+
+static void fix_aux(uint8_t *const *data, const uint64_t *sizes, dmt_rng *r, const void *user)
+{
+    const aux_fill *f = user;
+    (void)sizes;
+    for (uint32_t i = 0; i < f->count; i++) put_aux(data[f->slot] + 16, f->type, i, f->lo, f->hi, r);
+}
+
+/* ONE_HOT's values: a distinct OffValue and OnValue. */
+static void fix_hot(uint8_t *const *data, const uint64_t *sizes, dmt_rng *r, const void *user)
+{
+    const aux_fill *f = user;
+    fix_aux(data, sizes, r, user);
+    memset(data[1] + 16, 0x11, f->value_size);
+    memset(data[1] + 16 + f->value_size, 0x5a, f->value_size);
+}
+
+/* A 2-D tensor [rows, cols] of `type` with a row stride of cols + pad elements. */
+static void tensor2(dmt_tensor *t, DML_TENSOR_DATA_TYPE type, uint32_t rows, uint32_t cols, uint32_t pad)
+{
+    const uint32_t sizes[2] = {rows, cols}, strides[2] = {cols + pad, 1};
+    dmt_tensor_init(t, type, 2, sizes, pad ? strides : NULL, 0);
+}
+
+static uint32_t pick_len(dmt_rng *r, uint32_t big)
+{
+    static const uint32_t edges[] = {1, 2, 3, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129};
+    return dmt_below(r, 4) ? edges[dmt_below(r, sizeof edges / sizeof edges[0])] : 1 + dmt_below(r, big);
+}
+
+/* SLICE1 of [R, C] with steps from -5 to 5 (beyond what V_TILES stages they take another
+ * path: still checked), the rows in either order, padded rows. */
+TEST(slices_through_shared_memory_match_the_cpu)
+{
+    dmlops_context *vk = gpu_context();
+    if (!vk) return;
+    const uint64_t seed = 0x71e5001ull;
+    printf("    seed 0x%llx\n", (unsigned long long)seed);
+    dmt_rng r = {seed};
+    for (int n = 0; n < 120; n++) {
+        const DML_TENSOR_DATA_TYPE type = types[dmt_below(&r, 6)];
+        const uint32_t R = n < 8 ? 1 + dmt_below(&r, 3) : pick_len(&r, 40), C = pick_len(&r, n % 10 ? 300 : 9000);
+        int32_t step = 1 + (int32_t)dmt_below(&r, 5);
+        if (dmt_below(&r, 2)) step = -step;
+        const uint32_t off = dmt_below(&r, C), w = 1 + dmt_below(&r, C - off), out = (w - 1) / (uint32_t)abs(step) + 1;
+        const uint32_t offs[2] = {0, off}, win[2] = {R, w};
+        const int32_t steps[2] = {dmt_below(&r, 2) ? -1 : 1, step};
+        dmt_tensor in, o;
+        tensor2(&in, type, R, C, dmt_below(&r, 3) ? 0 : 1 + dmt_below(&r, 5));
+        tensor2(&o, type, R, out, dmt_below(&r, 4) ? 0 : 1 + dmt_below(&r, 3));
+        DML_SLICE1_OPERATOR_DESC s = {&in.desc, &o.desc, 2, offs, win, steps};
+        DML_OPERATOR_DESC d = {DML_OPERATOR_SLICE1, &s};
+        const uint64_t sizes[2] = {in.buf.TotalTensorSizeInBytes, o.buf.TotalTensorSizeInBytes};
+        if (!vkt_same_as_cpu(vk, &d, 1, sizes, seed + (uint64_t)n, NULL, NULL, NULL))
+            printf("    case %d: %s [%u, %u] offset %u window %u step %d\n", n, dmlops_data_type_name(type), R, C, off, w,
+                   step);
+    }
+    vkt_done(vk);
+}
+
+/* REVERSE along rows (axis 1) with a length per row, and across them (axis 0) with one
+ * length for every row: V_TILES, whose backward and forward runs meet in one chunk. */
+TEST(reverses_with_a_length_per_row_match_the_cpu)
+{
+    dmlops_context *vk = gpu_context();
+    if (!vk) return;
+    const uint64_t seed = 0x71e5002ull;
+    printf("    seed 0x%llx\n", (unsigned long long)seed);
+    dmt_rng r = {seed};
+    for (int n = 0; n < 120; n++) {
+        const DML_TENSOR_DATA_TYPE type = types[dmt_below(&r, 6)], lt = aux_types[dmt_below(&r, 4)];
+        const uint32_t R = pick_len(&r, 40), C = pick_len(&r, n % 10 ? 300 : 9000), axis = n % 3 == 0 ? 0 : 1;
+        dmt_tensor in, len, o;
+        tensor2(&in, type, R, C, dmt_below(&r, 3) ? 0 : 1 + dmt_below(&r, 5));
+        tensor2(&o, type, R, C, dmt_below(&r, 4) ? 0 : 1 + dmt_below(&r, 3));
+        /* axis 1: [R, 1], a length per row; axis 0: [1, 1] broadcast, one length for all. */
+        const uint32_t lsz[2] = {axis ? R : 1, 1}, lstr[2] = {1, 1}, bcast[2] = {0, 0};
+        const bool broadcast = axis == 0;
+        dmt_tensor_init(&len, lt, 2, lsz, broadcast ? NULL : lstr, 0);
+        if (axis == 0) { /* [R, C] along axis 0 needs lengths [1, C]: all one length, broadcast */
+            const uint32_t s0[2] = {1, C};
+            dmt_tensor_init(&len, lt, 2, s0, bcast, 0);
+        }
+        DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC rv = {&in.desc, &len.desc, &o.desc, axis};
+        DML_OPERATOR_DESC d = {DML_OPERATOR_REVERSE_SUBSEQUENCES, &rv};
+        const uint64_t sizes[3] = {in.buf.TotalTensorSizeInBytes, len.buf.TotalTensorSizeInBytes, o.buf.TotalTensorSizeInBytes};
+        const uint32_t axis_len = axis ? C : R;
+        const aux_fill f = {1, axis ? R : 1, lt, 0, axis_len + 2, 0};
+        if (!vkt_same_as_cpu(vk, &d, 2, sizes, seed + (uint64_t)n, NULL, fix_aux, &f))
+            printf("    case %d: %s [%u, %u] axis %u, %s lengths\n", n, dmlops_data_type_name(type), R, C, axis,
+                   dmlops_data_type_name(lt));
+    }
+    vkt_done(vk);
+}
+
+/* REVERSE [n, C] along axis 0 with a length per column (ONNX's batch of sequences):
+ * V_TILE_COLUMNS, lengths that agree across a chunk and that do not, short and long axes,
+ * source rows not on a vector. */
+TEST(reverses_with_a_length_per_column_match_the_cpu)
+{
+    dmlops_context *vk = gpu_context();
+    if (!vk) return;
+    const uint64_t seed = 0x71e5003ull;
+    printf("    seed 0x%llx\n", (unsigned long long)seed);
+    dmt_rng r = {seed};
+    for (int n = 0; n < 120; n++) {
+        const DML_TENSOR_DATA_TYPE type = types[dmt_below(&r, 6)], lt = aux_types[dmt_below(&r, 4)];
+        const uint32_t T = 1 + dmt_below(&r, n % 4 ? 20 : 100), C = pick_len(&r, n % 10 ? 300 : 3000);
+        dmt_tensor in, len, o;
+        tensor2(&in, type, T, C, dmt_below(&r, 3) ? 0 : 1 + dmt_below(&r, 5));
+        tensor2(&o, type, T, C, 0);
+        const uint32_t lsz[2] = {1, C};
+        dmt_tensor_init(&len, lt, 2, lsz, NULL, 0);
+        DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC rv = {&in.desc, &len.desc, &o.desc, 0};
+        DML_OPERATOR_DESC d = {DML_OPERATOR_REVERSE_SUBSEQUENCES, &rv};
+        const uint64_t sizes[3] = {in.buf.TotalTensorSizeInBytes, len.buf.TotalTensorSizeInBytes, o.buf.TotalTensorSizeInBytes};
+        /* Every fourth case: one length for every column (lengths that agree). */
+        const int64_t lo = n % 4 == 1 ? T : 0, hi = n % 4 == 1 ? T : T + 2;
+        const aux_fill f = {1, C, lt, lo, hi, 0};
+        if (!vkt_same_as_cpu(vk, &d, 2, sizes, seed + (uint64_t)n, NULL, fix_aux, &f))
+            printf("    case %d: %s [%u, %u], %s lengths\n", n, dmlops_data_type_name(type), T, C, dmlops_data_type_name(lt));
+    }
+    vkt_done(vk);
+}
+
+/* ONE_HOT of [R] indices into [R, depth] along axis 1: V_TILE_HOT, rows shorter and longer
+ * than a chunk, indices counted from the end, out of range, 64-bit. */
+TEST(one_hots_into_packed_rows_match_the_cpu)
+{
+    dmlops_context *vk = gpu_context();
+    if (!vk) return;
+    const uint64_t seed = 0x71e5004ull;
+    printf("    seed 0x%llx\n", (unsigned long long)seed);
+    dmt_rng r = {seed};
+    for (int n = 0; n < 120; n++) {
+        const DML_TENSOR_DATA_TYPE type = types[dmt_below(&r, 6)], it = aux_types[dmt_below(&r, 4)];
+        const uint32_t depth = pick_len(&r, n % 10 ? 200 : 3000), R = 1 + dmt_below(&r, n % 8 ? 300 : 40000 / depth + 1);
+        dmt_tensor idx, val, o;
+        const uint32_t isz[2] = {R, 1}, vsz[2] = {1, 2};
+        dmt_tensor_init(&idx, it, 2, isz, NULL, 0);
+        dmt_tensor_init(&val, type, 2, vsz, NULL, 0);
+        tensor2(&o, type, R, depth, 0);
+        DML_ONE_HOT_OPERATOR_DESC h = {&idx.desc, &val.desc, &o.desc, 1};
+        DML_OPERATOR_DESC d = {DML_OPERATOR_ONE_HOT, &h};
+        const uint64_t sizes[3] = {idx.buf.TotalTensorSizeInBytes, val.buf.TotalTensorSizeInBytes, o.buf.TotalTensorSizeInBytes};
+        const aux_fill f = {0, R, it, -(int64_t)depth - 1, depth, dmlops_data_type_size(type)};
+        if (!vkt_same_as_cpu(vk, &d, 2, sizes, seed + (uint64_t)n, NULL, fix_hot, &f))
+            printf("    case %d: %s [%u] into depth %u, %s indices\n", n, dmlops_data_type_name(type), R, depth,
+                   dmlops_data_type_name(it));
+    }
+    vkt_done(vk);
+}
