@@ -154,9 +154,9 @@ TEST_SH   := $(wildcard test/test_*.sh)
 # thread_fail wraps pthread_create, which the Windows build does not call.
 INTEROP_BIN := $(if $(HAVE_LIBVULKAN),$(B)/test/interop_vulkan$(EXE)) $(B)/test/interop_volk$(EXE) $(B)/test/no_alloc$(EXE) \
                $(if $(filter windows,$(TARGET_OS)),,$(B)/test/thread_fail)
-# test_npy compiles the tool's .npy writer, whose file handling is POSIX: it runs where
-# the tool does (not on Windows).
-TEST_BIN  := $(filter-out $(if $(filter windows,$(TARGET_OS)),%/test_npy.exe),$(TEST_SRC:test/%.c=$(B)/test/%$(EXE)))
+# test_npy and test_bench compile the tool's .npy writer and the bench's arithmetic, whose
+# code is POSIX: they run where the tool does (not on Windows).
+TEST_BIN  := $(filter-out $(if $(filter windows,$(TARGET_OS)),%/test_npy.exe %/test_bench.exe),$(TEST_SRC:test/%.c=$(B)/test/%$(EXE)))
 TEST_HARNESS := $(B)/obj/test/harness.o
 
 # The dependency check (.ci/deps.sh) runs only for `make deps`, `make demo` and the test
@@ -331,7 +331,8 @@ endif
 -include $(LIB_OBJ:.o=.d)
 
 # ---- the dmlops command-line tool (public API only) ---------------------------------
-$(B)/obj/src/cli/%.o: src/cli/%.c | $(DEPS_ORDER)
+# Its folders (CLI_DIRS) compile with the tool's flags, not the library's.
+$(CLI_OBJ): $(B)/obj/%.o: %.c | $(DEPS_ORDER)
 	@mkdir -p $(@D)
 	$(CC) $(CLI_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
