@@ -459,10 +459,14 @@ demo: deps-check $(B)/examples/quickstart
 # ---- benchmarks ------------------------------------------------------------------------
 # `make bench` writes $(B)/bench/performance.md and $(B)/bench/bench/<device>.{csv,svg};
 # `make bench-docs` refreshes the tracked docs/performance.md and docs/bench/ instead.
-# numpy (Debian's python3-numpy) is timed on the same cases when a python3 has it.
+# numpy (Debian's python3-numpy) is timed on the same cases when a python3 has it, and
+# PyTorch where python3 imports a torch that sees a CUDA device (the bench runs it only
+# beside a Vulkan run).
 BENCH_ARGS ?=
 NUMPY_PYTHON = $(firstword $(foreach p,python3 /usr/bin/python3,$(if $(shell $(p) -c 'import numpy' 2>/dev/null && echo y),$(p))))
-BENCH_PEER = $(if $(NUMPY_PYTHON),--numpy-peer "$(NUMPY_PYTHON) bench/numpy_peer.py")
+TORCH_PYTHON = $(firstword $(foreach p,python3,$(if $(shell $(p) -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' 2>/dev/null && echo y),$(p))))
+BENCH_PEER = $(if $(NUMPY_PYTHON),--numpy-peer "$(NUMPY_PYTHON) bench/numpy_peer.py") \
+             $(if $(TORCH_PYTHON),--torch-peer "$(TORCH_PYTHON) bench/torch_peer.py")
 bench: $(CLI)
 	@mkdir -p $(B)/bench
 	DMLOPS_BENCH_TARGET='make bench$(if $(BENCH_ARGS), BENCH_ARGS="$(BENCH_ARGS)")' $(CLI) bench $(BENCH_PEER) --report $(B)/bench $(BENCH_ARGS)
@@ -471,11 +475,13 @@ bench-docs: $(CLI)
 	DMLOPS_BENCH_TARGET='make bench-docs$(if $(BENCH_ARGS), BENCH_ARGS="$(BENCH_ARGS)")' $(CLI) bench $(BENCH_PEER) --report docs $(BENCH_ARGS)
 
 # What a GPU machine lent by the device tool runs (bench/gpu_run.sh): it has no toolchain
-# for this project, so the tool, the Vulkan suites and the tool's libcjson go from here.
+# for this project, so the tool, the Vulkan suites and the tool's libcjson go from here,
+# with the peers' scripts (the PyTorch peer runs on that machine's own python3 and torch).
 GPU_BUNDLE_TESTS := test_vulkan test_targeted test_random big_tensors
+GPU_BUNDLE_PEERS := bench/torch_peer.py bench/numpy_peer.py
 gpu-bundle: $(CLI) $(GPU_BUNDLE_TESTS:%=$(B)/test/%)
 	@rm -rf .gpu && mkdir -p .gpu
-	cp $(CLI) $(GPU_BUNDLE_TESTS:%=$(B)/test/%) .gpu/
+	cp $(CLI) $(GPU_BUNDLE_TESTS:%=$(B)/test/%) $(GPU_BUNDLE_PEERS) .gpu/
 	cp -L $$(ldd $(CLI) | awk '/libcjson/ {print $$3}') .gpu/
 	@echo "carry .gpu and .gl, run: sh bench/gpu_run.sh [bench] [tune] [tests] (default all three; docs/performance.md)"
 

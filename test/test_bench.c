@@ -9,11 +9,12 @@
 #include "../src/cli/common.c"
 #include "../src/cli/scalar.c"
 #include "harness.h"
+#include "vkt.h"
 
 static bench_case *suite(const char *filter, size_t *n)
 {
     bench_case *c = bench_suite(false, true, filter, n);
-    if (!c || !*n) (void)CHECK(0, "no case matches '%s'", filter);
+    if (!c || !*n) (void)CHECK(0, "no case matches '%s'", filter ? filter : "(any)");
     return c;
 }
 
@@ -154,4 +155,42 @@ TEST(model_cases_keep_the_rows_of_the_large_sizes)
     }
     free(model);
     free(big);
+}
+
+/* ... and the planner agrees: on a Vulkan device tuned as a GPU (DMLOPS_VK_TUNING=gpu, as
+ * --model sets it), each model case plans the same path and dispatches as its 64 MiB
+ * member, and the 64 MiB member needs no pipeline the model case did not (one per kernel,
+ * element size, variant, texel path and unit shape: src/vk/vk_pipeline.c). */
+TEST(model_cases_get_the_plan_of_the_large_sizes)
+{
+    dmt_env tuning;
+    dmt_env_set(&tuning, "DMLOPS_VK_TUNING", "gpu");
+    dmlops_context *vk = vkt_context(0, 0, 0);
+    dmt_env_restore(&tuning);
+    if (!vk) return;
+    size_t n = 0, nbig = 0;
+    bench_case *model = bench_model_suite(1 << 20, NULL, &n), *big = bench_suite(false, false, "64 MiB", &nbig);
+    REQUIRE(model && big && n == nbig);
+    for (size_t i = 0; i < n; i++) {
+        dmlops_operator *a = NULL, *b = NULL;
+        dmlops_operator_info ia, ib;
+        dmlops_context_info before, after;
+        if (!CHECK_OK(dmlops_operator_create(vk, &model[i].desc, &a))) continue;
+        CHECK_OK(dmlops_context_get_info(vk, &before));
+        if (CHECK_OK(dmlops_operator_create(vk, &big[i].desc, &b))) {
+            CHECK_OK(dmlops_context_get_info(vk, &after));
+            dmlops_operator_get_info(a, &ia);
+            dmlops_operator_get_info(b, &ib);
+            CHECK(ia.planned_path == ib.planned_path && ia.dispatch_count == ib.dispatch_count,
+                  "%s: path %s, %u dispatches; %s: path %s, %u", model[i].label, dmlops_path_name(ia.planned_path),
+                  ia.dispatch_count, big[i].label, dmlops_path_name(ib.planned_path), ib.dispatch_count);
+            CHECK(after.pipeline_count == before.pipeline_count, "%s needs %u pipelines %s did not", big[i].label,
+                  after.pipeline_count - before.pipeline_count, model[i].label);
+        }
+        dmlops_operator_destroy(a);
+        dmlops_operator_destroy(b);
+    }
+    free(model);
+    free(big);
+    vkt_done(vk);
 }
