@@ -138,9 +138,10 @@ static void print_rows(const model_row *rows, size_t n)
             printf("%-48s skipped: %s\n", r->label, r->skipped);
             continue;
         }
+        const unsigned long long need = r->need.read + r->need.written;
         printf("%-48s %-12s %10llu %9.1f %10llu %10llu %7.3f %8.2f\n", r->label, dmlops_path_name(r->path),
-               (unsigned long long)r->st.requests, per_request(r), (unsigned long long)r->st.sectors,
-               (unsigned long long)(r->need.read + r->need.written), sector_ratio(r), r->st.loads_in_flight);
+               (unsigned long long)r->st.requests, per_request(r), (unsigned long long)r->st.sectors, need,
+               sector_ratio(r), r->st.loads_in_flight);
     }
     printf("B/request: bytes per warp-level request (32 lanes x 16 bytes = 512); ratio: sectors touched over the "
            "sectors the case must read and write (1.0 at best); in flight: loads a lane issues before the store "

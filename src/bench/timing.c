@@ -324,7 +324,7 @@ static void run_steady(dmlops_context *ctx, const bench_run *run, const bench_ca
     r->best_copy_gbps = r->compute_copy_gbps;
     r->best_shape = plain;
     const double best_gbps = best ? bench_copy_gbps(cp.bytes, cli_median(t + (size_t)L_BEST * n, n)) : 0;
-    if (best_gbps > r->best_copy_gbps) {
+    if (best && best_gbps > r->best_copy_gbps) {
         r->best_copy_gbps = best_gbps;
         r->best_shape = sweep->best;
     }
