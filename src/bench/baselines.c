@@ -120,8 +120,10 @@ void bench_sweep_copies(dmlops_context *ctx, const bench_run *run, uint64_t tens
         st == DMLOPS_SUCCESS ? sweep_shapes(cp.bytes, run->ctx.device.max_compute_work_group_invocations,
                                             pol->sweep_quick, shapes)
                              : 0;
-    double t[8];
-    const uint32_t samples = pol->samples < 8 ? pol->samples : 8;
+    /* Three lists a shape: the sweep only ranks shapes; the winner is measured again with
+     * every sample beside each case. */
+    double t[3];
+    const uint32_t samples = pol->samples < 3 ? pol->samples : 3;
     for (uint32_t i = 0; i < nshapes; i++) {
         bench_copy_rec rec = {&cp, true, shapes[i]};
         bench_list l = {.record = bench_record_copy, .user = &rec};
