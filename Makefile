@@ -154,9 +154,9 @@ TEST_SH   := $(wildcard test/test_*.sh)
 # thread_fail wraps pthread_create, which the Windows build does not call.
 INTEROP_BIN := $(if $(HAVE_LIBVULKAN),$(B)/test/interop_vulkan$(EXE)) $(B)/test/interop_volk$(EXE) $(B)/test/no_alloc$(EXE) \
                $(if $(filter windows,$(TARGET_OS)),,$(B)/test/thread_fail)
-# test_npy compiles the tool's .npy writer, whose file handling is POSIX: it runs where
-# the tool does (not on Windows).
-TEST_BIN  := $(filter-out $(if $(filter windows,$(TARGET_OS)),%/test_npy.exe),$(TEST_SRC:test/%.c=$(B)/test/%$(EXE)))
+# test_npy and test_bench compile the tool's .npy writer and the bench's arithmetic, whose
+# code is POSIX: they run where the tool does (not on Windows).
+TEST_BIN  := $(filter-out $(if $(filter windows,$(TARGET_OS)),%/test_npy.exe %/test_bench.exe),$(TEST_SRC:test/%.c=$(B)/test/%$(EXE)))
 TEST_HARNESS := $(B)/obj/test/harness.o
 
 # The dependency check (.ci/deps.sh) runs only for `make deps`, `make demo` and the test
@@ -331,7 +331,8 @@ endif
 -include $(LIB_OBJ:.o=.d)
 
 # ---- the dmlops command-line tool (public API only) ---------------------------------
-$(B)/obj/src/cli/%.o: src/cli/%.c | $(DEPS_ORDER)
+# Its folders (CLI_DIRS) compile with the tool's flags, not the library's.
+$(CLI_OBJ): $(B)/obj/%.o: %.c | $(DEPS_ORDER)
 	@mkdir -p $(@D)
 	$(CC) $(CLI_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
@@ -458,10 +459,14 @@ demo: deps-check $(B)/examples/quickstart
 # ---- benchmarks ------------------------------------------------------------------------
 # `make bench` writes $(B)/bench/performance.md and $(B)/bench/bench/<device>.{csv,svg};
 # `make bench-docs` refreshes the tracked docs/performance.md and docs/bench/ instead.
-# numpy (Debian's python3-numpy) is timed on the same cases when a python3 has it.
+# numpy (Debian's python3-numpy) is timed on the same cases when a python3 has it, and
+# PyTorch where python3 imports a torch that sees a CUDA device (the bench runs it only
+# beside a Vulkan run).
 BENCH_ARGS ?=
 NUMPY_PYTHON = $(firstword $(foreach p,python3 /usr/bin/python3,$(if $(shell $(p) -c 'import numpy' 2>/dev/null && echo y),$(p))))
-BENCH_PEER = $(if $(NUMPY_PYTHON),--numpy-peer "$(NUMPY_PYTHON) bench/numpy_peer.py")
+TORCH_PYTHON = $(firstword $(foreach p,python3,$(if $(shell $(p) -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' 2>/dev/null && echo y),$(p))))
+BENCH_PEER = $(if $(NUMPY_PYTHON),--numpy-peer "$(NUMPY_PYTHON) bench/numpy_peer.py") \
+             $(if $(TORCH_PYTHON),--torch-peer "$(TORCH_PYTHON) bench/torch_peer.py")
 bench: $(CLI)
 	@mkdir -p $(B)/bench
 	DMLOPS_BENCH_TARGET='make bench$(if $(BENCH_ARGS), BENCH_ARGS="$(BENCH_ARGS)")' $(CLI) bench $(BENCH_PEER) --report $(B)/bench $(BENCH_ARGS)
@@ -470,11 +475,13 @@ bench-docs: $(CLI)
 	DMLOPS_BENCH_TARGET='make bench-docs$(if $(BENCH_ARGS), BENCH_ARGS="$(BENCH_ARGS)")' $(CLI) bench $(BENCH_PEER) --report docs $(BENCH_ARGS)
 
 # What a GPU machine lent by the device tool runs (bench/gpu_run.sh): it has no toolchain
-# for this project, so the tool, the Vulkan suites and the tool's libcjson go from here.
+# for this project, so the tool, the Vulkan suites and the tool's libcjson go from here,
+# with the peers' scripts (the PyTorch peer runs on that machine's own python3 and torch).
 GPU_BUNDLE_TESTS := test_vulkan test_targeted test_random big_tensors
+GPU_BUNDLE_PEERS := bench/torch_peer.py bench/numpy_peer.py
 gpu-bundle: $(CLI) $(GPU_BUNDLE_TESTS:%=$(B)/test/%)
 	@rm -rf .gpu && mkdir -p .gpu
-	cp $(CLI) $(GPU_BUNDLE_TESTS:%=$(B)/test/%) .gpu/
+	cp $(CLI) $(GPU_BUNDLE_TESTS:%=$(B)/test/%) $(GPU_BUNDLE_PEERS) .gpu/
 	cp -L $$(ldd $(CLI) | awk '/libcjson/ {print $$3}') .gpu/
 	@echo "carry .gpu and .gl, run: sh bench/gpu_run.sh [bench] [tune] [tests] (default all three; docs/performance.md)"
 

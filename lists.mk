@@ -4,9 +4,10 @@
 # that, and refuses a line it does not understand rather than guess.
 
 # The library is every *.c in these directories (a file that serves one platform guards
-# itself with #if, so a directory is compiled whole everywhere); the tool is src/cli.
+# itself with #if, so a directory is compiled whole everywhere); the tool is src/cli, with
+# its benchmark (`dmlops bench`) in src/bench.
 LIB_DIRS := src src/cpu src/vk src/platform
-CLI_DIRS := src/cli
+CLI_DIRS := src/cli src/bench
 
 # What the library links on each target OS (the Makefile's TARGET_OS): libdmlops.so, the
 # tool, and the users of libdmlops.a (dmlops.pc's Libs.private). Windows needs only

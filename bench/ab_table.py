@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Tabulates the `ab` step of bench/gpu_run.sh (or any concatenation of `dmlops bench`
 outputs under "== NAME" headers): one line per case, one column per run, each the case's
-ratio to the compute copy timed beside it (the last column of a Vulkan run).
+ratio to the best copy timed beside it ("vs best", the 4th column from the end of a Vulkan
+run's table; 6: "vs comp", the plain compute copy; 2: "vs torch").
 
-usage: bench/ab_table.py ab.txt [COLUMN]   COLUMN: a column index from the end (default 1)
+usage: bench/ab_table.py ab.txt [COLUMN]   COLUMN: a column index from the end (default 4)
 """
 import sys
 
@@ -11,7 +12,7 @@ import sys
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    col = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    col = int(sys.argv[2]) if len(sys.argv) > 2 else 4
     runs, cases = [], {}
     with open(sys.argv[1]) as f:
         for line in f:

@@ -1,23 +1,29 @@
 #!/bin/sh
-# The GPU run of issue 9 on a machine that the device tool lends (docs/performance.md, "On
-# a lent GPU"). Those machines have no compiler toolchain for this project and reach no
+# The GPU run on a machine that the device tool lends (docs/performance.md, "On a lent GPU,
+# the procedure"). Those machines have no compiler toolchain for this project and reach no
 # package registry, so the binaries travel from here:
 #
-#   here:   make gpu-bundle          # .gpu/: dmlops, the Vulkan test binaries, libcjson
+#   here:   make gpu-bundle          # .gpu/: dmlops, the Vulkan test binaries, libcjson, the peers
 #           (and once, the loader, glvnd and validation-layer packages in .gl/, see the docs)
 #   there:  carry [".gpu", ".gl"], command: sh bench/gpu_run.sh [STEP...]
 #
-# STEPs, run in the order given (default: bench tune tests):
+# STEPs, run in the order given (default: bench tune tests); `tests bench` is the one call
+# that gives the suites and the whole table (every column, PyTorch beside it) in under 8
+# minutes of an H100 (docs/performance.md):
 #   tests  the Vulkan suites on the GPU (TESTS: which), each under a time limit -> tests.txt
-#   bench  dmlops bench --backend vulkan --large --report -> bench.txt, report/
+#   bench  dmlops bench --backend vulkan --large --report, with the PyTorch peer wherever
+#          python3 imports a torch that sees a CUDA device -> bench.txt, report/
 #   tune   the 256 MiB cases again under each DMLOPS_VK_* setting below -> tune.txt
 #   ab     two builds or settings (AB_A, AB_B) in alternating rounds -> ab.txt (see below)
+#   model  dmlops bench --model: the access model, with GPU timings to set it against -> model.txt
 # Always writes info.txt (the GPU and `dmlops info`). At most 8 files come back from $OUT:
-# these four, report/performance.md (with the device's section added) and
+# these, report/performance.md (with the device's section added) and
 # report/bench/<device>.csv and .svg. Variables: BENCH_FILTER keeps the bench cases whose
 # name holds it, TUNE_FILTER those of tune ("256 MiB"); NUMPY=1 adds the numpy peer
-# (minutes of CPU time at --large); TESTS names the test binaries; TEST_LIMIT (150) and
-# BENCH_LIMIT (300) are seconds per test binary and for the bench.
+# (minutes of CPU time at --large), TORCH=0 leaves PyTorch out; TESTS names the test
+# binaries; TEST_LIMIT (150) and BENCH_LIMIT (300) are seconds per test binary and for the
+# bench; TOTAL_LIMIT (460) the seconds of the whole call, of which the tests leave
+# BENCH_RESERVE (180) to a bench step that follows them.
 set -u
 : "${OUT:?OUT: the folder whose files come back}"
 [ $# -gt 0 ] || set -- bench tune tests
@@ -38,6 +44,15 @@ if grep -q "Vulkan devices: none" "$OUT/info.txt"; then
     tail -n 20 "$OUT/info.txt"; exit 3
 fi
 rc=0
+start=$(date +%s)
+# Seconds a step may still take: the call's TOTAL_LIMIT less what has run, less the
+# bench's reserve while a bench step is still to come; at most $1.
+left() {
+    l=$(( start + ${TOTAL_LIMIT:-460} - $(date +%s) ))
+    [ -n "$bench_to_come" ] && l=$(( l - ${BENCH_RESERVE:-180} ))
+    [ "$l" -lt "$1" ] && echo "$l" || echo "$1"
+}
+bench_to_come=; case " $* " in *" bench "*) bench_to_come=y ;; esac
 for step in "$@"; do
     case $step in
     tests)
@@ -46,23 +61,38 @@ for step in "$@"; do
         # under the validation layer when .gl carries it. big_tensors first: its 2.34 GiB
         # kernel output failed on the H200 before the 2 GiB window cap (docs/performance.md);
         # test_random last, the longest (over 3 minutes there).
+        # test_random last, the longest (over 3 minutes there): it gets what the limits leave.
         for t in ${TESTS:-big_tensors test_vulkan test_targeted test_random}; do
-            s=$(date +%s)
-            DMLOPS_TEST_REQUIRE_VULKAN=1 timeout "${TEST_LIMIT:-150}" $lb ".gpu/$t" >>"$OUT/tests.txt" 2>&1
+            s=$(date +%s) lim=$(left "${TEST_LIMIT:-150}")
+            if [ "$lim" -lt 20 ]; then echo "== $t: not run, ${lim} s left of TOTAL_LIMIT" >>"$OUT/tests.txt"; continue; fi
+            DMLOPS_TEST_REQUIRE_VULKAN=1 timeout "$lim" $lb ".gpu/$t" >>"$OUT/tests.txt" 2>&1
             r=$?; [ $r -eq 0 ] || rc=1
-            echo "== $t: exit $r, $(( $(date +%s) - s )) s" >>"$OUT/tests.txt"
+            echo "== $t: exit $r, $(( $(date +%s) - s )) s (limit $lim s)" >>"$OUT/tests.txt"
         done
         awk '/^[0-9]+ passed, [0-9]+ failed$/ {p += $1; f += $3} /^== .*: exit/ {print}
              END {print p " passed, " f " failed"}' "$OUT/tests.txt" | tee -a "$OUT/tests.txt"
         ;;
     bench)
+        bench_to_come=
         mkdir -p "$OUT/report"
         cp docs/performance.md "$OUT/report/"
-        peer=; [ "${NUMPY:-0}" = 1 ] && python3 -c 'import numpy' 2>/dev/null && peer="python3 bench/numpy_peer.py"
+        # The peers from the bundle (make gpu-bundle), else from the tree.
+        p=.gpu; [ -f "$p/torch_peer.py" ] || p=bench
+        np=; [ "${NUMPY:-0}" = 1 ] && python3 -c 'import numpy' 2>/dev/null && np="python3 $p/numpy_peer.py"
+        # PyTorch wherever python3 imports a torch that sees a CUDA device; else the bench's
+        # table says why its PyTorch columns are empty.
+        tp=; [ "${TORCH:-1}" = 1 ] && tp="python3 $p/torch_peer.py"
+        python3 -c 'import sys, torch; print("torch", torch.__version__, "cuda", torch.cuda.is_available())' \
+            >>"$OUT/info.txt" 2>&1
         DMLOPS_BENCH_TARGET='sh bench/gpu_run.sh bench (dmlops bench --backend vulkan --large)' \
-            timeout "${BENCH_LIMIT:-300}" $lb .gpu/dmlops bench --backend vulkan --large ${peer:+--numpy-peer "$peer"} \
-            --report "$OUT/report" ${BENCH_FILTER:+--filter "$BENCH_FILTER"} >"$OUT/bench.txt" 2>&1 || rc=1
+            timeout "$(left "${BENCH_LIMIT:-300}")" $lb .gpu/dmlops bench --backend vulkan --large ${np:+--numpy-peer "$np"} \
+            ${tp:+--torch-peer "$tp"} --report "$OUT/report" \
+            ${BENCH_FILTER:+--filter "$BENCH_FILTER"} >"$OUT/bench.txt" 2>&1 || rc=1
         tail -n 3 "$OUT/bench.txt"
+        ;;
+    model)
+        timeout "$(left 300)" $lb .gpu/dmlops bench --model --backend vulkan >"$OUT/model.txt" 2>&1 || rc=1
+        tail -n 3 "$OUT/model.txt"
         ;;
     tune)
         # Each GPU default of src/vk/vk_properties.c against its neighbours, same binary.
@@ -88,7 +118,7 @@ for step in "$@"; do
             done
         done
         ;;
-    *) echo "gpu_run.sh: unknown step '$step' (tests, bench, tune, ab)" >&2; exit 2 ;;
+    *) echo "gpu_run.sh: unknown step '$step' (tests, bench, tune, ab, model)" >&2; exit 2 ;;
     esac
 done
 exit $rc

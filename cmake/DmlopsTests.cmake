@@ -48,10 +48,10 @@ endfunction()
 set(_dmlops_test_targets dmlops_harness)
 set(_dmlops_test_objects dmlops_harness dmlops_test_volk)
 file(GLOB _tests CONFIGURE_DEPENDS "${_src}/test/test_*.c")
-# test_npy compiles the tool's .npy writer, whose file handling is POSIX: it runs where the
-# tool does (not on Windows), as in the Makefile's TEST_BIN.
+# test_npy and test_bench compile the tool's .npy writer and the bench's arithmetic, whose
+# code is POSIX: they run where the tool does (not on Windows), as in the Makefile's TEST_BIN.
 if(WIN32)
-    list(FILTER _tests EXCLUDE REGEX "/test_npy\\.c$")
+    list(FILTER _tests EXCLUDE REGEX "/test_(npy|bench)\\.c$")
 endif()
 foreach(_t IN LISTS _tests)
     get_filename_component(_name "${_t}" NAME_WE)

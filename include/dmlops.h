@@ -507,6 +507,34 @@ DMLOPS_API dmlops_status dmlops_command_list_record_compute_copy(dmlops_command_
                                                       dmlops_buffer *src, uint64_t src_offset,
                                                       uint64_t size);
 
+/* The shape of a compute copy (dmlops_command_list_record_compute_copy_shaped): how the
+ * copy shader's invocations share the range, for a benchmark looking for the fastest copy
+ * a shader makes on the device. A field left 0 takes the plain copy's value. */
+typedef struct dmlops_compute_copy_shape {
+    uint32_t vectors;         /* 16-byte vectors an invocation moves per step of the grid, all
+                                 loaded before any is stored: 1, 2, 4 or 8 (0: 1). With G
+                                 invocations in the dispatch, invocation i moves vectors i,
+                                 i + G, ..., i + (vectors - 1) G of each step of vectors x G
+                                 vectors, so neighbouring invocations always touch
+                                 neighbouring vectors, then strides on by the whole step */
+    uint32_t workgroup_size;  /* invocations per workgroup: a power of two from 1 to 1024 and
+                                 at most the device's maxComputeWorkGroupInvocations (0: 64) */
+    uint32_t workgroup_count; /* workgroups per dispatch, at most 65535 (every device's
+                                 minimum maxComputeWorkGroupCount[0]). 0: as many as move
+                                 the range in one step, at most 65535 */
+} dmlops_compute_copy_shape;
+
+/* dmlops_command_list_record_compute_copy with a shape (NULL: the plain copy, the same as
+ * dmlops_command_list_record_compute_copy). The same rules for offsets, size and ranges;
+ * also DMLOPS_ERROR_INVALID_ARGUMENT for a field outside its values above, and
+ * DMLOPS_ERROR_UNSUPPORTED for a workgroup larger than the device allows. A range split
+ * into several dispatches (see above) gives each dispatch the shape. */
+DMLOPS_API dmlops_status dmlops_command_list_record_compute_copy_shaped(dmlops_command_list *list,
+                                                             dmlops_buffer *dst, uint64_t dst_offset,
+                                                             dmlops_buffer *src, uint64_t src_offset,
+                                                             uint64_t size,
+                                                             const dmlops_compute_copy_shape *shape);
+
 /* Submits everything recorded and waits for completion. A list may be executed many
  * times. Vulkan: executions on one context are serialised by its lock; CPU: they run
  * concurrently, as dmlops_operator_execute's do. */

@@ -148,22 +148,43 @@ dmlops_status dmlops_command_list_record_copy(dmlops_command_list *list, dmlops_
     return dm_append(list, &e, &rd, 1, &wr, 1);
 }
 
-dmlops_status dmlops_command_list_record_compute_copy(dmlops_command_list *list, dmlops_buffer *dst,
-                                                      uint64_t dst_offset, dmlops_buffer *src, uint64_t src_offset,
-                                                      uint64_t size)
+/* A shape's fields as the backend takes them: zeros replaced by the plain copy's values
+ * (the count stays 0, "as many as one step needs"), each checked against its values. */
+static dmlops_status dm_copy_shape(const char *fn, const dmlops_compute_copy_shape *in, dmlops_compute_copy_shape *out)
 {
-    const char *fn = "dmlops_command_list_record_compute_copy";
+    *out = (dmlops_compute_copy_shape){1, 64, 0};
+    if (!in) return DMLOPS_SUCCESS;
+    const uint32_t v = in->vectors ? in->vectors : 1, w = in->workgroup_size ? in->workgroup_size : 64;
+    if (v != 1 && v != 2 && v != 4 && v != 8)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: shape.vectors = %u: expected 1, 2, 4 or 8", fn, in->vectors);
+    if (w > 1024 || (w & (w - 1)))
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT,
+                       "%s: shape.workgroup_size = %u: expected a power of two from 1 to 1024", fn, in->workgroup_size);
+    if (in->workgroup_count > 65535)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: shape.workgroup_count = %u exceeds 65535", fn,
+                       in->workgroup_count);
+    *out = (dmlops_compute_copy_shape){v, w, in->workgroup_count};
+    return DMLOPS_SUCCESS;
+}
+
+dmlops_status dmlops_command_list_record_compute_copy_shaped(dmlops_command_list *list, dmlops_buffer *dst,
+                                                             uint64_t dst_offset, dmlops_buffer *src,
+                                                             uint64_t src_offset, uint64_t size,
+                                                             const dmlops_compute_copy_shape *shape)
+{
+    const char *fn = shape ? "dmlops_command_list_record_compute_copy_shaped" : "dmlops_command_list_record_compute_copy";
     dm_list_entry e;
     dm_range rd, wr;
-    DM_CHECK_ARG(list, "dmlops_command_list_record_compute_copy");
-    DM_CHECK_ARG(dst, "dmlops_command_list_record_compute_copy");
-    DM_CHECK_ARG(src, "dmlops_command_list_record_compute_copy");
+    /* Both entry points name themselves in messages, so DM_CHECK_ARG's literal will not do. */
+    if (!list || !dst || !src)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", fn, !list ? "list" : !dst ? "dst" : "src");
     DM_TRY(dm_check_lost(list->ctx, fn));
     DM_TRY(dm_copy_entry(fn, list, dst, dst_offset, src, src_offset, size, &e, &rd, &wr));
     if ((dst_offset | src_offset | size) % 16)
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT,
                        "%s: dst_offset = %llu, src_offset = %llu and size = %llu must be multiples of 16", fn,
                        (unsigned long long)dst_offset, (unsigned long long)src_offset, (unsigned long long)size);
+    DM_TRY(dm_copy_shape(fn, shape, &e.shape));
     if (!list->ctx->vt->compute_copy)
         return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
                        "%s: the %s backend runs no compute shaders (dmlops_command_list_record_copy copies on any "
@@ -171,6 +192,13 @@ dmlops_status dmlops_command_list_record_compute_copy(dmlops_command_list *list,
                        fn, list->ctx->backend == DMLOPS_BACKEND_CPU ? "CPU" : "context's");
     e.compute = true;
     return dm_append(list, &e, &rd, 1, &wr, 1);
+}
+
+dmlops_status dmlops_command_list_record_compute_copy(dmlops_command_list *list, dmlops_buffer *dst,
+                                                      uint64_t dst_offset, dmlops_buffer *src, uint64_t src_offset,
+                                                      uint64_t size)
+{
+    return dmlops_command_list_record_compute_copy_shaped(list, dst, dst_offset, src, src_offset, size, NULL);
 }
 
 dmlops_status dmlops_command_list_execute(dmlops_command_list *list)

@@ -26,6 +26,7 @@ typedef struct dm_list_entry {
     bool barrier_before;                /* a hazard with earlier entries */
     dmlops_buffer *copy_dst, *copy_src; /* copy entries */
     bool compute;                       /* a copy by the copy shader (record_compute_copy) */
+    dmlops_compute_copy_shape shape;    /* its shape, every field set (no zeros) but the count */
     uint64_t copy_dst_offset, copy_src_offset, copy_size;
     void *impl;                         /* backend data, e.g. a binding table */
 } dm_list_entry;

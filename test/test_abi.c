@@ -311,5 +311,10 @@ TEST(compute_copy_interface_agrees)
     CHECK(layout_number(text, "const bool TEXEL", "constant_id") == DM_COPY_SPEC_TEXEL, "copy.comp: TEXEL");
     CHECK(strstr(text, "#define DM_TRACE_BINDING 3\n") != NULL && DM_COPY_BINDING_TRACE == 3,
           "copy.comp: DM_TRACE_BINDING");
+    CHECK(layout_number(text, "const uint VECTORS", "constant_id") == DM_COPY_SPEC_VECTORS, "copy.comp: VECTORS");
+    CHECK(layout_number(text, ") in;", "local_size_x_id") == DM_COPY_SPEC_WORKGROUP, "copy.comp: local_size_x_id");
+    char regs[32];
+    snprintf(regs, sizeof regs, "uvec4 v[%u];", DM_COPY_MAX_VECTORS);
+    CHECK(strstr(text, regs) != NULL, "copy.comp: room for %u vectors (%s)", DM_COPY_MAX_VECTORS, regs);
     free(text);
 }

@@ -801,9 +801,13 @@ import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline='')))
 head, body = rows[0], rows[1:]
 numeric = ['element_bytes', 'tensor_bytes', 'bytes_moved', 'iterations', 'median_us', 'min_us', 'gbps',
-           'copy_gbps', 'ratio_copy', 'memcpy_gbps', 'ratio_memcpy']
+           'copy_gbps', 'ratio_copy', 'memcpy_gbps', 'ratio_memcpy', 'sector_bytes', 'reps', 'buffer_sets']
 assert head[:4] == ['device', 'backend', 'operator', 'variant'], head
 assert all(c in head for c in numeric), head
+# The CPU backend keeps its figures: none of the GPU method's columns is filled.
+for r in body:
+    for c in ('best_copy_gbps', 'peak_gbps', 'torch_us', 'ratio_torch', 'cache_included'):
+        assert r[head.index(c)] == '', (c, r)
 assert len(body) >= 21, 'only %d rows' % len(body)
 ops = set()
 for r in body:
@@ -847,6 +851,179 @@ else
     fail "bench --report writes one section per device and replaces it on a rerun" "$md"
 fi
 expect "bench --filter with no match: exit 2" 2 "no case matches" "$D" bench --quick --filter no-such-case
+
+# ---- issue 40: the GPU method on lavapipe, the peers, the device table, the access model -----
+missing=
+for c in sector_bytes reps buffer_sets barriers cache_included best_copy_gbps ratio_best_copy best_copy_shape \
+    peak_gbps best_copy_ratio_peak torch_us ratio_torch torch_call; do
+    head -n 1 "$T/bench.csv" | tr ',' '\n' | grep -qx "$c" || missing="$missing $c"
+done
+if [ -z "$missing" ]; then ok "bench --csv has every column of issue 40"
+else echo "     lacks:$missing" >"$T/out"; fail "bench --csv has every column of issue 40" "$T/out"; fi
+if "$D" info 2>/dev/null | grep -q "llvmpipe\|Vulkan devices: [1-9]"; then have_vk=1; else have_vk=; fi
+has_torch() { python3 -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' >/dev/null 2>&1; }
+if [ -z "$have_vk" ]; then
+    ok "bench on Vulkan: skipped (no Vulkan device)"
+else
+    # No timing assertions: what the method records, which ceilings and columns come out.
+    expect "bench --quick --backend vulkan: the steady method, its ceilings and peers" 0 "best copy per size" \
+        "$D" bench --quick --backend vulkan --filter " 4 KiB" --csv "$T/vk.csv" --report "$T/vkreport" \
+        --torch-peer "python3 bench/torch_peer.py"
+    cp "$T/out" "$T/vk.txt"
+    missing=
+    for pat in "last-level cache:" "vs compute:    the plain compute copy" "best copy:     the faster of the plain copy" \
+        "peak:          unknown for this device" "GB/s: the 32-byte sectors"; do
+        grep -qF -- "$pat" "$T/vk.txt" || missing="$missing '$pat'"
+    done
+    if [ -z "$missing" ]; then ok "bench on Vulkan says which ceiling is which"
+    else echo "     lacks:$missing" >>"$T/vk.txt"; fail "bench on Vulkan says which ceiling is which" "$T/vk.txt"; fi
+    if has_torch; then
+        pat=
+    elif python3 -c 'import torch' >/dev/null 2>&1; then
+        pat="sees no CUDA device"
+    else
+        pat="PyTorch peer: python3 cannot import torch"
+    fi
+    if [ -n "$pat" ] && ! grep -qF "$pat" "$T/vk.txt"; then fail "bench says why PyTorch is not measured" "$T/vk.txt"
+    else ok "bench says why PyTorch is not measured, or measures it"; fi
+    if has_python; then
+        cat >"$T/vk.py" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline='')))
+head, body = rows[0], rows[1:]
+col = lambda r, c: r[head.index(c)]
+assert len(body) == 16, len(body)
+for r in body:
+    assert int(col(r, 'reps')) >= 1 and int(col(r, 'buffer_sets')) >= 1, r
+    assert col(r, 'cache_included') in ('yes', 'no'), r
+    # The best copy is the faster of the sweep's winner and the plain copy, measured beside.
+    assert float(col(r, 'best_copy_gbps')) >= float(col(r, 'compute_copy_gbps')) > 0, r
+    assert 'uvec4' in col(r, 'best_copy_shape'), r
+    assert int(col(r, 'sector_bytes')) >= int(col(r, 'bytes_moved')), r
+    if col(r, 'variant') == 'rows=-1,stride=2':  # reads all of its input: 1.5x the element bytes
+        assert int(col(r, 'sector_bytes')) * 2 == int(col(r, 'bytes_moved')) * 3, r
+    assert col(r, 'peak_gbps') == '' and col(r, 'best_copy_ratio_peak') == '', r  # lavapipe: no peak
+    if sys.argv[2] == 'torch':
+        assert float(col(r, 'ratio_torch')) > 0 and col(r, 'torch_call'), r
+    else:
+        assert col(r, 'torch_us') == col(r, 'ratio_torch') == col(r, 'torch_call') == '', r
+PY
+        if python3 "$T/vk.py" "$T/vk.csv" "$(has_torch && echo torch)" >"$T/out" 2>&1; then
+            ok "bench --backend vulkan --csv: steady columns, best copy >= plain copy, sectors, no peak, torch"
+        else
+            fail "bench --backend vulkan --csv: steady columns, best copy >= plain copy, sectors, no peak, torch" "$T/out"
+        fi
+    fi
+    md="$T/vkreport/performance.md"
+    if grep -q '^| Peak | unknown' "$md" 2>/dev/null && grep -q '^| Last-level cache |' "$md" \
+        && grep -q '^Best copy per size' "$md" && grep -q '| vs best copy |' "$md"; then
+        ok "bench --report on Vulkan: peak, cache, best copy per size and its columns"
+    else
+        fail "bench --report on Vulkan: peak, cache, best copy per size and its columns" "$md"
+    fi
+    # The bench's side of the PyTorch protocol, with a peer that answers for case 0 alone.
+    printf '#!/bin/sh\necho "torch 9.9 cuda 1 on a fake"\necho "0 0.000001 5 torch.flip(x, [0])"\necho "junk"\n' \
+        >"$T/fake_torch"
+    chmod +x "$T/fake_torch"
+    "$D" bench --quick --backend vulkan --filter "axis=outer FLOAT32 4 KiB" --csv "$T/fake.csv" \
+        --torch-peer "$T/fake_torch" >"$T/out" 2>&1
+    if grep -qF 'torch.flip(x, [0])' "$T/out" && grep -qF 'PyTorch 9.9 cuda 1 on a fake' "$T/out" \
+        && tail -n 1 "$T/fake.csv" | grep -q ',1.000,[0-9.]*,"torch.flip(x, \[0\])"$'; then
+        ok "bench reads the PyTorch peer: its time (ratio_torch), version and call"
+    else
+        cat "$T/fake.csv" >>"$T/out"
+        fail "bench reads the PyTorch peer: its time (ratio_torch), version and call" "$T/out"
+    fi
+fi
+expect "bench --torch-peer on the CPU backend is left out" 0 "" \
+    "$D" bench --quick --backend cpu --filter "SLICE1 stride=1 UINT8 4 KiB" --torch-peer false
+if grep -q "PyTorch" "$T/out"; then fail "bench --torch-peer on the CPU backend runs no peer" "$T/out"; fi
+
+# bench/torch_peer.py without torch: its arguments, its reading of the cases and the calls
+# it would time (gpu.md's), and a clean refusal. The cases come from the bench itself.
+if has_python; then
+    "$D" bench --quick --backend cpu --no-scaling --filter "64 KiB" \
+        --numpy-peer "sh -c 'cp \"\$0\" $T/cases.json'" >/dev/null 2>&1
+    expect "torch_peer.py --dry-run reads the bench's cases and names each call" 0 "x[:, ::2].flip(0)" \
+        python3 bench/torch_peer.py --dry-run "$T/cases.json"
+    missing=
+    for call in "torch.gather(x, 1, idx)" "torch.flip(x, [0])" "torch.gather(x, 0, idx)" "x[:, 32:96].contiguous()" \
+        "x.flip(1)" "torch.zeros(16, 1024).scatter_(1, idx, 1)"; do
+        grep -qF -- "$call" "$T/out" || missing="$missing '$call'"
+    done
+    if [ -z "$missing" ] && [ "$(grep -c '^[0-9]* 0 0 ' "$T/out")" -eq 16 ]; then
+        ok "torch_peer.py --dry-run: one line per case, gpu.md's calls"
+    else
+        echo "     lacks:$missing" >>"$T/out"
+        fail "torch_peer.py --dry-run: one line per case, gpu.md's calls" "$T/out"
+    fi
+    expect "torch_peer.py without the cases: exit 2" 2 "required" python3 bench/torch_peer.py
+    expect "torch_peer.py --samples 0: exit 2" 2 "--samples >= 1" python3 bench/torch_peer.py --samples 0 "$T/cases.json"
+    printf '[{"index": 0, "op": "SLICE1"}]' >"$T/bad.json"
+    expect "torch_peer.py: a case without its fields: exit 2" 2 "a case without 'dtype'" \
+        python3 bench/torch_peer.py --dry-run "$T/bad.json"
+    expect "torch_peer.py: a file that is not JSON: exit 2" 2 "torch_peer.py: " python3 bench/torch_peer.py "$T/plain"
+    if ! has_torch; then
+        expect "torch_peer.py without torch or CUDA: 'unavailable', exit 3" 3 "unavailable " \
+            python3 bench/torch_peer.py "$T/cases.json"
+    fi
+fi
+
+# The table of known devices: lookups by name, an unknown device, and the docs' table.
+expect "bench --peak finds the H100 SXM by its Vulkan name" 0 "NVIDIA H100 SXM5 80GB: 3350.0 GB/s" \
+    "$D" bench --peak "NVIDIA H100 80GB HBM3"
+expect "bench --peak tells the H100 PCIe apart" 0 "2000.0 GB/s" "$D" bench --peak "NVIDIA H100 PCIe"
+expect "bench --peak: a device not in the table has no peak" 1 "not in the table of known devices" \
+    "$D" bench --peak "llvmpipe (LLVM 15.0.6, 256 bits)"
+"$D" bench --peak all >"$T/peaks" 2>&1
+n=0 missing=
+while IFS= read -r line; do
+    case $line in "  source: "*) continue ;; esac
+    name=${line%%:*} n=$((n + 1))
+    grep -qF "| $name |" docs/performance.md || missing="$missing '$name'"
+done <"$T/peaks"
+if [ "$n" -ge 12 ] && [ -z "$missing" ] && [ "$(grep -c '^  source: ' "$T/peaks")" -eq "$n" ]; then
+    ok "bench --peak all: $n devices, each with its source and in performance.md's table"
+else
+    echo "     missing from docs/performance.md:$missing" >>"$T/peaks"
+    fail "bench --peak all: each device with its source and in performance.md's table" "$T/peaks"
+fi
+"$D" bench --list --filter "rows=-1,stride=2 FLOAT32 4 KiB" >"$T/out" 2>&1
+if grep -q '32-byte sectors: 128 read, 64 written' "$T/out"; then
+    ok "bench --list: the stride-2 slice of 4 KiB reads all 128 sectors of its input"
+else
+    fail "bench --list: the stride-2 slice of 4 KiB reads all 128 sectors of its input" "$T/out"
+fi
+
+# --model: the library's trace may not be there yet; then a clear error, else the figures,
+# with the 16-byte-per-lane copies at 512 bytes per request and a sector ratio of 1.
+expect "bench --model takes Vulkan only" 2 "takes --backend vulkan" "$D" bench --model --backend cpu
+expect "bench --model refuses the suite's options" 2 "--model takes" "$D" bench --model --quick
+if [ -n "$have_vk" ]; then
+    "$D" bench --model --backend vulkan --filter "FLOAT32" --csv "$T/model.csv" >"$T/out" 2>&1
+    rc=$?
+    cat >"$T/model.py" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline='')))
+cases = [r for r in rows if r['operator'] != 'COPY']
+copies = [r for r in rows if r['operator'] == 'COPY']
+assert len(cases) == 8 and len(copies) == 2, (len(cases), len(copies))
+for r in rows:
+    for c in ('model_bytes_per_request', 'model_sector_ratio', 'model_loads_in_flight'):
+        assert float(r[c]) > 0, (c, r)
+for r in copies:
+    assert abs(float(r['model_bytes_per_request']) - 512) < 1 and abs(float(r['model_sector_ratio']) - 1) < 0.01, r
+assert max(float(r['model_loads_in_flight']) for r in copies) >= 3.9, copies
+PY
+    if [ "$rc" -eq 1 ] && grep -q "cannot trace kernel accesses" "$T/out" && [ "$(wc -l <"$T/out")" -le 2 ]; then
+        ok "bench --model: a clear error where the library cannot trace"
+    elif [ "$rc" -eq 0 ] && has_python && python3 "$T/model.py" "$T/model.csv" >>"$T/out" 2>&1; then
+        ok "bench --model: every case's figures, the copies at 512 bytes per request and ratio 1"
+    else
+        echo "     exit status $rc" >>"$T/out"
+        fail "bench --model: a clear error, or the figures" "$T/out"
+    fi
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

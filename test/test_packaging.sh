@@ -98,8 +98,8 @@ check "dmlops.pc: version $version, libdir /$libdir" \
 check "the installed man page renders without groff warnings" \
     sh -c "groff -man -ww -z -Tutf8 $stage/usr/share/man/man1/dmlops.1 2>&1 | grep . && exit 1; \
         groff -man -Tutf8 $stage/usr/share/man/man1/dmlops.1 2>/dev/null | grep -q 'dmlops bench'"
-check "dmlops.1 names every option of the tool (src/cli)" \
-    sh -c "for o in \$(grep -ho '\"--*[A-Za-z][A-Za-z_-]*\"' src/cli/*.c | tr -d '\"' | sort -u); do \
+check "dmlops.1 names every option of the tool (src/cli, src/bench)" \
+    sh -c "for o in \$(grep -ho '\"--*[A-Za-z][A-Za-z_-]*\"' src/cli/*.c src/bench/*.c | tr -d '\"' | sort -u); do \
         sed 's/\\\\-/-/g' docs/man/dmlops.1 | grep -qwF -- \"\$o\" || { echo \"dmlops.1 lacks \$o\"; exit 1; }; done"
 
 # The CMake package, found through CMAKE_PREFIX_PATH in the staged tree: it was generated

@@ -1416,9 +1416,10 @@ TEST_CTX(beyond_any_device_message_has_one_prefix)
 
 /* ---- the compute copy (dmlops_command_list_record_compute_copy) ---- */
 
-/* Copies random 16-byte-aligned ranges with the copy shader and checks every byte of the
- * destination buffer: the range is the source's, everything else keeps its guard pattern. */
-static void compute_copies(dmlops_context *vk, uint64_t seed, int rounds)
+/* Copies random 16-byte-aligned ranges with the copy shader (of `shape`, NULL: the plain
+ * copy) and checks every byte of the destination buffer: the range is the source's,
+ * everything else keeps its guard pattern. */
+static void compute_copies(dmlops_context *vk, uint64_t seed, int rounds, const dmlops_compute_copy_shape *shape)
 {
     enum { N = 4096 };
     dmt_rng r = {seed};
@@ -1436,13 +1437,16 @@ static void compute_copies(dmlops_context *vk, uint64_t seed, int rounds)
         uint64_t dof = 16 * (uint64_t)dmt_below(&r, (uint32_t)((N - size) / 16 + 1));
         REQUIRE_OK(dmlops_buffer_write(bd, 0, guard, N));
         REQUIRE_OK(dmlops_command_list_reset(list));
-        REQUIRE_OK(dmlops_command_list_record_compute_copy(list, bd, dof, bs, so, size));
+        if (shape) REQUIRE_OK(dmlops_command_list_record_compute_copy_shaped(list, bd, dof, bs, so, size, shape));
+        else REQUIRE_OK(dmlops_command_list_record_compute_copy(list, bd, dof, bs, so, size));
         REQUIRE_OK(dmlops_command_list_execute(list));
         REQUIRE_OK(dmlops_buffer_read(bd, 0, got, N));
         bool inside = !memcmp(got + dof, src + so, size);
         bool outside = !memcmp(got, guard, dof) && !memcmp(got + dof + size, guard + dof + size, N - dof - size);
-        if (!CHECK(inside && outside, "copy of %llu bytes from %llu to %llu: %s", (unsigned long long)size,
-                   (unsigned long long)so, (unsigned long long)dof, inside ? "a guard byte changed" : "wrong bytes"))
+        if (!CHECK(inside && outside, "copy of %llu bytes from %llu to %llu (shape %u x %u x %u): %s",
+                   (unsigned long long)size, (unsigned long long)so, (unsigned long long)dof,
+                   shape ? shape->vectors : 0, shape ? shape->workgroup_size : 0, shape ? shape->workgroup_count : 0,
+                   inside ? "a guard byte changed" : "wrong bytes"))
             break;
     }
     dmlops_command_list_destroy(list);
@@ -1465,7 +1469,31 @@ TEST(compute_copy_is_exact_and_writes_only_its_range)
     for (size_t i = 0; i < sizeof setups / sizeof setups[0]; i++) {
         dmlops_context *vk = vkt_context_alloc(0, setups[i].max_range, setups[i].max_groups, setups[i].max_alloc);
         if (!vk) return;
-        compute_copies(vk, 0x5151 + i, 40);
+        compute_copies(vk, 0x5151 + i, 40, NULL);
+        vkt_done(vk);
+    }
+}
+
+/* Every shape the benchmark sweeps, and the edges: loads of 1 to 8 vectors before their
+ * stores, workgroups of 1 to 1024, a grid covering the range in one step (0), in several
+ * (1, 3: whole steps and a partial last step, where lanes past the range must not store)
+ * or larger than the range; and windows of 96 bytes or one workgroup per dispatch. */
+TEST(compute_copy_shapes_are_exact_and_write_only_their_range)
+{
+    static const uint32_t vectors[] = {0, 2, 4, 8}, workgroups[] = {1, 32, 1024}, counts[] = {0, 1, 3, 200};
+    static const struct {
+        uint64_t max_range;
+        uint32_t max_groups;
+    } setups[] = {{0, 0}, {96, 0}, {0, 1}};
+    for (size_t i = 0; i < sizeof setups / sizeof setups[0]; i++) {
+        dmlops_context *vk = vkt_context_alloc(0, setups[i].max_range, setups[i].max_groups, 0);
+        if (!vk) return;
+        for (size_t v = 0; v < sizeof vectors / sizeof *vectors; v++)
+            for (size_t w = 0; w < sizeof workgroups / sizeof *workgroups; w++)
+                for (size_t c = (v + w) % 2; c < sizeof counts / sizeof *counts; c += 2) { /* half the grids */
+                    const dmlops_compute_copy_shape shape = {vectors[v], workgroups[w], counts[c]};
+                    compute_copies(vk, 0x5252 + i * 1000 + v * 100 + w * 10 + c, i ? 2 : 4, &shape);
+                }
         vkt_done(vk);
     }
 }
@@ -1487,15 +1515,35 @@ TEST_CTX(compute_copy_checks_its_arguments)
     CHECK_STATUS(dmlops_command_list_record_compute_copy(list, a, 128, b, 0, 144), INVALID, "exceeds");
     CHECK_STATUS(dmlops_command_list_record_compute_copy(list, a, 0, b, UINT64_MAX - 15, 16), INVALID, "exceeds");
     CHECK_STATUS(dmlops_command_list_record_compute_copy(list, a, 0, a, 64, 128), INVALID, "overlap");
+    /* Shapes: the fields' own values are checked on any backend, before the backend. */
+    static const dmlops_compute_copy_shape bad[] = {{3, 0, 0}, {16, 0, 0}, {0, 48, 0}, {0, 2048, 0}, {0, 0, 65536}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        CHECK_STATUS(dmlops_command_list_record_compute_copy_shaped(list, a, 0, b, 0, 16, &bad[i]), INVALID,
+                     "shape.");
+    CHECK_STATUS(dmlops_command_list_record_compute_copy_shaped(list, a, 0, b, 8, 16, &bad[0]), INVALID,
+                 "multiples of 16");
+    CHECK_STATUS(dmlops_command_list_record_compute_copy_shaped(NULL, a, 0, b, 0, 16, NULL), INVALID, "list");
+    CHECK_STATUS(dmlops_command_list_record_compute_copy_shaped(list, a, 0, NULL, 0, 16, NULL), INVALID, "src");
+    const dmlops_compute_copy_shape four = {4, 256, 7};
     if (dmt_is_vulkan()) {
         CHECK_OK(dmlops_command_list_record_compute_copy(list, a, 0, b, 0, 256));
+        CHECK_OK(dmlops_command_list_record_compute_copy_shaped(list, a, 0, b, 0, 256, &four));
+        dmlops_context_info info;
+        CHECK_OK(dmlops_context_get_info(ctx, &info));
+        if (info.device.max_compute_work_group_invocations < 1024) { /* beyond the device, where it can be */
+            const dmlops_compute_copy_shape big = {1, 1024, 0};
+            CHECK_STATUS(dmlops_command_list_record_compute_copy_shaped(list, a, 0, b, 0, 16, &big),
+                         DMLOPS_ERROR_UNSUPPORTED, "maxComputeWorkGroupInvocations");
+        }
     } else {
         CHECK_STATUS(dmlops_command_list_record_compute_copy(list, a, 0, b, 0, 256), DMLOPS_ERROR_UNSUPPORTED,
                      "CPU backend runs no compute shaders");
+        CHECK_STATUS(dmlops_command_list_record_compute_copy_shaped(list, a, 0, b, 0, 256, &four),
+                     DMLOPS_ERROR_UNSUPPORTED, "CPU backend runs no compute shaders");
     }
     uint32_t ops = 99;
     CHECK_OK(dmlops_command_list_get_counts(list, &ops, NULL));
-    CHECK(ops == (dmt_is_vulkan() ? 1u : 0u), "%u operations recorded", ops);
+    CHECK(ops == (dmt_is_vulkan() ? 2u : 0u), "%u operations recorded", ops);
     CHECK_OK(dmlops_command_list_execute(list));
     dmlops_command_list_destroy(list);
     dmlops_buffer_destroy(a);

@@ -140,11 +140,17 @@ enum {
     DM_COPY_BINDINGS = 3,
     DM_COPY_BINDING_TRACE = 3 /* the trace build's record buffer, as DM_BINDING_TRACE */
 };
-/* Its one specialisation constant: TEXEL, the texel path of the gather kernels. */
-enum { DM_COPY_SPEC_TEXEL = 0 };
-/* One uvec4 per invocation, 64 invocations per workgroup, at most 65535 workgroups per
- * dispatch (every device's maxComputeWorkGroupCount[0]); the kernel strides past that. */
+/* Its specialisation constants: TEXEL, the texel path of the gather kernels; VECTORS,
+ * the uvec4s an invocation moves per step (dmlops_compute_copy_shape.vectors); and the
+ * workgroup size (local_size_x_id). */
+enum { DM_COPY_SPEC_TEXEL = 0, DM_COPY_SPEC_VECTORS = 1, DM_COPY_SPEC_WORKGROUP = 2 };
+/* The plain copy: one uvec4 per invocation, 64 invocations per workgroup (the shader's
+ * unspecialised local_size_x), at most 65535 workgroups per dispatch (every device's
+ * maxComputeWorkGroupCount[0]); the kernel strides past that. Shapes go up to 8 vectors
+ * (the shader's register array) and workgroups of 1024. */
 #define DM_COPY_WORKGROUP 64u
 #define DM_COPY_MAX_GROUPS 65535u
+#define DM_COPY_MAX_VECTORS 8u
+#define DM_COPY_MAX_WORKGROUP 1024u
 
 #endif

@@ -1,8 +1,9 @@
-/* The compute copy (vk_record.h): dmlops_command_list_record_compute_copy, the benchmark's
- * copy-shader ceiling. A transfer is cut where either buffer changes segment, then into
- * windows that fit maxStorageBufferRange (and 2 GiB, dm_vk_limits) once bound at their
- * aligned-down starts; each window gets a descriptor set, push constants (the remainders
- * and the count, in 16-byte vectors) and one dispatch of up to 65535 workgroups. */
+/* The compute copy (vk_record.h): dmlops_command_list_record_compute_copy(_shaped), the
+ * benchmark's copy-shader ceiling. A transfer is cut where either buffer changes segment,
+ * then into windows that fit maxStorageBufferRange (and 2 GiB, dm_vk_limits) once bound at
+ * their aligned-down starts; each window gets a descriptor set, push constants (the
+ * remainders and the count, in 16-byte vectors) and one dispatch of the shape's pipeline
+ * and workgroups (up to 65535). */
 #include <stdlib.h>
 
 #include "../checked.h"
@@ -79,7 +80,7 @@ static dmlops_status dm_cc_bind(dm_vk_compute_copy *c, uint32_t i, const dm_cc_p
                                    .count = (uint32_t)(p->bytes / 16),
                                    .tbase_dst = (uint32_t)da,
                                    .tbase_src = (uint32_t)sa};
-    c->groups[i] = dm_vk_copy_groups(&d->lim, p->bytes);
+    c->groups[i] = dm_vk_copy_groups(&d->lim, p->bytes, &c->shape);
     return DMLOPS_SUCCESS;
 }
 
@@ -106,15 +107,21 @@ static dmlops_status dm_cc_fill(dm_vk_compute_copy *c, const dm_cc_piece *pieces
 }
 
 dmlops_status dm_vk_compute_copy_create(dm_vk_ctx *vk, const dm_vk_buffer *dst, uint64_t d_at, const dm_vk_buffer *src,
-                                        uint64_t s_at, uint64_t size, dm_vk_compute_copy **out)
+                                        uint64_t s_at, uint64_t size, const dmlops_compute_copy_shape *shape,
+                                        dm_vk_compute_copy **out)
 {
     const char *what = "dmlops_command_list_record_compute_copy";
     dm_vk_device *d = &vk->dev;
+    if (shape->workgroup_size > d->info.max_compute_work_group_invocations)
+        return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
+                       "%s_shaped: shape.workgroup_size = %u exceeds the device's maxComputeWorkGroupInvocations (%u)",
+                       what, shape->workgroup_size, d->info.max_compute_work_group_invocations);
     dm_vk_compute_copy *c = dm_calloc(1, sizeof *c);
     if (!c) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
     c->vk = vk;
+    c->shape = *shape;
     c->texel = dm_vk_copy_texel(&d->lim) && src->texel;
-    dmlops_status st = dm_vk_copy_pipeline(d, &vk->pipes, c->texel, &c->pipeline);
+    dmlops_status st = dm_vk_copy_pipeline(d, &vk->pipes, c->texel, shape->vectors, shape->workgroup_size, &c->pipeline);
     c->n = dm_cc_pieces(&d->lim, dst, d_at, src, s_at, size, NULL);
     dm_cc_piece *pieces = st == DMLOPS_SUCCESS ? dm_calloc(c->n, sizeof *pieces) : NULL;
     c->sets = dm_calloc(c->n, sizeof *c->sets);

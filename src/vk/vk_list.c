@@ -112,7 +112,7 @@ dmlops_status dm_vk_list_record(dmlops_command_list *list, dm_list_entry *e)
     if (e->compute) {
         dm_vk_compute_copy *c = NULL;
         DM_TRY(dm_vk_compute_copy_create(dm_vk(list->ctx), dm_vkbuf(e->copy_dst), e->copy_dst_offset,
-                                         dm_vkbuf(e->copy_src), e->copy_src_offset, e->copy_size, &c));
+                                         dm_vkbuf(e->copy_src), e->copy_src_offset, e->copy_size, &e->shape, &c));
         e->impl = c;
         l->dirty = true;
         return DMLOPS_SUCCESS;

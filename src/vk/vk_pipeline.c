@@ -149,8 +149,9 @@ void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p)
     VkPipeline *all = &p->pipelines[0][0][0][0][0][0][0][0];
     for (size_t i = 0; i < sizeof p->pipelines / sizeof *all; i++)
         if (all[i]) d->vkd.DestroyPipeline(d->device, all[i], NULL);
-    for (int t = 0; t < 2; t++)
-        if (p->copy_pipeline[t]) d->vkd.DestroyPipeline(d->device, p->copy_pipeline[t], NULL);
+    VkPipeline *copies = &p->copy_pipeline[0][0][0];
+    for (size_t i = 0; i < sizeof p->copy_pipeline / sizeof *copies; i++)
+        if (copies[i]) d->vkd.DestroyPipeline(d->device, copies[i], NULL);
     if (p->copy_layout) d->vkd.DestroyPipelineLayout(d->device, p->copy_layout, NULL);
     if (p->copy_set_layout) d->vkd.DestroyDescriptorSetLayout(d->device, p->copy_set_layout, NULL);
     if (p->cache) d->vkd.DestroyPipelineCache(d->device, p->cache, NULL);
@@ -237,16 +238,26 @@ dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, const dm_gathe
     return st;
 }
 
-static dmlops_status dm_vk_make_copy_pipeline(dm_vk_device *d, dm_vk_pipelines *p, bool texel, VkPipeline *out)
+/* log2 of a power of two */
+static uint32_t dm_log2_u32(uint32_t v)
+{
+    uint32_t l = 0;
+    while (v >>= 1) l++;
+    return l;
+}
+
+static dmlops_status dm_vk_make_copy_pipeline(dm_vk_device *d, dm_vk_pipelines *p, bool texel, uint32_t vectors,
+                                              uint32_t workgroup, VkPipeline *out)
 {
     const char *what = "creating the compute copy";
-    VkPipeline *slot = &p->copy_pipeline[texel];
+    VkPipeline *slot = &p->copy_pipeline[texel][dm_log2_u32(vectors)][dm_log2_u32(workgroup)];
     if (!*slot) {
         DM_TRY(dm_vk_layouts(d, what, dm_vk_copy_set_bindings(p->trace), dm_vk_copy_binding_type,
                              sizeof(dm_vk_copy_push), &p->copy_set_layout, &p->copy_layout));
-        const VkBool32 spec = texel;
-        const VkSpecializationMapEntry entry = {DM_COPY_SPEC_TEXEL, 0, sizeof spec};
-        const VkSpecializationInfo si = {1, &entry, sizeof spec, &spec};
+        const uint32_t spec[3] = {texel, vectors, workgroup}; /* a VkBool32 is 4 bytes */
+        const VkSpecializationMapEntry entries[3] = {
+            {DM_COPY_SPEC_TEXEL, 0, 4}, {DM_COPY_SPEC_VECTORS, 4, 4}, {DM_COPY_SPEC_WORKGROUP, 8, 4}};
+        const VkSpecializationInfo si = {3, entries, sizeof spec, spec};
         DM_TRY(dm_vk_compute_pipeline(d, p->cache, p->trace ? &dm_copy_kernel_trace : &dm_copy_kernel, &si,
                                       p->copy_layout, what, slot));
         p->count++;
@@ -255,10 +266,11 @@ static dmlops_status dm_vk_make_copy_pipeline(dm_vk_device *d, dm_vk_pipelines *
     return DMLOPS_SUCCESS;
 }
 
-dmlops_status dm_vk_copy_pipeline(dm_vk_device *d, dm_vk_pipelines *p, bool texel, VkPipeline *out)
+dmlops_status dm_vk_copy_pipeline(dm_vk_device *d, dm_vk_pipelines *p, bool texel, uint32_t vectors,
+                                  uint32_t workgroup, VkPipeline *out)
 {
     dm_mutex_lock(&p->lock);
-    dmlops_status st = dm_vk_make_copy_pipeline(d, p, texel, out);
+    dmlops_status st = dm_vk_make_copy_pipeline(d, p, texel, vectors, workgroup, out);
     dm_mutex_unlock(&p->lock);
     return st;
 }

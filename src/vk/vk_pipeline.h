@@ -54,10 +54,11 @@ typedef struct dm_vk_pipelines {
      * context lock only, hence atomic */
     _Atomic uint32_t count;
     /* The compute copy (glsl/copy.comp): bindings Dst, Src and Src's texel view; push
-     * constants dm_vk_copy_push; a pipeline per TEXEL. */
+     * constants dm_vk_copy_push; a pipeline per TEXEL, log2 of VECTORS (1 to 8) and log2
+     * of the workgroup size (1 to 1024). */
     VkDescriptorSetLayout copy_set_layout;
     VkPipelineLayout copy_layout;
-    VkPipeline copy_pipeline[2];
+    VkPipeline copy_pipeline[2][4][11];
     /* Guards the lazily made pipelines: binding a table (no context lock)
      * may need the storage-buffer variant of a texel-path operator. Taken after the
      * context lock, never before it. */
@@ -75,8 +76,10 @@ void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p);
  * on first use. Thread-safe. */
 dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, const dm_gather *g, bool fast, bool texel,
                              bool axis_split, VkPipeline *out);
-/* The compute copy's pipeline (its layouts are p->copy_*) on the texel path or not, made
- * on first use. Thread-safe. */
-dmlops_status dm_vk_copy_pipeline(dm_vk_device *d, dm_vk_pipelines *p, bool texel, VkPipeline *out);
+/* The compute copy's pipeline (its layouts are p->copy_*) on the texel path or not, for
+ * `vectors` per invocation (1, 2, 4 or 8) and `workgroup` invocations per workgroup (a
+ * power of two up to 1024), made on first use. Thread-safe. */
+dmlops_status dm_vk_copy_pipeline(dm_vk_device *d, dm_vk_pipelines *p, bool texel, uint32_t vectors,
+                                  uint32_t workgroup, VkPipeline *out);
 
 #endif

@@ -498,9 +498,10 @@ uint64_t dm_vk_copy_window(const dm_vk_limits *lim)
     return (lim->max_range - lim->align) & ~15ull;
 }
 
-uint32_t dm_vk_copy_groups(const dm_vk_limits *lim, uint64_t bytes)
+uint32_t dm_vk_copy_groups(const dm_vk_limits *lim, uint64_t bytes, const dmlops_compute_copy_shape *shape)
 {
-    uint64_t groups = (bytes / 16 + DM_COPY_WORKGROUP - 1) / DM_COPY_WORKGROUP;
+    const uint64_t per_group = (uint64_t)shape->workgroup_size * shape->vectors; /* vectors a group moves per step */
+    uint64_t groups = shape->workgroup_count ? shape->workgroup_count : (bytes / 16 + per_group - 1) / per_group;
     uint64_t cap = lim->max_groups[0] < DM_COPY_MAX_GROUPS ? lim->max_groups[0] : DM_COPY_MAX_GROUPS;
     return (uint32_t)(groups < cap ? groups : cap);
 }

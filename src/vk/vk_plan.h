@@ -80,10 +80,11 @@ void dm_vk_regions_add(void *regions, uint64_t src, uint64_t dst, uint64_t bytes
 
 /* The compute copy (glsl/copy.comp): the most bytes one dispatch moves, a multiple of 16
  * whose windows, bound at their aligned-down starts, fit maxStorageBufferRange; and the
- * workgroups of a dispatch moving `bytes`. */
+ * workgroups of a dispatch of `shape` (fields set, vk_list) moving `bytes`: its count, or
+ * as many as move them in one step, at most 65535 and the device's limit. */
 uint64_t dm_vk_copy_window(const dm_vk_limits *lim);
 /* Whether the compute copy's windows fit texel views, so that it may read through them. */
 bool dm_vk_copy_texel(const dm_vk_limits *lim);
-uint32_t dm_vk_copy_groups(const dm_vk_limits *lim, uint64_t bytes);
+uint32_t dm_vk_copy_groups(const dm_vk_limits *lim, uint64_t bytes, const dmlops_compute_copy_shape *shape);
 
 #endif

@@ -82,10 +82,12 @@ typedef struct dm_vk_compute_copy {
     VkBufferView *views;         /* per set: the source's texel view, VK_NULL_HANDLE off the texel path */
     uint32_t n;
     bool texel;                  /* the texel path: the device takes it and both buffers allow it */
+    dmlops_compute_copy_shape shape; /* fields set as the front end checked them (dm_list_entry) */
 } dm_vk_compute_copy;
 /* size bytes from byte s_at of src to byte d_at of dst; all three multiples of 16. */
 dmlops_status dm_vk_compute_copy_create(dm_vk_ctx *vk, const dm_vk_buffer *dst, uint64_t d_at, const dm_vk_buffer *src,
-                                        uint64_t s_at, uint64_t size, dm_vk_compute_copy **out);
+                                        uint64_t s_at, uint64_t size, const dmlops_compute_copy_shape *shape,
+                                        dm_vk_compute_copy **out);
 void dm_vk_compute_copy_destroy(dm_vk_compute_copy *c);
 
 /* vk_record.c. tr: on a tracing context, the tracer of the recording, which numbers

@@ -1,8 +1,9 @@
 /* The benchmark chart, written as SVG by hand: one horizontal bar per case (its GB/s) on a
  * logarithmic axis, with a mark at each ceiling measured for the same bytes in the same
  * run, so a bar's distance from a mark is its distance from that ceiling: on Vulkan
- * vkCmdCopyBuffer (red) and the compute copy, the plain copy shader (black, dashed); on
- * the CPU backend host memcpy (red); and numpy doing the same operation (purple). */
+ * vkCmdCopyBuffer (red), the plain compute copy (black, dashed) and the best copy (green);
+ * on the CPU backend host memcpy (red); and the peers doing the same operation, numpy
+ * (purple) and PyTorch (orange). */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
@@ -35,9 +36,12 @@ static double ceiling(const bench_run *run, const bench_result *r)
     return run->ctx.backend == DMLOPS_BACKEND_VULKAN ? r->copy_gbps : r->memcpy_gbps;
 }
 
-static double numpy_gbps(const bench_result *r)
+
+/* A ceiling's or a peer's mark across a bar's row. */
+static void mark(FILE *f, double x, double y, const char *color, const char *dash)
 {
-    return r->numpy_s > 0 ? (double)r->bytes / r->numpy_s * 1e-9 : 0;
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2.5\"%s/>\n", x,
+            y + 1, x, y + ROW - 1, color, dash);
 }
 
 typedef struct axis {
@@ -57,8 +61,9 @@ static axis make_axis(const bench_run *run)
     for (size_t i = 0; i < run->count; i++) {
         const bench_result *r = &run->results[i];
         if (r->skipped[0]) continue;
-        double v[4] = {r->gbps, ceiling(run, r), numpy_gbps(r), r->compute_copy_gbps};
-        for (int k = 0; k < 4; k++)
+        double v[6] = {r->gbps, ceiling(run, r), bench_numpy_gbps(r), r->compute_copy_gbps, r->best_copy_gbps,
+                       bench_torch_gbps(r)};
+        for (int k = 0; k < 6; k++)
             if (v[k] > 0) {
                 mn = v[k] < mn ? v[k] : mn;
                 mx = v[k] > mx ? v[k] : mx;
@@ -97,8 +102,9 @@ bool bench_write_svg(const bench_run *run, const char *path)
     /* Legend. */
     fprintf(f, "<rect x=\"10\" y=\"52\" width=\"24\" height=\"10\" fill=\"#4e79a7\"/><rect x=\"36\" y=\"52\" "
                "width=\"24\" height=\"10\" fill=\"#f28e2b\"/><rect x=\"62\" y=\"52\" width=\"24\" height=\"10\" "
-               "fill=\"#59a14f\"/>\n<text x=\"92\" y=\"61\">operator GB/s: (bytes read + written) / time "
-               "(REVERSE_SUBSEQUENCES, SLICE1, ONE_HOT)</text>\n");
+               "fill=\"#59a14f\"/>\n<text x=\"92\" y=\"61\">operator GB/s: (%s read + written) / time "
+               "(REVERSE_SUBSEQUENCES, SLICE1, ONE_HOT)</text>\n",
+            vk ? "32-byte sectors" : "bytes");
     fprintf(f, "<line x1=\"48\" y1=\"68\" x2=\"48\" y2=\"80\" stroke=\"#d62728\" stroke-width=\"2.5\"/>\n"
                "<text x=\"92\" y=\"78\">%s of the same bytes in the same run: the copy ceiling</text>\n",
             vk ? "vkCmdCopyBuffer" : "host memcpy");
@@ -106,11 +112,17 @@ bool bench_write_svg(const bench_run *run, const char *path)
         fprintf(f, "<line x1=\"48\" y1=\"84\" x2=\"48\" y2=\"96\" stroke=\"#000\" stroke-width=\"2\" "
                    "stroke-dasharray=\"3,2\"/>\n<text x=\"92\" y=\"94\">compute copy (a plain uvec4 copy shader) of "
                    "the same bytes in the same run: the ceiling of a kernel</text>\n");
+    if (vk)
+        fprintf(f, "<line x1=\"700\" y1=\"84\" x2=\"700\" y2=\"96\" stroke=\"#2ca02c\" stroke-width=\"2.5\"/>\n"
+                   "<text x=\"710\" y=\"94\">best copy (the sweep's best shape, or the plain copy)</text>\n");
     if (run->have_numpy)
         fprintf(f, "<line x1=\"400\" y1=\"68\" x2=\"400\" y2=\"80\" stroke=\"#7b3294\" stroke-width=\"2.5\" "
                    "stroke-dasharray=\"2,1\"/>\n<text x=\"410\" y=\"78\">numpy doing the same operation</text>\n");
+    if (run->have_torch)
+        fprintf(f, "<line x1=\"700\" y1=\"68\" x2=\"700\" y2=\"80\" stroke=\"#ff7f0e\" stroke-width=\"2.5\" "
+                   "stroke-dasharray=\"2,1\"/>\n<text x=\"710\" y=\"78\">PyTorch doing the same operation</text>\n");
     fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#555\">%s</text>\n", WIDTH - 10, TOP - 6,
-            vk ? "GB/s: x copy, x compute copy" : "bar / ceiling");
+            vk ? "GB/s: x copy, x compute copy, x best copy" : "bar / ceiling");
 
     /* Decade grid with 2x and 5x minor lines. */
     int y0 = TOP, y1 = TOP + (int)rows * ROW;
@@ -131,7 +143,7 @@ bool bench_write_svg(const bench_run *run, const char *path)
         const bench_result *r = &run->results[i];
         if (r->skipped[0]) continue;
         double y = TOP + (double)row++ * ROW;
-        double ceil_gbps = ceiling(run, r), np_gbps = numpy_gbps(r);
+        double ceil_gbps = ceiling(run, r), np_gbps = bench_numpy_gbps(r);
         double xb = axis_x(&a, r->gbps), xc = axis_x(&a, ceil_gbps), xn = axis_x(&a, np_gbps);
         double ratio = ceil_gbps > 0 ? r->gbps / ceil_gbps : 0;
         double cc_ratio = r->compute_copy_gbps > 0 ? r->gbps / r->compute_copy_gbps : 0;
@@ -139,26 +151,23 @@ bool bench_write_svg(const bench_run *run, const char *path)
         xml_text(f, r->c->label);
         fprintf(f, ": %s path, %.3f GB/s, %s %.3f GB/s (%.2fx), ", dmlops_path_name(r->path), r->gbps,
                 vk ? "copy" : "memcpy", ceil_gbps, ratio);
-        if (vk) fprintf(f, "compute copy %.3f GB/s (%.2fx), ", r->compute_copy_gbps, cc_ratio);
+        if (vk)
+            fprintf(f, "compute copy %.3f GB/s (%.2fx), best copy %.3f GB/s, ", r->compute_copy_gbps, cc_ratio,
+                    r->best_copy_gbps);
         fprintf(f, "memcpy %.3f GB/s, numpy %.3f GB/s, median %.1f us (%s timer)</title>\n", r->memcpy_gbps, np_gbps,
                 r->median_s * 1e6, r->gpu_timer ? "GPU" : "wall");
         fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", LABEL_RIGHT, y + 11.5);
         xml_text(f, r->c->label);
         fprintf(f, "</text>\n<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n", PLOT_X, y + 2,
                 xb - PLOT_X, ROW - 4, op_color(r->c->fam->op));
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-width=\"2.5\"/>\n",
-                xc, y + 1, xc, y + ROW - 1);
-        if (vk && r->compute_copy_gbps > 0)
-            fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" stroke-width=\"2\" "
-                       "stroke-dasharray=\"3,2\"/>\n",
-                    axis_x(&a, r->compute_copy_gbps), y + 1, axis_x(&a, r->compute_copy_gbps), y + ROW - 1);
-        if (np_gbps > 0)
-            fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#7b3294\" stroke-width=\"2.5\" "
-                       "stroke-dasharray=\"2,1\"/>\n",
-                    xn, y + 1, xn, y + ROW - 1);
+        mark(f, xc, y, "#d62728", "");
+        if (vk && r->compute_copy_gbps > 0) mark(f, axis_x(&a, r->compute_copy_gbps), y, "#000", " stroke-dasharray=\"3,2\"");
+        if (np_gbps > 0) mark(f, xn, y, "#7b3294", " stroke-dasharray=\"2,1\"");
+        if (vk && r->best_copy_gbps > 0) mark(f, axis_x(&a, r->best_copy_gbps), y, "#2ca02c", "");
+        if (bench_torch_gbps(r) > 0) mark(f, axis_x(&a, bench_torch_gbps(r)), y, "#ff7f0e", " stroke-dasharray=\"2,1\"");
         if (vk)
-            fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#333\">%.3g GB/s: %.2fx, %.2fx</text></g>\n",
-                    WIDTH - 10, y + 11.5, r->gbps, ratio, cc_ratio);
+            fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#333\">%.3g GB/s: %.2fx, %.2fx, %.2fx</text></g>\n",
+                    WIDTH - 10, y + 11.5, r->gbps, ratio, cc_ratio, bench_ratio(r->gbps, r->best_copy_gbps));
         else
             fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#333\">%.3g / %.3g GB/s (%.2gx)</text></g>\n",
                     WIDTH - 10, y + 11.5, r->gbps, ceil_gbps, ratio);

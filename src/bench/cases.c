@@ -6,7 +6,7 @@
 #include <strings.h>
 
 #include "bench.h"
-#include "scalar.h"
+#include "../cli/scalar.h"
 
 #define KiB 1024ull
 #define MiB (1024ull * 1024)
@@ -79,10 +79,15 @@ static void set2(uint32_t *s, uint64_t a, uint64_t b)
     s[1] = (uint32_t)b;
 }
 
-/* False when the size is too small for the family (ONE_HOT deeper than the tensor). */
-static bool build_case(const family_def *fd, DML_TENSOR_DATA_TYPE type, uint64_t tensor_bytes, bench_case *c)
+/* False when the size is too small for the family (ONE_HOT deeper than the tensor).
+ * Square-ish layouts take their row length from shape_bytes (tensor_bytes but for the
+ * access model's cases, which keep the rows of a larger size). */
+static bool build_case(const family_def *fd, DML_TENSOR_DATA_TYPE type, uint64_t tensor_bytes, uint64_t shape_bytes,
+                       bench_case *c)
 {
     const uint64_t n = tensor_bytes / dmlops_data_type_size(type);
+    const uint32_t side = square_side(shape_bytes / dmlops_data_type_size(type));
+    if (side > n) return false;
     DML_TENSOR_DATA_TYPE tt[3] = {type, type, type};
     memset(c, 0, sizeof *c);
     c->fam = &fd->f;
@@ -94,7 +99,7 @@ static bool build_case(const family_def *fd, DML_TENSOR_DATA_TYPE type, uint64_t
     case SHAPE_REV_OUTER:
     case SHAPE_REV_RAGGED:
         c->ragged = fd->shape == SHAPE_REV_RAGGED;
-        c->cols = fd->shape == SHAPE_REV_INNER ? square_side(n) : (uint32_t)(n < 16 ? 1 : n / 16);
+        c->cols = fd->shape == SHAPE_REV_INNER ? side : (uint32_t)(n < 16 ? 1 : n / 16);
         c->rows = (uint32_t)(n / c->cols);
         tt[1] = T_U32;
         set2(c->sizes[0], c->rows, c->cols);
@@ -105,7 +110,7 @@ static bool build_case(const family_def *fd, DML_TENSOR_DATA_TYPE type, uint64_t
     case SHAPE_SLICE_COLS:
     case SHAPE_SLICE_STEP2:
     case SHAPE_SLICE_FLIP: {
-        c->cols = square_side(n);
+        c->cols = side;
         c->rows = (uint32_t)(n / c->cols);
         uint32_t w = fd->shape == SHAPE_SLICE_COLS ? c->cols / 2 : c->cols;
         c->offsets[1] = fd->shape == SHAPE_SLICE_COLS ? c->cols / 4 : 0;
@@ -156,7 +161,8 @@ static size_t add_row(const size_row *row, const char *filter, bench_case *out, 
     for (size_t f = 0; f < FAMILY_COUNT; f++)
         for (size_t t = 0; t < row->ntypes; t++) {
             bench_case *c = &out[n];
-            if (build_case(&families[f], row->types[t], row->bytes, c) && (!filter || strcasestr(c->label, filter)))
+            if (build_case(&families[f], row->types[t], row->bytes, row->bytes, c) &&
+                (!filter || strcasestr(c->label, filter)))
                 n++;
         }
     return n;
@@ -172,6 +178,21 @@ bench_case *bench_suite(bool quick, bool large, const char *filter, size_t *coun
     size_t n = 0;
     for (size_t r = 0; r < nrows; r++) n = add_row(&rows[r], filter, cases, n);
     if (large && !quick) n = add_row(&large_row, filter, cases, n);
+    *count = n;
+    return cases;
+}
+
+bench_case *bench_model_suite(uint64_t model_bytes, const char *filter, size_t *count)
+{
+    const size_t ntypes = sizeof all_types / sizeof all_types[0];
+    bench_case *cases = calloc(FAMILY_COUNT * ntypes, sizeof *cases);
+    if (!cases) return NULL;
+    size_t n = 0;
+    for (size_t f = 0; f < FAMILY_COUNT; f++)
+        for (size_t t = 0; t < ntypes; t++)
+            if (build_case(&families[f], all_types[t], model_bytes, HEADLINE_BYTES, &cases[n]) &&
+                (!filter || strcasestr(cases[n].label, filter)))
+                n++;
     *count = n;
     return cases;
 }
