@@ -71,9 +71,12 @@ static void read_line(const char *s, const char *end, uint32_t line, isa_prog *p
         }
         return;
     }
-    /* An instruction's mnemonic is lower case, starting with a letter (s_, v_, buffer_,
-     * global_, ...); anything else is not ours to count. */
-    if (!islower((unsigned char)name[0]) || !strchr(name, '_') || !strcmp(name, "s_code_end")) return;
+    /* An instruction's mnemonic names its unit (scalar, vector, memory, LDS, export);
+     * anything else (an IR's text, a directive) is not ours to count. */
+    static const char *const units[] = {"s_", "v_", "buffer_", "tbuffer_", "global_", "scratch_", "flat_", "ds_", "image_", "exp"};
+    bool known = false;
+    for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) known |= starts(name, units[u]);
+    if (!known || !strcmp(name, "s_code_end")) return;
     isa_instr *in = &p->in[p->n++];
     memset(in, 0, sizeof *in);
     memcpy(in->mn, name, sizeof in->mn);
@@ -200,7 +203,7 @@ static int store_width(const char *mn)
 
 /* How far apart the steps of a division may lie: the compiler interleaves other work. */
 #define ISA_DIV_REACH 6u    /* the conversions around the reciprocal */
-#define ISA_DIV_QUOTIENT 24u /* from the reciprocal to the quotient's multiply-high */
+#define ISA_DIV_QUOTIENT 16u /* from the reciprocal to the quotient's multiply-high */
 #define ISA_DIV_CHECK 8u    /* from the multiply-high to the remainder's check */
 
 static bool is_literal(const char *op)
