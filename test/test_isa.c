@@ -59,10 +59,12 @@ TEST(reads_a_loop_its_memory_by_width_and_no_division)
 /* A grid loop (BB1) holding a division of ACO's form (Mesa 22.3, flat_two_rows' f0 / g_fm),
  * the chunk loop (BB2), a side loop (BB3) holding a division whose reciprocal was
  * hoisted (its quotient step, as ACO left decode_unit's in the fast path's pass over a
- * unit's leftover chunks), and a division by a constant (a multiply-high by a literal). */
+ * unit's leftover chunks), and a division by a constant (a multiply-high by a literal),
+ * its remainder checked against that constant (3, in s5) as a division's would be. */
 static const char divisions[] =
     "BB0:\n"
     "\ts_mov_b32 s21, 0x4f7ffffe\n"
+    "\ts_mov_b32 s5, 3\n"
     "BB1:\n"
     "\tv_cvt_f32_u32_e32 v1, s9\n"
     "\tv_rcp_f32_e32 v1, v1\n"
@@ -99,9 +101,9 @@ static const char divisions[] =
     "BB4:\n"
     "\tv_mul_hi_u32 v1, 0xaaaaaaab, v0\n"
     "\tv_lshrrev_b32_e32 v1, 1, v1\n"
-    "\tv_mul_lo_u32 v2, v1, 3\n"
+    "\tv_mul_lo_u32 v2, v1, s5\n"
     "\tv_sub_nc_u32_e32 v2, v0, v2\n"
-    "\tv_cmp_le_u32_e32 vcc, 3, v2\n"
+    "\tv_cmp_le_u32_e32 vcc, s5, v2\n"
     "\tv_cndmask_b32_e32 v2, v2, v1, vcc\n"
     "\ts_branch BB1\n"
     "BB5:\n"
