@@ -123,9 +123,10 @@ typedef struct isa_device {
     PFN_vkGetPipelineExecutableInternalRepresentationsKHR representations;
 } isa_device;
 
-/* The environment under which the loader offers RADV for navi21 (RDNA2) with no GPU:
- * the ICD file of Debian's mesa-vulkan-drivers for this machine, or NULL where there is
- * none. */
+/* RADV's ICD file, which the loader is pointed at (VK_DRIVER_FILES, with RADV_FORCE_FAMILY
+ * naming the GPU) to compile for an AMD GPU with none present: RADV_ICD where set, else
+ * Debian's mesa-vulkan-drivers file for this machine's architecture; NULL where there is
+ * no such file. */
 const char *isa_radv_icd(void);
 /* Opens the device `request` names (NULL: the default one) with
  * VK_KHR_pipeline_executable_properties, the library's limits for it (params: as a

@@ -7,6 +7,14 @@
 
 const char *isa_radv_icd(void)
 {
+    /* RADV_ICD names it where it lies elsewhere (as the Makefile's variable does). */
+    const char *named = getenv("RADV_ICD");
+    if (named && *named) {
+        FILE *f = fopen(named, "r");
+        if (!f) return NULL;
+        fclose(f);
+        return named;
+    }
     /* Debian's mesa-vulkan-drivers names each architecture's ICD file by its
      * `uname -m`-like name; only the build's own architecture can be loaded. */
 #if defined(__x86_64__)
