@@ -574,9 +574,10 @@ uninstall:
 lint: $(SPV_H)
 	clang-tidy --quiet $(LIB_SRC) -- $(DM_CFLAGS)
 	clang-tidy --quiet $(CLI_SRC) -- $(CLI_CFLAGS)
+	clang-tidy --quiet $(ISA_SRC) -- $(TEST_CFLAGS)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
 	    --suppress=missingIncludeSystem --suppress=autoVariables:src/cpu/cpu_pool.c \
-	    -Iinclude -Isrc -Isrc/cli -D__GNUC__ src
+	    -Iinclude -Isrc -Isrc/cli -D__GNUC__ src tools
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz

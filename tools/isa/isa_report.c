@@ -191,15 +191,16 @@ static void print_markdown(const isa_report *r, FILE *out)
     }
 }
 
-static void print_tsv_code(const char *name, const isa_code *c, bool header, FILE *out)
+static void print_tsv_header(const char *name, FILE *out)
 {
-    if (header) {
-        fprintf(out, "\t%s_instructions", name);
-        for (int w = 0; w < ISA_WIDTHS; w++) fprintf(out, "\t%s_load_%u", name, width_bytes[w]);
-        for (int w = 0; w < ISA_WIDTHS; w++) fprintf(out, "\t%s_store_%u", name, width_bytes[w]);
-        fprintf(out, "\t%s_texel\t%s_atomic\t%s_scalar\t%s_divisions", name, name, name, name);
-        return;
-    }
+    fprintf(out, "\t%s_instructions", name);
+    for (int w = 0; w < ISA_WIDTHS; w++) fprintf(out, "\t%s_load_%u", name, width_bytes[w]);
+    for (int w = 0; w < ISA_WIDTHS; w++) fprintf(out, "\t%s_store_%u", name, width_bytes[w]);
+    fprintf(out, "\t%s_texel\t%s_atomic\t%s_scalar\t%s_divisions", name, name, name, name);
+}
+
+static void print_tsv_code(const isa_code *c, FILE *out)
+{
     fprintf(out, "\t%u", c->instructions);
     for (int w = 0; w < ISA_WIDTHS; w++) fprintf(out, "\t%u", c->mem.load[w]);
     for (int w = 0; w < ISA_WIDTHS; w++) fprintf(out, "\t%u", c->mem.store[w]);
@@ -211,9 +212,9 @@ static void print_tsv(const isa_report *r, FILE *out)
 {
     fprintf(out, "case\tpipeline\tmodule\tparsed\tloops\tchunk_loops\tchunk_bytes\tchunk_divisions\thot_chunks"
                  "\thot_loads_ahead\tvgprs\tsgprs\tspilled_vgprs\tspilled_sgprs");
-    print_tsv_code("all", NULL, true, out);
-    print_tsv_code("hot", NULL, true, out);
-    print_tsv_code("path", NULL, true, out);
+    print_tsv_header("all", out);
+    print_tsv_header("hot", out);
+    print_tsv_header("path", out);
     fprintf(out, "\n");
     for (uint32_t i = 0; i < r->count; i++) {
         const isa_row *row = &r->rows[i];
@@ -225,9 +226,9 @@ static void print_tsv(const isa_report *r, FILE *out)
                 f->parsed ? 1 : 0, f->loops, f->chunk_loops, f->chunk_loops ? width_bytes[f->chunk_width] : 0,
                 f->chunk_divisions, h->chunks, h->loads_ahead);
         fprintf(out, "\t%.0f\t%.0f\t%.0f\t%.0f", row->vgprs, row->sgprs, row->spilled_vgprs, row->spilled_sgprs);
-        print_tsv_code("all", &f->all, false, out);
-        print_tsv_code("hot", &h->body, false, out);
-        print_tsv_code("path", &h->path, false, out);
+        print_tsv_code(&f->all, out);
+        print_tsv_code(&h->body, out);
+        print_tsv_code(&h->path, out);
         fprintf(out, "\n");
     }
 }

@@ -109,8 +109,8 @@ static bool isa_parse(const char *text, isa_prog *p)
     for (const char *c = text; *c; c++) lines += *c == '\n';
     size_t bytes_in, bytes_lab;
     if (!dm_size_mul(lines, sizeof *p->in, &bytes_in) || !dm_size_mul(lines, sizeof *p->lab, &bytes_lab)) return false;
-    p->in = malloc(bytes_in);
-    p->lab = malloc(bytes_lab);
+    p->in = calloc(1, bytes_in);
+    p->lab = calloc(1, bytes_lab);
     if (!p->in || !p->lab) return false;
     uint32_t line = 1;
     for (const char *s = text; *s; line++) {
@@ -351,7 +351,7 @@ void isa_read_text(const char *text, isa_figures *f)
     isa_span *loop = NULL;
     size_t bytes_mn, bytes_loop;
     if (!text || !isa_parse(text, &p) || p.n == 0 || !dm_size_mul(p.n, sizeof *mn, &bytes_mn) ||
-        !dm_size_mul(p.n, sizeof *loop, &bytes_loop) || !(mn = malloc(bytes_mn)) || !(loop = malloc(bytes_loop))) {
+        !dm_size_mul(p.n, sizeof *loop, &bytes_loop) || !(mn = calloc(1, bytes_mn)) || !(loop = calloc(1, bytes_loop))) {
         free(mn);
         if (text) isa_prog_free(&p);
         return;
