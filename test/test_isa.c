@@ -222,7 +222,7 @@ static bool row(const isa_report *r, const char *label, const isa_row **w, const
 {
     *w = isa_report_find(r, label);
     *h = *w ? isa_hot_loop(&(*w)->fig) : NULL;
-    if (!*h) CHECK(false, "%s: %s", label, *w ? "no hot loop" : "no row");
+    if (!*h) (void)CHECK(false, "%s: %s", label, *w ? "no hot loop" : "no row");
     return *h != NULL;
 }
 
