@@ -159,6 +159,18 @@ TEST(reads_llvm_labels_and_narrow_chunks)
     CHECK(h->loads_ahead == 2, "%u loads before the first store", h->loads_ahead);
 }
 
+TEST(counts_a_reciprocal_whose_quotient_step_is_not_recognised)
+{
+    /* A division whose correction has no compare-and-select this reading knows (another
+     * compiler's shape) still counts, once, by its reciprocal. */
+    isa_figures f;
+    isa_read_text("\tv_cvt_f32_u32_e32 v1, s9\n\tv_rcp_iflag_f32_e32 v1, v1\n\tv_mul_f32_e32 v1, 0x4f7ffffe, v1\n"
+                  "\tv_cvt_u32_f32_e32 v1, v1\n\tv_mul_hi_u32 v2, v0, v1\n\tv_mad_u32_u24 v3, v2, s9, v0\n"
+                  "\ts_endpgm\n",
+                  &f);
+    CHECK(f.parsed && f.all.divisions == 1, "%u divisions", f.all.divisions);
+}
+
 TEST(reads_no_ir_as_machine_code)
 {
     /* NIR, as a driver may also offer it: no instruction of ours in it. */

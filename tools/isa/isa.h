@@ -152,6 +152,8 @@ typedef struct isa_row {
     isa_shader shader;      /* what the driver said of it */
     isa_figures fig;        /* read from shader.disassembly (parsed false without one) */
     double vgprs, sgprs, spilled_vgprs, spilled_sgprs; /* the driver's statistics; -1: not given */
+    double waves;           /* subgroups a SIMD holds at once with these registers (RADV's
+                               "Subgroups per SIMD"); -1: not given */
 } isa_row;
 
 typedef struct isa_report {

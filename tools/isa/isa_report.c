@@ -40,6 +40,7 @@ static void take_stats(isa_row *row)
     row->sgprs = isa_stat_value(&row->shader, "SGPRs");
     row->spilled_vgprs = isa_stat_value(&row->shader, "Spilled VGPRs");
     row->spilled_sgprs = isa_stat_value(&row->shader, "Spilled SGPRs");
+    row->waves = isa_stat_value(&row->shader, "Subgroups per SIMD");
     isa_read_text(row->shader.disassembly, &row->fig);
 }
 
@@ -156,7 +157,7 @@ static void print_markdown(const isa_report *r, FILE *out)
     fprintf(out, "Compiled for %s, subgroup %u, %s; cases at %llu MiB.\n\n", r->device, r->subgroup, r->tuning,
             (unsigned long long)(ISA_CASE_BYTES >> 20));
     fprintf(out, "| case | pipeline | chunk loops | hot loop instr | chunks | per-unit path instr | hot loop loads "
-                 "| hot loop stores | loads before 1st store | VGPRs | int div per unit | int div in all |\n");
+                 "| hot loop stores | loads before 1st store | VGPRs (waves / SIMD) | int div per unit | int div in all |\n");
     fprintf(out, "|---|---|--:|--:|--:|--:|---|---|--:|--:|--:|--:|\n");
     for (uint32_t i = 0; i < r->count; i++) {
         const isa_row *row = &r->rows[i];
@@ -167,9 +168,13 @@ static void print_markdown(const isa_report *r, FILE *out)
         const isa_figures *f = &row->fig;
         char vg[48];
         format_stat(row->vgprs, vg, sizeof vg);
+        if (row->waves > 0) {
+            const size_t n = strlen(vg);
+            snprintf(vg + n, sizeof vg - n, " (%.0f)", row->waves);
+        }
         if (row->spilled_vgprs > 0) {
             const size_t n = strlen(vg);
-            snprintf(vg + n, sizeof vg - n, " (%.0f spilled)", row->spilled_vgprs);
+            snprintf(vg + n, sizeof vg - n, ", %.0f spilled", row->spilled_vgprs);
         }
         const isa_loop *h = isa_hot_loop(f);
         if (!h) {
@@ -211,7 +216,7 @@ static void print_tsv_code(const isa_code *c, FILE *out)
 static void print_tsv(const isa_report *r, FILE *out)
 {
     fprintf(out, "case\tpipeline\tmodule\tparsed\tloops\tchunk_loops\tchunk_bytes\tchunk_divisions\thot_chunks"
-                 "\thot_loads_ahead\tvgprs\tsgprs\tspilled_vgprs\tspilled_sgprs");
+                 "\thot_loads_ahead\tvgprs\tsgprs\tspilled_vgprs\tspilled_sgprs\twaves");
     print_tsv_header("all", out);
     print_tsv_header("hot", out);
     print_tsv_header("path", out);
@@ -225,7 +230,8 @@ static void print_tsv(const isa_report *r, FILE *out)
         fprintf(out, "%s\t%s\t%s\t%d\t%u\t%u\t%u\t%u\t%u\t%u", row->label, row->pipeline, row->module,
                 f->parsed ? 1 : 0, f->loops, f->chunk_loops, f->chunk_loops ? width_bytes[f->chunk_width] : 0,
                 f->chunk_divisions, h->chunks, h->loads_ahead);
-        fprintf(out, "\t%.0f\t%.0f\t%.0f\t%.0f", row->vgprs, row->sgprs, row->spilled_vgprs, row->spilled_sgprs);
+        fprintf(out, "\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f", row->vgprs, row->sgprs, row->spilled_vgprs, row->spilled_sgprs,
+                row->waves);
         print_tsv_code(&f->all, out);
         print_tsv_code(&h->body, out);
         print_tsv_code(&h->path, out);

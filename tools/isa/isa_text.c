@@ -202,9 +202,9 @@ static int store_width(const char *mn)
 }
 
 /* How far apart the steps of a division may lie: the compiler interleaves other work. */
-#define ISA_DIV_REACH 6u    /* the conversions around the reciprocal */
-#define ISA_DIV_QUOTIENT 16u /* from the reciprocal to the quotient's multiply-high */
-#define ISA_DIV_CHECK 8u    /* from the multiply-high to the remainder's check */
+#define ISA_DIV_REACH 6u     /* the conversions around the reciprocal */
+#define ISA_DIV_QUOTIENT 16u /* from the reciprocal to its quotient's multiply-high */
+#define ISA_DIV_CHECK 8u     /* from the multiply-high to the remainder's check */
 
 static bool is_literal(const char *op)
 {
@@ -224,32 +224,21 @@ static bool share_source(const isa_instr *a, const isa_instr *b)
     return false;
 }
 
-/* Whether instruction i is a run-time 32-bit unsigned division (isa.h, isa_figures):
- * - its reciprocal: v_rcp_f32 or v_rcp_iflag_f32 between v_cvt_f32_u32 (the divisor as a
- *   float) and v_cvt_u32_f32 (the scaled reciprocal back), as ACO and LLVM lower it;
- * - or, where a compiler hoisted that reciprocal out of a loop (LLVM does; ACO in Mesa
- *   22.3 does not), the quotient's step left inside: a multiply-high by no literal, with
- *   no reciprocal just before it, then the remainder's multiply-low by the divisor and a
- *   compare of the remainder with that divisor and a select (the quotient's correction).
- *   A constant divisor's multiply-high needs no correction, and does not count. */
-static bool is_division(const isa_instr *in, uint32_t n, uint32_t i)
+/* Whether instruction i is a division's quotient step: a multiply-high (of the dividend
+ * by the divisor's scaled reciprocal) by no literal, whose next multiply is the
+ * remainder's multiply-low (by the divisor), followed by a compare of the remainder with
+ * that divisor and a select (the quotient's correction). The reciprocal's own refinement
+ * is a multiply-high too, but the quotient's multiply-high follows it first; a constant
+ * divisor's multiply-high is by a literal and needs no correction. */
+static bool is_quotient(const isa_instr *in, uint32_t n, uint32_t i)
 {
-    const char *mn = in[i].mn;
-    if (is_reciprocal(mn)) {
-        bool to_float = false, to_int = false;
-        for (uint32_t k = i > ISA_DIV_REACH ? i - ISA_DIV_REACH : 0; k < i; k++)
-            to_float |= starts(in[k].mn, "v_cvt_f32_u32");
-        for (uint32_t k = i + 1; k < n && k <= i + ISA_DIV_REACH; k++) to_int |= starts(in[k].mn, "v_cvt_u32_f32");
-        return to_float && to_int;
-    }
-    if (!starts(mn, "v_mul_hi_u32") && !starts(mn, "s_mul_hi_u32")) return false;
+    if (!starts(in[i].mn, "v_mul_hi_u32") && !starts(in[i].mn, "s_mul_hi_u32")) return false;
     for (int k = 1; k < ISA_OPS; k++)
         if (is_literal(in[i].op[k])) return false;
-    for (uint32_t k = i > ISA_DIV_QUOTIENT ? i - ISA_DIV_QUOTIENT : 0; k < i; k++)
-        if (is_reciprocal(in[k].mn)) return false;
     const isa_instr *mul = NULL, *cmp = NULL;
     for (uint32_t k = i + 1; k < n && k <= i + ISA_DIV_CHECK; k++) {
         const char *m = in[k].mn;
+        if (!mul && (starts(m, "v_mul_hi") || starts(m, "s_mul_hi"))) return false;
         if (!mul && (starts(m, "v_mul_lo_u32") || starts(m, "s_mul_i32"))) mul = &in[k];
         else if (mul && !cmp && (starts(m, "v_cmp") || starts(m, "s_cmp")) && strstr(m, "_u32") &&
                  share_source(mul, &in[k]))
@@ -257,6 +246,27 @@ static bool is_division(const isa_instr *in, uint32_t n, uint32_t i)
         else if (cmp && (starts(m, "v_cndmask") || starts(m, "s_cselect"))) return true;
     }
     return false;
+}
+
+/* Whether instruction i is a run-time 32-bit unsigned division (isa.h, isa_code): one per
+ * quotient step, so that two dividends over one divisor, which share its reciprocal, are
+ * two, and a division whose reciprocal a compiler hoisted out of a loop (LLVM does; ACO
+ * in Mesa 22.3 shares one with an earlier division by the same divisor) counts where its
+ * quotient is made. A reciprocal (v_rcp_f32 or v_rcp_iflag_f32 between v_cvt_f32_u32 and
+ * v_cvt_u32_f32, as ACO and LLVM lower a division) with no quotient step recognised after
+ * it counts as one in its place, so that a correction sequence of another shape is still
+ * seen. */
+static bool is_division(const isa_instr *in, uint32_t n, uint32_t i)
+{
+    if (is_quotient(in, n, i)) return true;
+    if (!is_reciprocal(in[i].mn)) return false;
+    bool to_float = false, to_int = false;
+    for (uint32_t k = i > ISA_DIV_REACH ? i - ISA_DIV_REACH : 0; k < i; k++)
+        to_float |= starts(in[k].mn, "v_cvt_f32_u32");
+    for (uint32_t k = i + 1; k < n && k <= i + ISA_DIV_REACH; k++) to_int |= starts(in[k].mn, "v_cvt_u32_f32");
+    for (uint32_t k = i + 1; k < n && k <= i + ISA_DIV_QUOTIENT && to_float && to_int; k++)
+        if (is_quotient(in, n, k)) return false;
+    return to_float && to_int;
 }
 
 /* ---- loops ------------------------------------------------------------------------- */
