@@ -29,6 +29,7 @@ typedef struct isa_mem {
     uint32_t texel;             /* buffer_load_format_* (texel buffers), any width */
     uint32_t atomic;            /* buffer_atomic_* / global_atomic_* */
     uint32_t scalar;            /* s_load_* / s_buffer_load_* (the parameter record, descriptors) */
+    uint32_t lds_read, lds_write; /* shared memory: ds_read_* / ds_load_*, ds_write_* / ds_store_* */
 } isa_mem;
 
 /* A stretch of code: the whole shader, or a loop. */
@@ -176,7 +177,8 @@ void isa_report_print(const isa_report *r, bool tsv, FILE *out);
 /* Each row's statistics, as the driver names them, and with disassembly its code. */
 void isa_report_print_details(const isa_report *r, bool disassembly, FILE *out);
 /* "ONE_HOT FLAT e1" and the specialisation constants that are not the device's defaults:
- * " run 8x32" (RUN x LANES), " aligned", " partial", " aux I64", " texel", " rows 3/7". */
+ * " run 8x32" (RUN x LANES), " aligned", " partial", " aux I64", " texel", " rows 3/7",
+ * and for the GPU tiles " tile 4x520" (TILE_V vectors a lane, LDS_VECS in all). */
 void isa_pipeline_name(const dm_vk_kernel_key *k, char *buf, size_t size);
 
 /* ---- the standard cases (isa_cases.c) ---------------------------------------------------- */

@@ -85,10 +85,9 @@ dmlops_status isa_device_open(const char *request, const dm_vk_params *params, i
         v->device, "vkGetPipelineExecutableInternalRepresentationsKHR");
     if (!d->properties || !d->statistics || !d->representations)
         return dm_fail(DMLOPS_ERROR_UNSUPPORTED, "%s: the driver lists %s but lacks its functions", v->info.name, ext);
-    /* The limits a context on this device plans with (vk_backend.c's dm_vk_context_setup). */
-    dm_vk_limits_init(&v->info, params, 0, &v->lim);
-    dm_vk_texel_init(&v->inst.vki, v->phys, params->texel, &v->lim);
-    DM_TRY(dm_vk_pipelines_init(v, NULL, &d->pipes));
+    /* The limits a context on this device plans with. */
+    dm_vk_limits_for(&v->inst.vki, v->phys, &v->info, params, 0, &v->lim);
+    DM_TRY(dm_vk_pipelines_init(v, NULL, false, &d->pipes));
     d->pipes.create_flags =
         VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR | VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
     return DMLOPS_SUCCESS;

@@ -11,8 +11,11 @@
 static const char *const kernel_names[DM_KERNEL_COUNT] = {"SLICE1", "REVERSE", "ONE_HOT"};
 /* The kernels' glsl/<file>.comp, as the Makefile names their modules. */
 static const char *const kernel_files[DM_KERNEL_COUNT] = {"slice", "reverse", "one_hot"};
-static const char *const variant_names[DM_VARIANT_COUNT] = {"GENERAL", "STREAM", "PAIRS",     "WORDS",  "ALONG",
-                                                            "ACROSS",  "FLAT",   "FLAT_ROWS", "COLUMNS"};
+static const char *const variant_names[DM_VARIANT_COUNT] = {
+    [DM_VARIANT_GENERAL] = "GENERAL", [DM_VARIANT_STREAM] = "STREAM",         [DM_VARIANT_PAIRS] = "PAIRS",
+    [DM_VARIANT_WORDS] = "WORDS",     [DM_VARIANT_ALONG] = "ALONG",           [DM_VARIANT_ACROSS] = "ACROSS",
+    [DM_VARIANT_FLAT] = "FLAT",       [DM_VARIANT_FLAT_ROWS] = "FLAT_ROWS",   [DM_VARIANT_COLUMNS] = "COLUMNS",
+    [DM_VARIANT_TILES] = "TILES",     [DM_VARIANT_TILE_COLUMNS] = "TILE_COLUMNS", [DM_VARIANT_TILE_HOT] = "TILE_HOT"};
 static const char *const aux_names[] = {"U32", "I32", "U64", "I64"};
 /* The row dimensions of each bucket: lists.mk's ROW_DIMS. */
 static const uint32_t bucket_rows[DM_ROW_BUCKETS] = {1, 3, 7};
@@ -30,6 +33,10 @@ void isa_pipeline_name(const dm_vk_kernel_key *k, char *buf, size_t size)
     if (k->bucket) {
         const size_t n = strlen(buf);
         snprintf(buf + n, size - n, " rows %u", bucket_rows[k->bucket]);
+    }
+    if (k->variant == DM_VARIANT_TILES || k->variant == DM_VARIANT_TILE_COLUMNS || k->variant == DM_VARIANT_TILE_HOT) {
+        const size_t n = strlen(buf);
+        snprintf(buf + n, size - n, " tile %ux%u", s[DM_SPEC_TILE_V], s[DM_SPEC_LDS_VECS]);
     }
 }
 
@@ -59,7 +66,7 @@ static dmlops_status isa_case_row(isa_device *d, const isa_case *c, isa_row *row
     if (plan.use_copy) {
         snprintf(row->pipeline, sizeof row->pipeline, "copy regions");
     } else {
-        dm_vk_kernel_spec(&d->dev.lim, &plan.g, plan.fast, plan.texel, plan.axis_split, &row->key);
+        dm_vk_kernel_spec(&d->dev.lim, &plan.g, plan.fast, plan.texel, plan.axis_split, false, &row->key);
         isa_pipeline_name(&row->key, row->pipeline, sizeof row->pipeline);
         snprintf(row->module, sizeof row->module, "%s_r%u_v%u_t%u", kernel_files[row->key.kernel],
                  bucket_rows[row->key.bucket], row->key.variant, row->key.texel ? 1u : 0u);
@@ -132,9 +139,10 @@ const isa_row *isa_report_find(const isa_report *r, const char *label)
 
 static const unsigned width_bytes[ISA_WIDTHS] = {1, 2, 4, 8, 12, 16};
 
-/* "2x16B 1x4B", widest first, then `extra` of what extra_name names ("1 texel"); "-"
- * for none. */
-static void format_mem(const uint32_t *count, uint32_t extra, const char *extra_name, char *buf, size_t size)
+/* "2x16B 1x4B", widest first, then each extra count with its name ("1 texel", "8 LDS");
+ * "-" for none. */
+static void format_mem(const uint32_t *count, uint32_t extra, const char *extra_name, uint32_t lds, char *buf,
+                       size_t size)
 {
     size_t n = 0;
     buf[0] = 0;
@@ -142,6 +150,7 @@ static void format_mem(const uint32_t *count, uint32_t extra, const char *extra_
         if (count[w] && n < size)
             n += (size_t)snprintf(buf + n, size - n, "%s%ux%uB", n ? " " : "", count[w], width_bytes[w]);
     if (extra && n < size) n += (size_t)snprintf(buf + n, size - n, "%s%u %s", n ? " " : "", extra, extra_name);
+    if (lds && n < size) n += (size_t)snprintf(buf + n, size - n, "%s%u LDS", n ? " " : "", lds);
     if (!n) snprintf(buf, size, "-");
 }
 
@@ -183,8 +192,8 @@ static void print_markdown(const isa_report *r, FILE *out)
             continue;
         }
         char loads[96], stores[96], div[48];
-        format_mem(h->body.mem.load, h->body.mem.texel, "texel", loads, sizeof loads);
-        format_mem(h->body.mem.store, h->body.mem.atomic, "atomic", stores, sizeof stores);
+        format_mem(h->body.mem.load, h->body.mem.texel, "texel", h->body.mem.lds_read, loads, sizeof loads);
+        format_mem(h->body.mem.store, h->body.mem.atomic, "atomic", h->body.mem.lds_write, stores, sizeof stores);
         /* The hot loop's, and the most of any other chunk loop's where that is more. */
         if (f->chunk_divisions > h->path.divisions)
             snprintf(div, sizeof div, "%u (another chunk loop: %u)", h->path.divisions, f->chunk_divisions);
@@ -201,7 +210,8 @@ static void print_tsv_header(const char *name, FILE *out)
     fprintf(out, "\t%s_instructions", name);
     for (int w = 0; w < ISA_WIDTHS; w++) fprintf(out, "\t%s_load_%u", name, width_bytes[w]);
     for (int w = 0; w < ISA_WIDTHS; w++) fprintf(out, "\t%s_store_%u", name, width_bytes[w]);
-    fprintf(out, "\t%s_texel\t%s_atomic\t%s_scalar\t%s_divisions", name, name, name, name);
+    fprintf(out, "\t%s_texel\t%s_atomic\t%s_scalar\t%s_lds_read\t%s_lds_write\t%s_divisions", name, name, name, name,
+            name, name);
 }
 
 static void print_tsv_code(const isa_code *c, FILE *out)
@@ -209,7 +219,8 @@ static void print_tsv_code(const isa_code *c, FILE *out)
     fprintf(out, "\t%u", c->instructions);
     for (int w = 0; w < ISA_WIDTHS; w++) fprintf(out, "\t%u", c->mem.load[w]);
     for (int w = 0; w < ISA_WIDTHS; w++) fprintf(out, "\t%u", c->mem.store[w]);
-    fprintf(out, "\t%u\t%u\t%u\t%u", c->mem.texel, c->mem.atomic, c->mem.scalar, c->divisions);
+    fprintf(out, "\t%u\t%u\t%u\t%u\t%u\t%u", c->mem.texel, c->mem.atomic, c->mem.scalar, c->mem.lds_read,
+            c->mem.lds_write, c->divisions);
 }
 
 /* One line per row: its hot loop's figures (zeros where it has none). */

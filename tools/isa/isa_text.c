@@ -154,6 +154,14 @@ static void count_memory(const char *mn, isa_mem *m)
         m->scalar++;
         return;
     }
+    if (starts(mn, "ds_read") || starts(mn, "ds_load")) {
+        m->lds_read++;
+        return;
+    }
+    if (starts(mn, "ds_write") || starts(mn, "ds_store")) {
+        m->lds_write++;
+        return;
+    }
     const bool buffer = starts(mn, "buffer_") || starts(mn, "global_") || starts(mn, "tbuffer_");
     if (!buffer) return;
     const char *op = strchr(mn, '_') + 1;
