@@ -106,8 +106,8 @@ dmlops_status isa_report_make(isa_device *d, isa_report *r)
     const dmlops_device_info *info = &d->dev.info;
     snprintf(r->device, sizeof r->device, "%s (%s %s)", info->name, info->driver_name, info->driver_info);
     r->subgroup = info->subgroup_size;
-    snprintf(r->tuning, sizeof r->tuning, "%s tuning%s", d->dev.lim.cpu_tuning ? "CPU" : "GPU",
-             d->dev.lim.texel ? ", texel loads" : "");
+    snprintf(r->tuning, sizeof r->tuning, "%s tuning%s%s", d->dev.lim.cpu_tuning ? "CPU" : "GPU",
+             d->dev.lim.texel ? ", texel loads" : "", d->dev.lim.tile_lds ? ", GPU tiles" : ", no GPU tiles");
     dmlops_status st = DMLOPS_SUCCESS;
     for (uint32_t i = 0; i + 1 < n && st == DMLOPS_SUCCESS; i++, r->count++) {
         isa_case c;
