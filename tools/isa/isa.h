@@ -5,7 +5,7 @@
  * (dm_vk_pipeline: the same module, specialisation and layout) with
  * VK_KHR_pipeline_executable_properties' capture flags, and reads back the driver's
  * statistics and, where the driver gives it, the disassembly. On a machine with no GPU,
- * Mesa's RADV compiles for an AMD GPU that is not there (RADV_FORCE_FAMILY, isa_radv_env);
+ * Mesa's RADV compiles for an AMD GPU that is not there (RADV_FORCE_FAMILY, isa_radv_icd);
  * on a real GPU the same program reports what that driver gives.
  *
  * White-box: it links the library's objects (as test/test_vk_limits does), since the
@@ -37,22 +37,25 @@ typedef struct isa_code {
     uint32_t instructions; /* every instruction laid out in it, both sides of each branch;
                               s_code_end padding excepted */
     isa_mem mem;
-    uint32_t divisions;    /* run-time 32-bit integer divisions: a reciprocal between the
-                              divisor's conversion to float and back (v_cvt_f32_u32,
-                              v_rcp_f32 or v_rcp_iflag_f32, v_cvt_u32_f32: ACO's and LLVM's
-                              lowering, 15-25 instructions with the quotient's corrections;
-                              signed ones are lowered to it), or where the reciprocal was
-                              hoisted out of a loop, the quotient's multiply-high and its
-                              correction (a multiply-low, a compare with the divisor, a
-                              select). A constant divisor becomes a multiply-high by a
-                              literal and a shift, and does not count. */
+    uint32_t divisions;    /* run-time 32-bit integer divisions, each counted where its
+                              quotient is made (isa_text.c, is_division): the quotient's
+                              multiply-high, the remainder's multiply-low by the divisor, a
+                              compare with it and a select, as ACO and LLVM lower n / d after
+                              the divisor's reciprocal (v_cvt_f32_u32, v_rcp_f32 or
+                              v_rcp_iflag_f32, v_cvt_u32_f32; 15-25 instructions in all;
+                              signed ones become unsigned), wherever that reciprocal lies:
+                              two dividends over one divisor are two. A reciprocal with no
+                              such quotient after it counts once. A constant divisor (a
+                              multiply-high by a literal and a shift) does not count, nor
+                              do magic-number divisions (src/fastdiv.h: no correction). */
 } isa_code;
 
 /* What the report reads from one shader's disassembly. Static counts: every instruction
  * laid out in a stretch counts once, whichever way its branches go.
  * - A loop is a branch (s_branch, s_cbranch_*) back to a label at or before it; its body
- *   is the code from that label to the branch (ACO and LLVM lay a loop's blocks out
- *   between its header and its back edge).
+ *   is the code from that label to the branch (ACO lays a loop's blocks out between its
+ *   header and its back edge; LLVM's layout, RADV_DEBUG=llvm, need not, and its loop
+ *   figures are then approximate).
  * - The chunk stores are the shader's widest plain stores (buffer_store_dwordx4 in every
  *   kernel today: one 16-byte chunk of output each).
  * - A chunk loop is an innermost loop holding chunk stores (no loop inside it holds any):

@@ -178,32 +178,38 @@ static void count_memory(const char *mn, isa_mem *m)
     }
 }
 
-static bool is_vector_load(const char *mn)
+/* What instruction mn moves, as count_memory counts it. */
+static isa_mem memory_of(const char *mn)
 {
     isa_mem m;
     memset(&m, 0, sizeof m);
     count_memory(mn, &m);
-    uint32_t loads = m.texel;
-    for (int w = 0; w < ISA_WIDTHS; w++) loads += m.load[w];
-    return loads > 0;
+    return m;
+}
+
+static uint32_t all_widths(const uint32_t *count)
+{
+    uint32_t n = 0;
+    for (int w = 0; w < ISA_WIDTHS; w++) n += count[w];
+    return n;
+}
+
+static bool is_vector_load(const char *mn)
+{
+    const isa_mem m = memory_of(mn);
+    return m.texel + all_widths(m.load) > 0;
 }
 
 static bool is_store(const char *mn)
 {
-    isa_mem m;
-    memset(&m, 0, sizeof m);
-    count_memory(mn, &m);
-    uint32_t stores = m.atomic;
-    for (int w = 0; w < ISA_WIDTHS; w++) stores += m.store[w];
-    return stores > 0;
+    const isa_mem m = memory_of(mn);
+    return m.atomic + all_widths(m.store) > 0;
 }
 
 /* The widest plain store of mn, as an ISA_W* index; -1 if it is none. */
 static int store_width(const char *mn)
 {
-    isa_mem m;
-    memset(&m, 0, sizeof m);
-    count_memory(mn, &m);
+    const isa_mem m = memory_of(mn);
     for (int w = ISA_WIDTHS - 1; w >= 0; w--)
         if (m.store[w]) return w;
     return -1;
