@@ -158,6 +158,16 @@ INTEROP_BIN := $(if $(HAVE_LIBVULKAN),$(B)/test/interop_vulkan$(EXE)) $(B)/test/
 # code is POSIX: they run where the tool does (not on Windows).
 TEST_BIN  := $(filter-out $(if $(filter windows,$(TARGET_OS)),%/test_npy.exe %/test_bench.exe),$(TEST_SRC:test/%.c=$(B)/test/%$(EXE)))
 TEST_HARNESS := $(B)/obj/test/harness.o
+# The kernels' machine code (tools/isa, `make isa`; docs/performance.md): white-box, like
+# test_vk_limits, and test_isa runs its figures in make test.
+ISA_SRC   := $(wildcard tools/isa/*.c)
+ISA_OBJ   := $(ISA_SRC:%.c=$(B)/obj/%.o)
+ISA_LIB_OBJ := $(filter-out %/isa_main.o,$(ISA_OBJ))
+ISA       := $(B)/tools/dmlops-isa$(EXE)
+# Mesa's RADV, compiling for an AMD RDNA2 GPU (navi21) with none present: Debian's
+# mesa-vulkan-drivers ICD file for this machine (.ci/deps.sh installs it).
+RADV_ICD  ?= /usr/share/vulkan/icd.d/radeon_icd.$(shell uname -m).json
+ISA_ARGS  ?=
 
 # The dependency check (.ci/deps.sh) runs only for `make deps`, `make demo` and the test
 # targets, never for a plain `make` or `make install`: it may install Debian packages.
@@ -168,7 +178,7 @@ DEPS_ORDER   := $(if $(DEPS_PROFILE),deps-check)
 DEPS_ENV = CC="$(CC)" CXX="$(CXX)" PKG_CONFIG="$(PKG_CONFIG)" GLSLANG="$(GLSLANG)" SPIRV_VAL="$(SPIRV_VAL)" SPIRV_OPT="$(SPIRV_OPT)" \
     VOLK_SRC="$(VOLK_SRC)"
 
-.PHONY: all lib cli tests deps deps-check test test-asan test-tsan test-big test-valgrind test-cpu fuzz demo bench bench-docs gpu-bundle install uninstall clean lint help
+.PHONY: all lib cli tests deps deps-check test test-asan test-tsan test-big test-valgrind test-cpu fuzz demo bench bench-docs gpu-bundle isa install uninstall clean lint help
 # A cross build also builds the test programs, to be run on the target or under
 # `make test-cpu`'s emulator.
 all: lib cli $(if $(CROSS),tests)
@@ -192,6 +202,9 @@ help:
 	@echo "make bench      the benchmark suite (and numpy, when installed); writes $(B)/bench/"
 	@echo "make bench-docs the same, refreshing docs/performance.md and docs/bench/ (BENCH_ARGS=--backend vulkan ...)"
 	@echo "make gpu-bundle the binaries a lent GPU machine runs with bench/gpu_run.sh (docs/performance.md)"
+	@echo "make isa        the kernels' machine code per bench case, compiled by RADV for an AMD GPU that is not"
+	@echo "                there: hot loop, memory instructions by width, VGPRs, integer divisions (ISA_ARGS=--tsv,"
+	@echo "                --stats, --disassembly; docs/performance.md)"
 	@echo "make install    headers, static and shared library, dmlops.pc, CMake package, dmlops tool, man page"
 	@echo "                (PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) DESTDIR=...); make uninstall with the same variables"
 	@echo "make deps       check for the tools and libraries; install them as root on Debian, else print the apt-get line"
@@ -375,6 +388,28 @@ $(B)/test/test_vk_limits$(EXE): $(B)/obj/test/test_vk_limits.o $(TEST_HARNESS) $
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_HARNESS) $(LIB_OBJ) $(B)/obj/volk.o $(TEST_LIBS)
 
+# The machine-code report's objects: test flags (the public headers and Vulkan's), the
+# library's internal headers by relative path.
+$(B)/obj/tools/%.o: tools/%.c | $(DEPS_ORDER) $(SYSINC_DEP)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+-include $(ISA_OBJ:.o=.d)
+
+# White-box, as test_vk_limits: the library's objects, whose internals it calls.
+$(ISA): $(ISA_OBJ) $(LIB_OBJ) $(B)/obj/volk.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(ISA_OBJ) $(LIB_OBJ) $(B)/obj/volk.o $(TEST_LIBS)
+
+$(B)/test/test_isa$(EXE): $(B)/obj/test/test_isa.o $(TEST_HARNESS) $(ISA_LIB_OBJ) $(LIB_OBJ) $(B)/obj/volk.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_HARNESS) $(ISA_LIB_OBJ) $(LIB_OBJ) $(B)/obj/volk.o $(TEST_LIBS)
+
+# On RADV with no GPU (RADV_FORCE_FAMILY): on a machine with a GPU, run $(ISA) itself.
+isa: $(ISA)
+	@test -f "$(RADV_ICD)" || { echo "make isa: no RADV ICD at $(RADV_ICD) (Debian: mesa-vulkan-drivers; make deps)"; exit 1; }
+	RADV_FORCE_FAMILY=navi21 VK_DRIVER_FILES=$(RADV_ICD) VK_ICD_FILENAMES=$(RADV_ICD) $(ISA) $(ISA_ARGS)
+
 # Counts the library's own allocations (see the file).
 $(B)/test/no_alloc$(EXE): test/no_alloc.c $(TEST_HARNESS) $(LIB) | $(DEPS_ORDER) $(SYSINC_DEP)
 	@mkdir -p $(@D)
@@ -546,9 +581,10 @@ uninstall:
 lint: $(SPV_H)
 	clang-tidy --quiet $(LIB_SRC) -- $(DM_CFLAGS)
 	clang-tidy --quiet $(CLI_SRC) -- $(CLI_CFLAGS)
+	clang-tidy --quiet $(ISA_SRC) -- $(TEST_CFLAGS)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
 	    --suppress=missingIncludeSystem --suppress=autoVariables:src/cpu/cpu_pool.c \
-	    -Iinclude -Isrc -Isrc/cli -D__GNUC__ src
+	    -Iinclude -Isrc -Isrc/cli -D__GNUC__ src tools
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz

@@ -10,7 +10,8 @@
 #   build  what `make` needs: a C compiler, pkg-config with the vulkan and libcjson
 #          modules, glslangValidator, spirv-val, spirv-opt and the volk source (the default)
 #   demo   also a Vulkan driver (Mesa's lavapipe on Debian), for `make demo`
-#   test   also a C++ compiler, spirv-dis, cmake, groff and the Khronos validation layer
+#   test   also a C++ compiler, spirv-dis, cmake, groff, the Khronos validation layer and, on
+#          Linux, Mesa's RADV (test_isa compiles the kernels with it, no GPU needed)
 #   valgrind  test, and valgrind (`make test-valgrind`)
 #   fuzz   test, and clang with its libFuzzer runtime (`make fuzz`)
 #   platforms  build, and the cross compilers and emulators of .ci/platforms.sh (MinGW-w64,
@@ -97,6 +98,10 @@ check() {
     have groff || need "groff (checks the man page)" groff-base
     has_manifest explicit_layer.d 'VkLayer_khronos_validation.json' ||
         need "the Khronos validation layer (VkLayer_khronos_validation.json)" vulkan-validationlayers
+    # test_isa's machine-code report compiles the kernels on Mesa's RADV for an AMD GPU that
+    # is not there (Debian ships it with lavapipe); it skips where RADV is absent.
+    [ "$(uname -s)" != Linux ] || has_manifest icd.d 'radeon_icd.*.json' ||
+        need "Mesa's RADV driver (radeon_icd.*.json), for the kernels' machine code (test_isa, make isa)" mesa-vulkan-drivers
     [ "$profile" = valgrind ] && { have valgrind || need "valgrind" valgrind; }
     [ "$profile" = fuzz ] && fuzz_check
     return 0

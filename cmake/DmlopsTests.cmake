@@ -45,8 +45,14 @@ function(dmlops_test name)
     target_compile_definitions(${name} PRIVATE ${arg_DEFINES})
 endfunction()
 
-set(_dmlops_test_targets dmlops_harness)
-set(_dmlops_test_objects dmlops_harness dmlops_test_volk)
+# The kernels' machine-code report (tools/isa; the Makefile's `make isa`), whose objects
+# test_isa links too: white-box, compiled as the tests are.
+file(GLOB _dmlops_isa_sources CONFIGURE_DEPENDS "${_src}/tools/isa/*.c")
+list(FILTER _dmlops_isa_sources EXCLUDE REGEX "/isa_main\\.c$")
+add_library(dmlops_isa_objects OBJECT ${_dmlops_isa_sources})
+
+set(_dmlops_test_targets dmlops_harness dmlops_isa_objects)
+set(_dmlops_test_objects dmlops_harness dmlops_test_volk dmlops_isa_objects)
 file(GLOB _tests CONFIGURE_DEPENDS "${_src}/test/test_*.c")
 # test_npy and test_bench compile the tool's .npy writer and the bench's arithmetic, whose
 # code is POSIX: they run where the tool does (not on Windows), as in the Makefile's TEST_BIN.
@@ -59,6 +65,10 @@ foreach(_t IN LISTS _tests)
         # White-box: links the library's objects themselves, whose internal symbols the
         # prelinked libdmlops.a hides (see the file).
         dmlops_test(${_name} SOURCES "${_t}" $<TARGET_OBJECTS:dmlops_harness> ${_dmlops_objects})
+    elseif(_name STREQUAL "test_isa")
+        # White-box too, with the report's objects.
+        dmlops_test(${_name} SOURCES "${_t}" $<TARGET_OBJECTS:dmlops_harness> $<TARGET_OBJECTS:dmlops_isa_objects>
+                    ${_dmlops_objects})
     else()
         dmlops_test(${_name} SOURCES "${_t}" $<TARGET_OBJECTS:dmlops_harness> LIBS dmlops_static)
     endif()
@@ -128,6 +138,15 @@ foreach(_t IN LISTS _dmlops_test_targets)
         endif()
     endif()
 endforeach()
+# The report itself, <build>/tools/dmlops-isa, built on demand as by `make isa` (which also
+# runs it on RADV): cmake --build B --target dmlops_isa.
+add_executable(dmlops_isa EXCLUDE_FROM_ALL "${_src}/tools/isa/isa_main.c" $<TARGET_OBJECTS:dmlops_isa_objects>
+               ${_dmlops_objects})
+set_target_properties(dmlops_isa PROPERTIES OUTPUT_NAME dmlops-isa RUNTIME_OUTPUT_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/tools")
+dmlops_c_flags(dmlops_isa)
+target_link_libraries(dmlops_isa PRIVATE dmlops_test_flags ${_dmlops_test_libs})
+list(APPEND _dmlops_test_targets dmlops_isa)
+
 dmlops_use_vulkan_headers(${_dmlops_test_targets})
 foreach(_t IN LISTS _dmlops_test_targets)
     dmlops_include_dir(${_t} "${DMLOPS_VOLK_DIR}" volk.h)

@@ -87,7 +87,7 @@ awk '/"command":/ { sub(/^[^:]*: "/, ""); sub(/",?$/, ""); cmd = $0 }
     "$cm/compile_commands.json" | normalize "$cm" >"$tmp/cmake.cc"
 # The Makefile's: make -n -B of the library's, the tool's and the tests' objects, each
 # command on one line (sed joins the lines a backslash continues).
-test_objs=$(for t in $(make_var TEST_SRC) test/harness.c; do echo "$tmp/mk/obj/${t%.c}.o"; done)
+test_objs=$(for t in $(make_var TEST_SRC) test/harness.c $(make_var ISA_SRC); do echo "$tmp/mk/obj/${t%.c}.o"; done)
 # shellcheck disable=SC2086
 make --no-print-directory -n -B B="$tmp/mk" CFLAGS= lib cli $test_objs 2>/dev/null |
     sed -e ':a' -e '/\\$/{N;s/\\\n//;ba' -e '}' |
@@ -95,7 +95,7 @@ make --no-print-directory -n -B B="$tmp/mk" CFLAGS= lib cli $test_objs 2>/dev/nu
     normalize "$tmp/mk" >"$tmp/make.cc"
 cut -d' ' -f1 "$tmp/make.cc" >"$tmp/make.files"
 cut -d' ' -f1 "$tmp/cmake.cc" >"$tmp/cmake.files"
-check "CMake compiles every C file the Makefile compiles (src/**, src/cli, volk.c, test/*), no other" \
+check "CMake compiles every C file the Makefile compiles (src/**, src/cli, volk.c, test/*, tools/isa), no other" \
     sh -c "[ \$(grep -c '^src/' '$tmp/make.files') -gt 40 ] && diff '$tmp/make.files' '$tmp/cmake.files'"
 check "... each with the Makefile's flags (warnings, -std=c11, -D_GNU_SOURCE, visibility, -fPIC, includes)" \
     diff "$tmp/make.cc" "$tmp/cmake.cc"

@@ -42,10 +42,7 @@ static const dm_backend_vtbl dm_vk_vtbl = {
 dmlops_status dm_vk_context_setup(dmlops_context *ctx, dm_vk_ctx *vk, const dm_vk_params *params)
 {
     const bool trace = (ctx->flags & DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES) != 0;
-    dm_vk_limits_init(&vk->dev.info, params, ctx->flags, &vk->dev.lim);
-    /* The trace builds exist for the storage-buffer path only (kernels.h). */
-    dm_vk_texel_init(&vk->dev.inst.vki, vk->dev.phys, trace ? 0 : params->texel, &vk->dev.lim);
-    dm_vk_tiles_init(&vk->dev.inst.vki, vk->dev.phys, params->tiles, &vk->dev.lim);
+    dm_vk_limits_for(&vk->dev.inst.vki, vk->dev.phys, &vk->dev.info, params, ctx->flags, &vk->dev.lim);
     DM_TRY(dm_vk_submitter_init(&vk->dev, &ctx->lock, &vk->sub));
     if (trace) {
         DM_TRY(dm_vk_trace_init(&vk->dev, 0, &vk->trace));

@@ -132,7 +132,7 @@ dmlops_status dm_vk_device_adopt(dm_vk_device *d, PFN_vkGetInstanceProcAddr gipa
 
 void dm_vk_device_wait_idle(dm_vk_device *d)
 {
-    if (d->device && d->owned && d->vkd.DeviceWaitIdle) d->vkd.DeviceWaitIdle(d->device);
+    if (d->device && d->owned && d->submitted && d->vkd.DeviceWaitIdle) d->vkd.DeviceWaitIdle(d->device);
 }
 
 void dm_vk_device_close(dm_vk_device *d)

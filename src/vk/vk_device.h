@@ -21,6 +21,8 @@ typedef struct dm_vk_device {
     bool owned;              /* created here: waited on and destroyed with the context */
     _Atomic bool lost;       /* VK_ERROR_DEVICE_LOST was seen: every later call that would touch the
                               * device fails (read without the context lock: dm_check_lost) */
+    bool submitted;          /* work went to the queue (dm_vk_submit_wait): only then is there
+                              * anything for dm_vk_device_wait_idle to wait for */
 } dm_vk_device;
 
 /* Our own device: an instance, the device the request names (vk_select.c), and a
@@ -40,9 +42,13 @@ dmlops_status dm_vk_device_adopt(dm_vk_device *d, PFN_vkGetInstanceProcAddr gipa
  * UINT64_MAX where our device does not have the extension enabled. */
 uint64_t dm_vk_heap_room(const dm_vk_device *d);
 
-/* Waits for the device to finish everything, when it is ours: an application's device
- * is not ours to wait on (vkDeviceWaitIdle would need all its queues), and every
- * submission of ours was waited for anyway. */
+/* Waits for the device to finish everything, when it is ours and was submitted to: an
+ * application's device is not ours to wait on (vkDeviceWaitIdle would need all its
+ * queues), and every submission of ours was waited for anyway. A device never submitted
+ * to is not waited on: RADV on a machine without its kernel driver (RADV_FORCE_FAMILY,
+ * the machine-code report) creates a device but no fence, and its vkDeviceWaitIdle,
+ * which waits through a sync object of the queue, called a null function pointer in the
+ * teardown after that failed context creation (Mesa 22.3). */
 void dm_vk_device_wait_idle(dm_vk_device *d);
 /* Destroys what is ours of the device and the instance; objects made on the device must
  * be gone. */

@@ -56,6 +56,11 @@ void dm_vk_texel_init(const dm_vk_itable *vki, VkPhysicalDevice phys, int want, 
  * path runs) and sizes their shared memory from maxComputeSharedMemorySize; after
  * dm_vk_texel_init. */
 void dm_vk_tiles_init(const dm_vk_itable *vki, VkPhysicalDevice phys, int want, dm_vk_limits *lim);
+/* Every limit a context with `flags` plans with on the device: dm_vk_limits_init, then the
+ * texel path (never for a tracing context) and the GPU tiles. One truth for contexts and
+ * for the machine-code report (tools/isa), which plans the standard cases as they do. */
+void dm_vk_limits_for(const dm_vk_itable *vki, VkPhysicalDevice phys, const dmlops_device_info *info,
+                      const dm_vk_params *params, uint32_t flags, dm_vk_limits *lim);
 
 /* vk_select.c */
 /* Every device of an instance, described, with the default choices. */

@@ -164,9 +164,9 @@ void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p)
 
 /* A compute pipeline from SPIR-V with its specialisation: the module lives only while
  * the pipeline is made. */
-static dmlops_status dm_vk_compute_pipeline(dm_vk_device *d, VkPipelineCache cache, const dm_spirv *code,
-                                            const VkSpecializationInfo *si, VkPipelineLayout layout, const char *what,
-                                            VkPipeline *out)
+static dmlops_status dm_vk_compute_pipeline(dm_vk_device *d, VkPipelineCache cache, VkPipelineCreateFlags flags,
+                                            const dm_spirv *code, const VkSpecializationInfo *si,
+                                            VkPipelineLayout layout, const char *what, VkPipeline *out)
 {
     VkShaderModuleCreateInfo sci = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = code->size, .pCode = code->code};
@@ -174,6 +174,7 @@ static dmlops_status dm_vk_compute_pipeline(dm_vk_device *d, VkPipelineCache cac
     DM_VK_CALL(d, what, CreateShaderModule, (d->device, &sci, NULL, &module));
     VkComputePipelineCreateInfo ci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .flags = flags,
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                   .stage = VK_SHADER_STAGE_COMPUTE_BIT,
                   .module = module,
@@ -188,41 +189,51 @@ static dmlops_status dm_vk_compute_pipeline(dm_vk_device *d, VkPipelineCache cac
     return DMLOPS_SUCCESS;
 }
 
+void dm_vk_kernel_spec(const dm_vk_limits *lim, const dm_gather *g, bool fast, bool texel, bool axis_split, bool trace,
+                       dm_vk_kernel_key *k)
+{
+    memset(k, 0, sizeof *k);
+    k->kernel = g->kernel;
+    k->esize_log2 = g->esize == 1 ? 0 : g->esize == 2 ? 1 : g->esize == 4 ? 2 : 3;
+    k->bucket = g->rank <= 2 ? 0 : g->rank <= 4 ? 1 : 2;
+    k->variant = fast ? dm_kernel_variant(g, texel) : DM_VARIANT_GENERAL;
+    k->texel = texel;
+    k->code = trace ? &dm_kernels_trace[g->kernel][k->bucket][k->variant]
+                    : &dm_kernels[g->kernel][k->bucket][k->variant][texel];
+    uint32_t run, lanes;
+    dm_vk_unit_shape(lim, g, k->variant, &run, &lanes);
+    const bool partial = dm_kernel_partial(g, k->variant, axis_split);
+    k->form = partial ? 2 : run != lim->run || lanes != lim->lanes;
+    k->spec[DM_SPEC_WORKGROUP] = lim->workgroup;
+    k->spec[DM_SPEC_ESIZE] = g->esize;
+    k->spec[DM_SPEC_RUN] = run;
+    k->spec[DM_SPEC_AUX_TYPE] = dm_kernel_aux_type(g);
+    k->spec[DM_SPEC_LANES] = lanes;
+    k->spec[DM_SPEC_ALIGNED] = dm_kernel_src_aligned(g, k->variant);
+    k->spec[DM_SPEC_PARTIAL] = partial;
+    /* The GPU tiles' (only their modules have these constants). */
+    k->spec[DM_SPEC_LDS_VECS] = lim->tile_lds ? lim->tile_lds : 1;
+    k->spec[DM_SPEC_TILE_V] = lim->tile_v ? lim->tile_v : 1;
+}
+
 static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, const dm_gather *g, bool fast,
                                          bool texel, bool axis_split, VkPipeline *out)
 {
-    const uint32_t e = g->esize == 1 ? 0 : g->esize == 2 ? 1 : g->esize == 4 ? 2 : 3;
-    const uint32_t r = g->rank <= 2 ? 0 : g->rank <= 4 ? 1 : 2;
-    const uint32_t variant = fast ? dm_kernel_variant(g, texel) : DM_VARIANT_GENERAL;
-    const uint32_t aux_type = dm_kernel_aux_type(g);
-    const bool aligned = dm_kernel_src_aligned(g, variant);
-    uint32_t run, lanes;
-    dm_vk_unit_shape(&d->lim, g, variant, &run, &lanes);
-    const bool wide = run != d->lim.run || lanes != d->lim.lanes;
-    const bool partial = dm_kernel_partial(g, variant, axis_split);
-    VkPipeline *slot = &p->pipelines[g->kernel][e][r][variant][aux_type][texel][aligned][partial ? 2 : wide];
+    dm_vk_kernel_key k;
+    dm_vk_kernel_spec(&d->lim, g, fast, texel, axis_split, p->trace, &k);
+    VkPipeline *slot = &p->pipelines[k.kernel][k.esize_log2][k.bucket][k.variant][k.spec[DM_SPEC_AUX_TYPE]][texel]
+                                    [k.spec[DM_SPEC_ALIGNED]][k.form];
     if (!*slot) {
-        const dm_spirv *code = p->trace ? &dm_kernels_trace[g->kernel][r][variant] : &dm_kernels[g->kernel][r][variant][texel];
         if (p->trace && texel)
             return dm_fail(DMLOPS_ERROR_BACKEND, "creating a kernel pipeline: a tracing context has no texel path");
-        if (!code->code)
+        if (!k.code->code)
             return dm_fail(DMLOPS_ERROR_BACKEND, "creating a kernel pipeline: no module for kernel %d, variant %u",
-                           (int)g->kernel, variant);
-        uint32_t spec[DM_SPEC_COUNT] = {0};
-        spec[DM_SPEC_WORKGROUP] = d->lim.workgroup;
-        spec[DM_SPEC_ESIZE] = g->esize;
-        spec[DM_SPEC_RUN] = run;
-        spec[DM_SPEC_AUX_TYPE] = aux_type;
-        spec[DM_SPEC_LANES] = lanes;
-        spec[DM_SPEC_ALIGNED] = aligned;
-        spec[DM_SPEC_PARTIAL] = partial;
-        /* The GPU tiles' (only their modules have these constants). */
-        spec[DM_SPEC_LDS_VECS] = d->lim.tile_lds ? d->lim.tile_lds : 1;
-        spec[DM_SPEC_TILE_V] = d->lim.tile_v ? d->lim.tile_v : 1;
+                           (int)g->kernel, k.variant);
         VkSpecializationMapEntry entries[DM_SPEC_COUNT];
         for (uint32_t i = 0; i < DM_SPEC_COUNT; i++) entries[i] = (VkSpecializationMapEntry){i, i * 4, 4};
-        const VkSpecializationInfo si = {DM_SPEC_COUNT, entries, sizeof spec, spec};
-        DM_TRY(dm_vk_compute_pipeline(d, p->cache, code, &si, p->layout, "creating a kernel pipeline", slot));
+        const VkSpecializationInfo si = {DM_SPEC_COUNT, entries, sizeof k.spec, k.spec};
+        DM_TRY(dm_vk_compute_pipeline(d, p->cache, p->create_flags, k.code, &si, p->layout,
+                                      "creating a kernel pipeline", slot));
         p->count++;
     }
     *out = *slot;
@@ -258,8 +269,8 @@ static dmlops_status dm_vk_make_copy_pipeline(dm_vk_device *d, dm_vk_pipelines *
         const VkSpecializationMapEntry entries[3] = {
             {DM_COPY_SPEC_TEXEL, 0, 4}, {DM_COPY_SPEC_VECTORS, 4, 4}, {DM_COPY_SPEC_WORKGROUP, 8, 4}};
         const VkSpecializationInfo si = {3, entries, sizeof spec, spec};
-        DM_TRY(dm_vk_compute_pipeline(d, p->cache, p->trace ? &dm_copy_kernel_trace : &dm_copy_kernel, &si,
-                                      p->copy_layout, what, slot));
+        DM_TRY(dm_vk_compute_pipeline(d, p->cache, p->create_flags, p->trace ? &dm_copy_kernel_trace : &dm_copy_kernel,
+                                      &si, p->copy_layout, what, slot));
         p->count++;
     }
     *out = *slot;

@@ -59,12 +59,32 @@ typedef struct dm_vk_pipelines {
     VkDescriptorSetLayout copy_set_layout;
     VkPipelineLayout copy_layout;
     VkPipeline copy_pipeline[2][4][11];
+    /* VkComputePipelineCreateInfo.flags of every pipeline made: 0, except in the machine-code
+     * report (tools/isa), which captures statistics and internal representations. */
+    VkPipelineCreateFlags create_flags;
     /* Guards the lazily made pipelines: binding a table (no context lock)
      * may need the storage-buffer variant of a texel-path operator. Taken after the
      * context lock, never before it. */
     dm_mutex lock;
     bool lock_ready;
 } dm_vk_pipelines;
+
+/* What a gather kernel's pipeline is made from: its module, its specialisation constants
+ * (by DM_SPEC_* id) and its slot in dm_vk_pipelines.pipelines. One truth for the library
+ * and for the machine-code report (tools/isa), which compiles the same pipelines. */
+typedef struct dm_vk_kernel_key {
+    dm_kernel kernel;
+    uint32_t esize_log2, bucket, variant; /* bucket: the row-dimension bucket (DM_ROW_BUCKETS) */
+    bool texel;
+    uint32_t form; /* 1 where dm_vk_unit_shape widened the units, 2 where PARTIAL */
+    const dm_spirv *code; /* its code is NULL where the Makefile built no such module */
+    uint32_t spec[DM_SPEC_COUNT];
+} dm_vk_kernel_key;
+/* The pipeline of g's kernel under lim: the variant that covers it on the fast path
+ * (dm_kernel_variant), else the general path; axis_split as for dm_vk_pipeline; trace:
+ * the instrumented module (a tracing context's). Pure. */
+void dm_vk_kernel_spec(const dm_vk_limits *lim, const dm_gather *g, bool fast, bool texel, bool axis_split, bool trace,
+                       dm_vk_kernel_key *k);
 
 /* cache_path NULL or "": no cache file. trace: a tracing context's (above). */
 dmlops_status dm_vk_pipelines_init(dm_vk_device *d, const char *cache_path, bool trace, dm_vk_pipelines *p);

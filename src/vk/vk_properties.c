@@ -273,3 +273,13 @@ void dm_vk_texel_init(const dm_vk_itable *vki, VkPhysicalDevice phys, int want, 
      * that needs fewer windows (dm_vk_plan_gather). */
     lim->texel_range = dm_min_u64(lim->max_range, texels * 4);
 }
+
+void dm_vk_limits_for(const dm_vk_itable *vki, VkPhysicalDevice phys, const dmlops_device_info *info,
+                      const dm_vk_params *params, uint32_t flags, dm_vk_limits *lim)
+{
+    dm_vk_limits_init(info, params, flags, lim);
+    /* The trace builds exist for the storage-buffer path only (kernels.h). */
+    const bool trace = (flags & DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES) != 0;
+    dm_vk_texel_init(vki, phys, trace ? 0 : params->texel, lim);
+    dm_vk_tiles_init(vki, phys, params->tiles, lim);
+}

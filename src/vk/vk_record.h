@@ -90,6 +90,9 @@ dmlops_status dm_vk_compute_copy_create(dm_vk_ctx *vk, const dm_vk_buffer *dst, 
                                         dm_vk_compute_copy **out);
 void dm_vk_compute_copy_destroy(dm_vk_compute_copy *c);
 
+/* Copy regions per vkCmdCopyBuffer call (vk_record.c says why). */
+#define DM_VK_REGIONS_PER_COPY 256u
+
 /* vk_record.c. tr: on a tracing context, the tracer of the recording, which numbers
  * each dispatch (vk_trace.h); NULL elsewhere. */
 void dm_vk_record_compute_copy(const dm_vk_compute_copy *c, VkCommandBuffer cmd, dm_vk_tracer *tr);

@@ -52,6 +52,7 @@ dmlops_status dm_vk_submit_wait(dm_vk_device *d, dm_vk_submitter *s, VkCommandBu
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
     if (d->lost) return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost; the context is unusable", what);
     /* A failed submission leaves nothing queued (the fence stays unsignalled). */
+    d->submitted = true;
     DM_VK_CALL(d, what, QueueSubmit, (d->queue, 1, &si, s->fence));
     VkResult r = d->vkd.WaitForFences(d->device, 1, &s->fence, VK_TRUE, UINT64_MAX);
     if (r != VK_SUCCESS && r != VK_ERROR_DEVICE_LOST) {

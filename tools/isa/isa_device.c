@@ -1,0 +1,188 @@
+/* The device the report compiles on, with VK_KHR_pipeline_executable_properties, and what
+ * the driver says of a pipeline through it (isa.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "isa.h"
+
+const char *isa_radv_icd(void)
+{
+    /* RADV_ICD names it where it lies elsewhere (as the Makefile's variable does). */
+    const char *named = getenv("RADV_ICD");
+    if (named && *named) {
+        FILE *f = fopen(named, "r");
+        if (!f) return NULL;
+        fclose(f);
+        return named;
+    }
+    /* Debian's mesa-vulkan-drivers names each architecture's ICD file by its
+     * `uname -m`-like name; only the build's own architecture can be loaded. */
+#if defined(__x86_64__)
+    static const char icd[] = "/usr/share/vulkan/icd.d/radeon_icd.x86_64.json";
+#elif defined(__aarch64__)
+    static const char icd[] = "/usr/share/vulkan/icd.d/radeon_icd.aarch64.json";
+#elif defined(__i386__)
+    static const char icd[] = "/usr/share/vulkan/icd.d/radeon_icd.i686.json";
+#elif defined(__arm__)
+    static const char icd[] = "/usr/share/vulkan/icd.d/radeon_icd.armv7l.json";
+#else
+    static const char icd[] = "";
+#endif
+    FILE *f = icd[0] ? fopen(icd, "r") : NULL;
+    if (!f) return NULL;
+    fclose(f);
+    return icd;
+}
+
+/* Any queue family with compute: the report submits nothing, but a device needs a queue. */
+static uint32_t isa_compute_family(const dm_vk_device *d)
+{
+    VkQueueFamilyProperties q[DM_VK_MAX_FAMILIES];
+    const uint32_t n = dm_vk_queue_families(&d->inst.vki, d->phys, q);
+    for (uint32_t i = 0; i < n; i++)
+        if ((q[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && q[i].queueCount) return i;
+    return UINT32_MAX;
+}
+
+dmlops_status isa_device_open(const char *request, const dm_vk_params *params, isa_device *d)
+{
+    memset(d, 0, sizeof *d);
+    dm_vk_device *v = &d->dev;
+    DM_TRY(dm_vk_instance_create(false, true, &v->inst));
+    DM_TRY(dm_vk_choose_device(&v->inst, request, false, &v->phys, &v->info));
+    const char *ext = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pe = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &pe};
+    if (dm_vk_has_device_extension(&v->inst.vki, v->phys, ext)) v->inst.vki.GetPhysicalDeviceFeatures2(v->phys, &f2);
+    if (!pe.pipelineExecutableInfo)
+        return dm_fail(DMLOPS_ERROR_UNSUPPORTED, "%s (%s): no %s, so its driver shows no statistics or code",
+                       v->info.name, v->info.driver_info, ext);
+    v->queue_family = isa_compute_family(v);
+    if (v->queue_family == UINT32_MAX) return dm_fail(DMLOPS_ERROR_NO_DEVICE, "%s has no compute queue", v->info.name);
+    const float prio = 1.0f;
+    const VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                         .queueFamilyIndex = v->queue_family,
+                                         .queueCount = 1,
+                                         .pQueuePriorities = &prio};
+    const VkDeviceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                                   .pNext = &f2,
+                                   .queueCreateInfoCount = 1,
+                                   .pQueueCreateInfos = &qci,
+                                   .enabledExtensionCount = 1,
+                                   .ppEnabledExtensionNames = &ext};
+    pe.pipelineExecutableInfo = VK_TRUE;
+    f2.features = (VkPhysicalDeviceFeatures){0}; /* the kernels need no optional feature */
+    const VkResult r = v->inst.vki.CreateDevice(v->phys, &ci, NULL, &v->device);
+    if (r != VK_SUCCESS) return dm_vk_fail(NULL, r, "vkCreateDevice", v->info.name);
+    v->owned = true;
+    dm_vk_load_device_table(&v->inst.vki, v->device, &v->vkd);
+    d->properties = (PFN_vkGetPipelineExecutablePropertiesKHR)v->inst.vki.GetDeviceProcAddr(
+        v->device, "vkGetPipelineExecutablePropertiesKHR");
+    d->statistics = (PFN_vkGetPipelineExecutableStatisticsKHR)v->inst.vki.GetDeviceProcAddr(
+        v->device, "vkGetPipelineExecutableStatisticsKHR");
+    d->representations = (PFN_vkGetPipelineExecutableInternalRepresentationsKHR)v->inst.vki.GetDeviceProcAddr(
+        v->device, "vkGetPipelineExecutableInternalRepresentationsKHR");
+    if (!d->properties || !d->statistics || !d->representations)
+        return dm_fail(DMLOPS_ERROR_UNSUPPORTED, "%s: the driver lists %s but lacks its functions", v->info.name, ext);
+    /* The limits a context on this device plans with. */
+    dm_vk_limits_for(&v->inst.vki, v->phys, &v->info, params, 0, &v->lim);
+    DM_TRY(dm_vk_pipelines_init(v, NULL, false, &d->pipes));
+    d->pipes.create_flags =
+        VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR | VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
+    return DMLOPS_SUCCESS;
+}
+
+void isa_device_close(isa_device *d)
+{
+    if (d->dev.device) dm_vk_pipelines_destroy(&d->dev, &d->pipes);
+    dm_vk_device_close(&d->dev);
+}
+
+static double isa_stat_number(const VkPipelineExecutableStatisticKHR *s)
+{
+    switch (s->format) {
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: return s->value.b32 ? 1 : 0;
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: return (double)s->value.i64;
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: return (double)s->value.u64;
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: return s->value.f64;
+    default: return -1;
+    }
+}
+
+/* The disassembly among the executable's representations: RADV names it "Assembly"
+ * (ACO) or "Disassembly"; other drivers' text representations are kept only by those
+ * names too, so that the parser never reads an IR as machine code. */
+static dmlops_status isa_read_disassembly(isa_device *d, const VkPipelineExecutableInfoKHR *ei, isa_shader *s)
+{
+    enum { MAX_IR = 16 };
+    VkPipelineExecutableInternalRepresentationKHR ir[MAX_IR];
+    for (uint32_t i = 0; i < MAX_IR; i++)
+        ir[i] = (VkPipelineExecutableInternalRepresentationKHR){
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR};
+    uint32_t n = MAX_IR;
+    /* First their names and sizes (pData NULL), then the one wanted. */
+    VkResult r = d->representations(d->dev.device, ei, &n, ir);
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE)
+        return dm_vk_fail(NULL, r, "vkGetPipelineExecutableInternalRepresentationsKHR", "reading a pipeline's code");
+    uint32_t want = n;
+    for (uint32_t i = 0; i < n && want == n; i++)
+        if (ir[i].isText && (!strcmp(ir[i].name, "Assembly") || !strcmp(ir[i].name, "Disassembly"))) want = i;
+    if (want == n || ir[want].dataSize == 0) return DMLOPS_SUCCESS;
+    const size_t size = ir[want].dataSize;
+    char *text = calloc(1, size + 1);
+    if (!text) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory reading a pipeline's code");
+    ir[want].pData = text;
+    uint32_t one = want + 1; /* the wanted one is the last of the first want + 1 */
+    r = d->representations(d->dev.device, ei, &one, ir);
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
+        free(text);
+        return dm_vk_fail(NULL, r, "vkGetPipelineExecutableInternalRepresentationsKHR", "reading a pipeline's code");
+    }
+    text[size] = 0;
+    snprintf(s->disassembly_name, sizeof s->disassembly_name, "%s", ir[want].name);
+    s->disassembly = text;
+    return DMLOPS_SUCCESS;
+}
+
+dmlops_status isa_shader_read(isa_device *d, VkPipeline pipe, isa_shader *s)
+{
+    memset(s, 0, sizeof *s);
+    const VkDevice dev = d->dev.device;
+    const VkPipelineInfoKHR pi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR, .pipeline = pipe};
+    uint32_t n = 1;
+    VkPipelineExecutablePropertiesKHR props = {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR};
+    VkResult r = d->properties(dev, &pi, &n, &props);
+    if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || n == 0)
+        return dm_vk_fail(NULL, r, "vkGetPipelineExecutablePropertiesKHR", "reading a pipeline's executables");
+    snprintf(s->executable, sizeof s->executable, "%s", props.name);
+    const VkPipelineExecutableInfoKHR ei = {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR,
+                                            .pipeline = pipe,
+                                            .executableIndex = 0};
+    VkPipelineExecutableStatisticKHR st[ISA_MAX_STATS];
+    for (uint32_t i = 0; i < ISA_MAX_STATS; i++)
+        st[i] = (VkPipelineExecutableStatisticKHR){.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR};
+    n = ISA_MAX_STATS;
+    r = d->statistics(dev, &ei, &n, st);
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE)
+        return dm_vk_fail(NULL, r, "vkGetPipelineExecutableStatisticsKHR", "reading a pipeline's statistics");
+    for (uint32_t i = 0; i < n; i++) {
+        snprintf(s->stat[i].name, sizeof s->stat[i].name, "%s", st[i].name);
+        s->stat[i].value = isa_stat_number(&st[i]);
+    }
+    s->nstats = n;
+    return isa_read_disassembly(d, &ei, s);
+}
+
+void isa_shader_free(isa_shader *s)
+{
+    free(s->disassembly);
+    s->disassembly = NULL;
+}
+
+double isa_stat_value(const isa_shader *s, const char *name)
+{
+    for (uint32_t i = 0; i < s->nstats; i++)
+        if (!strcmp(s->stat[i].name, name)) return s->stat[i].value;
+    return -1;
+}
