@@ -220,6 +220,32 @@ uvec4 tile_stage_load(uint k)
 }
 void tile_stage_store(uint k, uvec4 x) { lds4[k] = x; }
 
+// The lane's chunks of the tile that go element by element (bit i: its chunk i): the
+// row's ends, sources outside the windows. Done after the lane's vector chunks, from the
+// kernel's own row state (row_elem), in one loop, so that the tile's unrolled loops carry
+// no element path: with it each of them held 1000-6000 instructions on RADV (make isa).
+void tile_slow(uint slow, uint lgS)
+{
+    const uint lane = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
+    while (slow != 0u) {
+        const uint i = uint(findLSB(slow)), idx = lane + i * wg;
+        slow &= slow - 1u;
+        g_tr_row = 0xffffffffu;
+        tile_row_at(g_tile_r0 + (idx >> lgS), g_tile_sg, g_tile_S);
+        element_chunk(g_tr_c0 + (idx & (g_tile_S - 1u)), g_tr_db, g_tr_end);
+    }
+}
+
+// Chunk idx of the tile for the row the lane has (g_tr_*): its index, and whether it is a
+// whole chunk whose sources tile_chunk_ok takes (else *j0 is 0).
+bool tile_chunk(uint idx, uint len4, out uint c, out uint j0)
+{
+    c = g_tr_c0 + (idx & (g_tile_S - 1u));
+    const bool whole = c * 16u >= g_tr_db && c * 16u + 16u <= g_tr_end && c < len4;
+    j0 = whole ? (c * 16u - g_tr_db) / ESIZE : 0u;
+    return whole && tile_chunk_ok(c, j0);
+}
+
 void tiles_rows_main()
 {
     const uint lane = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x, n = 16u / ESIZE;
@@ -233,38 +259,34 @@ void tiles_rows_main()
         g_tile_r0 = rg * G;
         const uint g_rows = min(G, rows - g_tile_r0);
         g_tr_row = 0xffffffffu;
+        uint slow = 0u;
         // Every whole chunk's source an aligned vector (the host's finding, ALIGNED): straight
         // loads, every one of a lane's before its stores.
         if (ALIGNED) {
             uvec4 x[TILE_V];
+            uint cs[TILE_V];
             [[unroll]] for (uint i = 0u; i < TILE_V; i++) {
                 const uint idx = lane + i * wg, g = idx >> lgS;
                 x[i] = uvec4(0u);
+                cs[i] = 0xffffffffu;
                 if (g >= g_rows) continue;
                 tile_row_at(g_tile_r0 + g, g_tile_sg, S);
-                const uint c = g_tr_c0 + (idx & (S - 1u));
-                if (c >= g_tr_c1 || c * 16u < g_tr_db || c * 16u + 16u > g_tr_end || c >= len4) continue;
-                const uint j0 = (c * 16u - g_tr_db) / ESIZE;
-                if (!tile_chunk_ok(c, j0)) continue;
-                const bool back = j0 < g_tr_P;
-                const uint a = back ? g_tr_Bb - (j0 + n - 1u) * ESIZE : g_tr_Bf + j0 * g_tr_D;
-                x[i] = LD_SRC4(a >> 4u);
-            }
-            [[unroll]] for (uint i = 0u; i < TILE_V; i++) {
-                const uint idx = lane + i * wg, g = idx >> lgS;
-                if (g >= g_rows) continue;
-                tile_row_at(g_tile_r0 + g, g_tile_sg, S);
-                const uint c = g_tr_c0 + (idx & (S - 1u));
+                uint c, j0;
+                const bool ok = tile_chunk(idx, len4, c, j0);
                 if (c >= g_tr_c1) continue;
-                const bool whole = c * 16u >= g_tr_db && c * 16u + 16u <= g_tr_end && c < len4;
-                const uint j0 = whole ? (c * 16u - g_tr_db) / ESIZE : 0u;
-                if (!whole || !tile_chunk_ok(c, j0)) {
-                    element_chunk(c, g_tr_db, g_tr_end);
+                if (!ok) {
+                    slow |= 1u << i;
                     continue;
                 }
                 const bool back = j0 < g_tr_P;
-                ST_DST4(c, back ? reverse_elements(x[i]) : x[i]);
+                x[i] = LD_SRC4((back ? g_tr_Bb - (j0 + n - 1u) * ESIZE : g_tr_Bf + j0 * g_tr_D) >> 4u);
+                cs[i] = back ? c | 0x80000000u : c; /* the top bit: reversed */
             }
+            [[unroll]] for (uint i = 0u; i < TILE_V; i++) {
+                const uint c = cs[i] & 0x7fffffffu;
+                if (cs[i] != 0xffffffffu) ST_DST4(c, c != cs[i] ? reverse_elements(x[i]) : x[i]);
+            }
+            tile_slow(slow, lgS);
             continue;
         }
         // The rows' geometry, each worked out by one lane, then the rows' sources.
@@ -277,21 +299,15 @@ void tiles_rows_main()
         g_tr_row = 0xffffffffu;
         TILE_STAGE(g_rows * rs, tile_stage_load, tile_stage_store)
         barrier();
-        [[unroll]] for (uint i = 0u; i < TILE_V; i++) {
+        for (uint i = 0u; i < TILE_V; i++) {
             const uint idx = lane + i * wg, g = idx >> lgS;
-            if (g >= g_rows) continue;
+            if (g >= g_rows) break;
             tile_row_get(g);
-            const uint c = g_tr_c0 + (idx & (S - 1u));
+            uint c, j0;
+            const bool ok = tile_chunk(idx, len4, c, j0);
             if (c >= g_tr_c1) continue;
-            const bool whole = c * 16u >= g_tr_db && c * 16u + 16u <= g_tr_end && c < len4;
-            const uint j0 = whole ? (c * 16u - g_tr_db) / ESIZE : 0u;
-            if (!whole || !tile_chunk_ok(c, j0)) {
-                // The kernel's own row state (row_elem) for the few chunks that go element by
-                // element: the row's ends, sources outside the windows.
-                const uint keep = g_tr_row;
-                g_tr_row = 0xffffffffu;
-                tile_row_at(keep, g_tile_sg, S);
-                element_chunk(c, g_tr_db, g_tr_end);
+            if (!ok) {
+                slow |= 1u << i;
                 continue;
             }
             const uint at = g * rs;
@@ -309,6 +325,7 @@ void tiles_rows_main()
             }
             ST_DST4(c, v);
         }
+        tile_slow(slow, lgS);
         barrier(); // before the next tile stages over this one
         g_tr_row = 0xffffffffu;
     }

@@ -75,9 +75,10 @@ typedef struct isa_loop {
     isa_code body;          /* the chunk loop */
     isa_code path;          /* its per-unit path */
     uint32_t chunks;        /* chunk stores in the chunk loop */
-    uint32_t loads_ahead;   /* vector loads laid out in the chunk loop before its first store:
-                               how many a lane can have in flight before it stores (the
-                               copy: 1; a copy of four uvec4 per step would have 4) */
+    uint32_t loads_ahead;   /* vector loads laid out in the per-unit path before its first
+                               store to memory (shared memory aside): how many a lane can have
+                               in flight before it stores (the copy: 1; a copy of four uvec4
+                               per step: 4; a GPU tile: what it stages, then its chunks) */
     uint32_t lines[2], grid_lines[2]; /* first and last lines in the text (1-based) */
 } isa_loop;
 

@@ -90,7 +90,7 @@ static dmlops_status isa_copy_row(isa_device *d, isa_row *row)
     snprintf(row->module, sizeof row->module, "copy");
     row->compute_copy = true;
     VkPipeline pipe;
-    DM_TRY(dm_vk_copy_pipeline(&d->dev, &d->pipes, texel, &pipe));
+    DM_TRY(dm_vk_copy_pipeline(&d->dev, &d->pipes, texel, 1, DM_COPY_WORKGROUP, &pipe)); /* the plain copy */
     DM_TRY(isa_shader_read(d, pipe, &row->shader));
     row->kernel = true;
     take_stats(row);

@@ -360,7 +360,9 @@ static void count_loop(const isa_prog *p, const char *const *mn, const isa_span 
     count_code(p, loop, 0, body, body, &l->body);
     count_code(p, loop, nloops, grid, body, &l->path);
     l->chunks = stores_of_width(p, body, wide);
-    for (uint32_t i = body.first; i <= body.last && !is_store(mn[i]); i++) l->loads_ahead += is_vector_load(mn[i]);
+    /* From the unit's start: the GPU tiles load a tile's sources into shared memory in the
+     * grid loop, before the chunk loop reads them and stores. */
+    for (uint32_t i = grid.first; i <= grid.last && !is_store(mn[i]); i++) l->loads_ahead += is_vector_load(mn[i]);
     l->lines[0] = p->in[body.first].line;
     l->lines[1] = p->in[body.last].line;
     l->grid_lines[0] = p->in[grid.first].line;
