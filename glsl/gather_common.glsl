@@ -193,7 +193,7 @@ const uint P_RANK = 0u, P_UNITS = 1u, P_MODE = 2u, P_PER_ROW = 3u, P_AXIS = 4u, 
            P_AUX_BASE = 12u, P_M = 13u, P_AXIS_SRC_STRIDE = 14u, P_SIZE = 16u, P_DST_STRIDE = 24u,
            P_SRC_STRIDE = 32u, P_AUX_STRIDE = 40u, P_TILE_CHUNKS = 48u, P_TILES = 49u, P_TILE_PER = 50u,
            P_TILE_MAGIC = 51u, P_TILE_SHIFTS = 52u, P_TILE_STEP_ROWS = 53u, P_TILE_STEP_COLS = 54u,
-           P_TILE_SPAN = 55u, P_SPAN_MAGIC = 56u, P_SPAN_SHIFTS = 57u;
+           P_TILE_SPAN = 55u, P_SPAN_MAGIC = 56u, P_SPAN_SHIFTS = 57u, P_M_MAGIC = 58u, P_M_SHIFTS = 59u;
 const uint MODE_ELEMENT = 0u, MODE_VEC = 1u;
 // Fast-path variants (VARIANT). SLICE1: rows that run one element forwards or backwards
 // (STREAM), step 2 from the two vectors that hold a chunk's elements (PAIRS), any other
@@ -278,6 +278,9 @@ uint g_aux_addr = 0xffffffffu, g_aux_value;
 // elements end to end from byte g_fdb; row r's source and aux start at g_fsb + r * g_fsstr
 // and g_fab + r * g_fastr. Here so that a kernel's own flat_elem can use them.
 uint g_fdb, g_fsb, g_fab, g_fsstr, g_fastr, g_fm;
+// Element f of the walk's row: f / g_fm, by the row length's magic number (src/fastdiv.h):
+// the walk finds a run's first row with it, and on a GPU a run is one chunk.
+uint fm_row(uint f) { return fastdiv(f, p(P_M_MAGIC), p(P_M_SHIFTS)); }
 
 // ---- 16-byte vectors -------------------------------------------------------------
 

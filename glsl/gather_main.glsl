@@ -310,7 +310,7 @@ bool flat_chunk(uint r, uint j, bool vec, out uvec4 v)
 
 bool flat_elem_at(uint f, out uvec2 x)
 {
-    const uint r = f / g_fm;
+    const uint r = fm_row(f);
     return flat_elem(r, f - r * g_fm, x);
 }
 // A chunk the walk cannot store whole: at the piece's ends, or one flat_chunk refused.
@@ -341,7 +341,7 @@ uint flat_begin(out uint end, out uint w0, out uint w1)
 // element after the run. vec is passed on to flat_chunk: the callers pass constants.
 void flat_lanes(uint w0, uint w1, uint u, uint threads, uint end, bool vec)
 {
-    const uint lane = u % LANES, span = LANES * (16u / ESIZE), dq = span / g_fm, dr = span - dq * g_fm;
+    const uint lane = u % LANES, span = LANES * (16u / ESIZE), dq = fm_row(span), dr = span - dq * g_fm;
     u /= LANES;
     threads /= LANES;
     const uint runs = (w1 - w0 + RUN * LANES - 1u) / (RUN * LANES);
@@ -355,7 +355,7 @@ void flat_lanes(uint w0, uint w1, uint u, uint threads, uint end, bool vec)
         for (uint b = 0u; b < PEND; b++) {
             const uint c0 = w0 + run * RUN * LANES + lane, c1 = min(w0 + (run + 1u) * RUN * LANES, w1);
             const uint f0 = (c0 * 16u - g_fdb) / ESIZE;
-            uint r = f0 / g_fm, j = f0 - r * g_fm, slow = 0u, t = 0u;
+            uint r = fm_row(f0), j = f0 - r * g_fm, slow = 0u, t = 0u;
             for (uint c = c0; c < c1; c += LANES, t++) {
                 uvec4 v;
                 const bool whole = flat_chunk(r, j, vec, v);

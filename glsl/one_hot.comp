@@ -197,7 +197,7 @@ void flat_two_rows(uint w0, uint w1, uint u, uint threads, uvec4 off, uvec4 on)
     const uint runs = (w1 - w0 + RUN - 1u) / RUN;
     for (uint run = u; run < runs; run += threads) {
         const uint c0 = w0 + run * RUN, f0 = (c0 * 16u - g_fdb) / ESIZE;
-        uint r = f0 / g_fm, j = f0 - r * g_fm, hot = flat_hot(r);
+        uint r = fm_row(f0), j = f0 - r * g_fm, hot = flat_hot(r);
         for (uint c = c0; c < min(c0 + RUN, w1); c++) {
             // The chunk holds elements j .. j + n - 1 of row r, the last p of them reaching
             // into row r + 1 when p < n (m >= n: never further).
@@ -420,7 +420,7 @@ void tiles_hot_main()
     uint end, w0, w1;
     const uint rows = flat_begin(end, w0, w1), m = g_fm, n = 16u / ESIZE, lane = gl_LocalInvocationID.x;
     const uint wg = gl_WorkGroupSize.x, TC = p(P_TILE_CHUNKS), lg = p(P_TILE_PER);
-    const uint mmag = p(P_TILE_MAGIC), msh = p(P_TILE_SHIFTS), dq = p(P_TILE_STEP_ROWS), dr = p(P_TILE_STEP_COLS);
+    const uint dq = p(P_TILE_STEP_ROWS), dr = p(P_TILE_STEP_COLS);
     const uint abytes = AUX_TYPE >= AUX_U64 ? 8u : 4u;
     const uvec4 off = splat(g_off), on = splat(g_on);
     const uint tiles = (w1 - w0 + TC - 1u) >> lg;
@@ -430,15 +430,15 @@ void tiles_hot_main()
     for (uint t = tile_group(); t < tiles; t += tile_groups()) {
         const uint c0 = w0 + t * TC, c1 = min(c0 + TC, w1);
         const uint f0 = (c0 * 16u - g_fdb) / ESIZE, fz = (c1 * 16u - g_fdb) / ESIZE - 1u;
-        g_th_r0 = fastdiv(f0, mmag, msh);
-        g_th_rows = fastdiv(fz, mmag, msh) + 1u - g_th_r0;
+        g_th_r0 = fm_row(f0);
+        g_th_rows = fm_row(fz) + 1u - g_th_r0;
         const uint nvec = ((g_fab + (g_th_r0 + g_th_rows) * abytes + 15u) >> 4u) - ((g_fab + g_th_r0 * abytes) >> 4u);
         const bool staged = g_fastr == abytes && nvec <= LDS_VECS && g_th_rows <= LDS_VECS * 4u;
         if (staged) {
             TILE_STAGE(nvec, th_load, th_store)
             barrier();
         }
-        uint f = f0 + lane * n, r = fastdiv(f, mmag, msh), j = f - r * m;
+        uint f = f0 + lane * n, r = fm_row(f), j = f - r * m;
         for (uint c = c0 + lane; c < c1; c += wg) {
             uvec4 v;
             if (!staged) {

@@ -340,8 +340,10 @@ void tiles_columns_main()
         const uint naux = ((g_fab + e_hi * abytes + 15u) >> 4u) - g_tc_a0;
         const bool fits = staged && g_tc_nvec + naux <= LDS_VECS;
         if (fits) {
-            TILE_STAGE(g_tc_nvec, tc_load, tc_store)
+            // The lengths first: the source rows' loads, the most, are then the last a lane
+            // issues, all in flight while it waits at the barrier.
             TILE_STAGE(naux, tc_load_aux, tc_store_aux)
+            TILE_STAGE(g_tc_nvec, tc_load, tc_store)
             barrier();
         }
         for (uint idx = lane; idx < R << lg; idx += wg) {

@@ -19,10 +19,12 @@
 /* The GPU tiles' words (glsl/gather_tiles.glsl; vk_plan.c, dm_tile_params, says what each
  * variant keeps in them): chunks per tile, tiles, a per-tile count or log2, a divisor's
  * magic number and shifts (src/fastdiv.h), the rows and columns of a step of WG chunks,
- * the staged span, and a second divisor. */
+ * the staged span, and a second divisor; then every piece's row length M as a divisor
+ * (the flat walks and ONE_HOT's tiles find a chunk's row with it). */
 #define DM_VK_TILE_PARAMS(X)                                                              \
     X(TILE_CHUNKS, 48) X(TILES, 49) X(TILE_PER, 50) X(TILE_MAGIC, 51) X(TILE_SHIFTS, 52)  \
-    X(TILE_STEP_ROWS, 53) X(TILE_STEP_COLS, 54) X(TILE_SPAN, 55) X(SPAN_MAGIC, 56) X(SPAN_SHIFTS, 57)
+    X(TILE_STEP_ROWS, 53) X(TILE_STEP_COLS, 54) X(TILE_SPAN, 55) X(SPAN_MAGIC, 56) X(SPAN_SHIFTS, 57) \
+    X(M_MAGIC, 58) X(M_SHIFTS, 59)
 #define DM_VK_PARAM_ENUM(name, value) DM_P_##name = (value),
 enum {
     DM_VK_PARAMS(DM_VK_PARAM_ENUM)

@@ -130,6 +130,20 @@ static uint32_t *dm_push_piece(dm_piece_set *set, const dm_vk_piece *p)
     return set->params + (size_t)set->n++ * DM_P_WORDS;
 }
 
+static uint32_t dm_log2_u32(uint32_t v)
+{
+    uint32_t l = 0;
+    while (l < 31 && (1u << (l + 1)) <= v) l++;
+    return l;
+}
+
+static void dm_put_divisor(uint32_t *w, int magic_word, uint32_t d)
+{
+    const dm_fastdiv f = dm_fastdiv_for(d);
+    w[magic_word] = f.magic;
+    w[magic_word + 1] = f.shifts;
+}
+
 static void dm_fill_params(const dm_gather *g, const dm_box *b, const dm_vk_piece *p, uint32_t *w)
 {
     uint32_t per_row, mode;
@@ -146,6 +160,7 @@ static void dm_fill_params(const dm_gather *g, const dm_box *b, const dm_vk_piec
     w[DM_P_WIN_LO] = g->window ? b->wlo : 0;
     w[DM_P_WIN_HI] = g->window ? b->whi : UINT32_MAX;
     w[DM_P_M] = b->hi[last] - b->lo[last];
+    dm_put_divisor(w, DM_P_M_MAGIC, w[DM_P_M] ? w[DM_P_M] : 1); /* rows of 0 elements have no chunks to divide */
     /* Whether every row starts at the same byte offset modulo 16 (each row dimension that
      * moves steps the output by a multiple of 16; bindings start at multiples of 16), so
      * that a row spans exactly as many chunks as its first does, not per_row, the most a
@@ -170,20 +185,6 @@ static void dm_fill_params(const dm_gather *g, const dm_box *b, const dm_vk_piec
     for (int s = 0; s < DM_SLOT_AUX2; s++)
         if (g->binding[s] >= 0)
             w[base_word[s]] = (uint32_t)((uint64_t)origin[s] * dm_slot_esize(g, s) - p->span[s].lo);
-}
-
-static uint32_t dm_log2_u32(uint32_t v)
-{
-    uint32_t l = 0;
-    while (l < 31 && (1u << (l + 1)) <= v) l++;
-    return l;
-}
-
-static void dm_put_divisor(uint32_t *w, int magic_word, uint32_t d)
-{
-    const dm_fastdiv f = dm_fastdiv_for(d);
-    w[magic_word] = f.magic;
-    w[magic_word + 1] = f.shifts;
 }
 
 /* The GPU tiles' words of a piece (glsl/gather_tiles.glsl) and the invocations its grid
@@ -236,7 +237,6 @@ static uint64_t dm_tile_params(const dm_gather *g, uint32_t variant, const dm_bo
         tiles = (chunks + tc - 1) / tc;
         w[DM_P_TILE_CHUNKS] = tc;
         w[DM_P_TILE_PER] = dm_log2_u32(tc);
-        dm_put_divisor(w, DM_P_TILE_MAGIC, m);
         w[DM_P_TILE_STEP_ROWS] = wg * n / m;
         w[DM_P_TILE_STEP_COLS] = wg * n % m;
     } else if (variant == DM_VARIANT_TILE_COLUMNS) {
