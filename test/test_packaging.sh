@@ -52,6 +52,7 @@ check "libdmlops.a exports only dmlops_*" sh -c "! nm -g --defined-only $B/libdm
 check "libdmlops.a needs no vk* symbol at link time" sh -c "! nm -u $B/libdmlops.a | grep -E ' (vk|volk)'"
 check "a program links without -lvulkan" sh -c "$CC -Iinclude examples/quickstart.c -Iexamples $LDFLAGS $B/libdmlops.a -lm -ldl -lpthread -o $tmp/q && ! (ldd $tmp/q | grep -q libvulkan)"
 
+check "examples/onnx_slice.c builds and runs (CPU backend)" sh -c "$CC -std=c11 -Wall -Wextra -Werror -Iinclude examples/onnx_slice.c $LDFLAGS $B/libdmlops.a -lm -ldl -lpthread -o $tmp/os && DMLOPS_BACKEND=cpu $tmp/os"
 check "examples/vulkan_interop.c builds and runs" sh -c "$CC -std=c11 -Wall -Wextra -Werror -Iinclude examples/vulkan_interop.c $LDFLAGS $B/libdmlops.a -lvulkan -lm -ldl -lpthread -o $tmp/vi && $tmp/vi"
 
 # ---- the shared library ------------------------------------------------------------------
