@@ -39,6 +39,31 @@ static DML_FEATURE_LEVEL documented_level(const dmlops_onnx_op *op)
     return is_64(out->DataType) || lt != DML_TENSOR_DATA_TYPE_UINT32 ? DML_FEATURE_LEVEL_5_0 : DML_FEATURE_LEVEL_4_0;
 }
 
+/* A translation's outcome against the reference's: a refusal (checked here), an output
+ * with no elements, or a descriptor to run (true). counts: refused, empty, run. */
+static bool expect_outcome(dmlops_status st, const dmlops_onnx_op *before, const dmlops_onnx_op *op, bool refuse,
+                           dmlops_status want, const char *needle, uint32_t rank, const int64_t *shape,
+                           const char *what, unsigned *counts)
+{
+    if (refuse) {
+        counts[0]++;
+        check_refusal(st, before, op, want, needle, what);
+        return false;
+    }
+    if (!CHECK(st == DMLOPS_SUCCESS, "%s: %s: %s", what, dmlops_status_string(st), dmlops_last_error_message()) ||
+        !check_shape(op, rank, shape, what))
+        return false;
+    const bool empty = count_of(rank, shape) == 0;
+    if (!CHECK(op->empty == empty, "%s: empty = %d", what, op->empty)) return false;
+    if (empty) {
+        counts[1]++;
+        return false;
+    }
+    CHECK_OK(dmlops_validate_operator(&op->desc, documented_level(op)));
+    counts[2]++;
+    return true;
+}
+
 static void random_bytes(dmt_rng *r, uint8_t *p, uint64_t n)
 {
     for (uint64_t i = 0; i < n; i++) p[i] = (uint8_t)dmt_next(r);
@@ -279,7 +304,7 @@ static bool slice_refusal(dmt_rng *r, slice_node *n, dmlops_status *want, char *
     }
 }
 
-/* One random node; returns whether it ran on the backend. */
+/* One random node: translated, checked against the reference, and run when it has elements. */
 static void slice_case(runner *run, dmt_rng *r, unsigned *counts)
 {
     slice_node n;
@@ -292,29 +317,15 @@ static void slice_case(runner *run, dmt_rng *r, unsigned *counts)
     memset(&op, 0x5A, sizeof op);
     before = op;
     const dmlops_status st = call_slice(&n, &op);
-    if (refuse) {
-        counts[0]++;
-        check_refusal(st, &before, &op, want, needle, what);
-        return;
-    }
-    if (!CHECK(st == DMLOPS_SUCCESS, "%s: %s: %s", what, dmlops_status_string(st), dmlops_last_error_message())) return;
     static int64_t index[MAXR][64];
     int64_t shape[MAXR];
-    ref_slice(&n, shape, index);
-    if (!check_shape(&op, n.rank, shape, what)) return;
-    const bool empty = count_of(n.rank, shape) == 0;
-    if (!CHECK(op.empty == empty, "%s: empty = %d", what, op.empty)) return;
-    if (empty) {
-        counts[1]++;
-        return;
-    }
-    CHECK_OK(dmlops_validate_operator(&op.desc, documented_level(&op)));
+    if (!refuse) ref_slice(&n, shape, index);
+    if (!expect_outcome(st, &before, &op, refuse, want, needle, n.rank, shape, what, counts)) return;
     const uint64_t in_n = count_of(n.rank, n.shape) * esize(n.type), out_n = count_of(n.rank, shape) * esize(n.type);
     random_bytes(r, data_in, in_n);
     ref_slice_data(&n, shape, index, data_in, want_out);
     const void *in[1] = {data_in};
     run_and_compare(run, &op, in, &in_n, want_out, out_n, esize(n.type), what);
-    counts[2]++;
 }
 
 /* ---- ReverseSequence-10, from the specification's text -------------------------------- */
@@ -478,20 +489,8 @@ static void reverse_case(runner *run, dmt_rng *r, unsigned *counts)
     before = op;
     const dmlops_status st =
         dmlops_onnx_reverse_sequence(&op, n.type, n.rank, n.shape, n.lengths_type, n.time_axis, n.batch_axis);
-    if (refuse) {
-        counts[0]++;
-        check_refusal(st, &before, &op, want, needle, what);
-        return;
-    }
-    if (!CHECK(st == DMLOPS_SUCCESS, "%s: %s: %s", what, dmlops_status_string(st), dmlops_last_error_message())) return;
-    if (!check_shape(&op, n.rank, n.shape, what)) return;
+    if (!expect_outcome(st, &before, &op, refuse, want, needle, n.rank, n.shape, what, counts)) return;
     const uint64_t total = count_of(n.rank, n.shape);
-    if (!CHECK(op.empty == (total == 0), "%s: empty = %d", what, op.empty)) return;
-    if (!total) {
-        counts[1]++;
-        return;
-    }
-    CHECK_OK(dmlops_validate_operator(&op.desc, documented_level(&op)));
     const uint64_t in_n = total * esize(n.type), len_n = (uint64_t)n.shape[n.batch_axis] * esize(n.lengths_type);
     random_bytes(r, data_in, in_n);
     random_lengths(r, &n, data_aux);
@@ -499,7 +498,6 @@ static void reverse_case(runner *run, dmt_rng *r, unsigned *counts)
     const void *in[2] = {data_in, data_aux};
     const uint64_t sizes[2] = {in_n, len_n};
     run_and_compare(run, &op, in, sizes, want_out, in_n, esize(n.type), what);
-    counts[2]++;
 }
 
 /* ---- OneHot-11, from the specification's text ----------------------------------------- */
@@ -675,23 +673,11 @@ static void one_hot_case(runner *run, dmt_rng *r, unsigned *counts)
     before = op;
     const dmlops_status st =
         dmlops_onnx_one_hot(&op, n.indices_type, n.rank, n.shape, n.depth, n.values_type, n.axis);
-    if (refuse) {
-        counts[0]++;
-        check_refusal(st, &before, &op, want, needle, what);
-        return;
-    }
-    if (!CHECK(st == DMLOPS_SUCCESS, "%s: %s: %s", what, dmlops_status_string(st), dmlops_last_error_message())) return;
     int64_t shape[MAXR + 1];
     uint32_t a;
-    one_hot_shape(&n, shape, &a);
-    if (!check_shape(&op, n.rank + 1, shape, what)) return;
+    if (!refuse) one_hot_shape(&n, shape, &a);
+    if (!expect_outcome(st, &before, &op, refuse, want, needle, n.rank + 1, shape, what, counts)) return;
     const uint64_t total = count_of(n.rank + 1, shape), nidx = count_of(n.rank, n.shape);
-    if (!CHECK(op.empty == (total == 0), "%s: empty = %d", what, op.empty)) return;
-    if (!total) {
-        counts[1]++;
-        return;
-    }
-    CHECK_OK(dmlops_validate_operator(&op.desc, documented_level(&op)));
     const uint32_t vs = esize(n.values_type);
     random_indices(r, &n, data_in, nidx);
     do random_bytes(r, data_aux, 2 * vs);
@@ -700,7 +686,6 @@ static void one_hot_case(runner *run, dmt_rng *r, unsigned *counts)
     const void *in[2] = {data_in, data_aux};
     const uint64_t sizes[2] = {nidx * esize(n.indices_type), 2 * vs};
     run_and_compare(run, &op, in, sizes, want_out, total * vs, vs, what);
-    counts[2]++;
 }
 
 /* ---- the suites ------------------------------------------------------------------------ */

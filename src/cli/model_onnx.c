@@ -153,7 +153,7 @@ static void adopt(const json_value *bindings, model_op *op, model_cmd *cmd, cons
         t[2] = d->OutputTensor;
         op->axis = d->Axis;
     }
-    for (uint32_t i = 0; i < op->ntensors; i++) {
+    for (uint32_t i = 0; i < op->ntensors && i < 3; i++) {
         model_tensor *mt = &op->t[i];
         if (t[i]) {
             const DML_BUFFER_TENSOR_DESC *b = t[i]->Desc;
@@ -228,6 +228,7 @@ bool m_parse_onnx_operator(const mctx *j, const json_value *v, const char *path,
     dmlops_status st;
     if (k->type == DML_OPERATOR_SLICE1) {
         slice_args a;
+        memset(&a, 0, sizeof a);
         if (!slice_args_parse(j, sections[0], sections[1], np, &a)) return false;
         st = dmlops_onnx_slice(&h, type[0], rank[0], shape[0], a.count, a.v[0], a.v[1], a.given[2] ? a.v[2] : NULL,
                                a.given[3] ? a.v[3] : NULL);

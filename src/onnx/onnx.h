@@ -43,6 +43,11 @@ dmlops_status dm_onnx_sizes(const char *node, const char *what, const char *para
 /* Fills *op for an output with no elements: empty, the ONNX output shape, all else 0. */
 dmlops_status dm_onnx_empty(dmlops_onnx_op *op, uint32_t rank, const int64_t *shape);
 
+/* Starts a descriptor in *b: all zero, then its operator type, DirectML input count and
+ * the ONNX output shape. */
+void dm_onnx_begin(dmlops_onnx_op *b, DML_OPERATOR_TYPE type, uint32_t input_count, uint32_t rank,
+                   const int64_t *shape);
+
 /* Tensor i of the descriptor being built: its type and sizes, packed (strides NULL) or
  * with strides, and TotalTensorSizeInBytes from dmlops_calc_buffer_tensor_size. */
 void dm_onnx_tensor(dmlops_onnx_op *op, uint32_t i, DML_TENSOR_DATA_TYPE type, uint32_t rank,

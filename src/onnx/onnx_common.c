@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "checked.h"
 #include "status.h"
 
 dmlops_status dm_onnx_check_type(const char *node, const char *what, DML_TENSOR_DATA_TYPE type)
@@ -81,6 +80,16 @@ dmlops_status dm_onnx_empty(dmlops_onnx_op *op, uint32_t rank, const int64_t *sh
     return DMLOPS_SUCCESS;
 }
 
+void dm_onnx_begin(dmlops_onnx_op *b, DML_OPERATOR_TYPE type, uint32_t input_count, uint32_t rank,
+                   const int64_t *shape)
+{
+    memset(b, 0, sizeof *b);
+    b->desc.Type = type;
+    b->input_count = input_count;
+    b->output_rank = rank;
+    if (rank) memcpy(b->output_shape, shape, rank * sizeof *shape);
+}
+
 void dm_onnx_tensor(dmlops_onnx_op *op, uint32_t i, DML_TENSOR_DATA_TYPE type, uint32_t rank,
                     const uint32_t *sizes, const uint32_t *strides)
 {
@@ -103,29 +112,28 @@ void dm_onnx_tensor(dmlops_onnx_op *op, uint32_t i, DML_TENSOR_DATA_TYPE type, u
 static void dm_onnx_wire(dmlops_onnx_op *op)
 {
     struct dmlops_onnx_private_ *p = &op->private_;
-    const DML_TENSOR_DESC *t[DM_ONNX_MAX_TENSORS];
-    for (uint32_t i = 0; i <= op->input_count; i++) {
+    const DML_TENSOR_DESC *t = p->tensor;
+    for (uint32_t i = 0; i < DM_ONNX_MAX_TENSORS; i++) {
         DML_BUFFER_TENSOR_DESC *b = &p->buffer[i];
         b->Sizes = p->sizes[i];
         if (b->Strides) b->Strides = p->strides[i];
         p->tensor[i].Desc = b;
-        t[i] = &p->tensor[i];
     }
     op->desc.Desc = &p->op;
     if (op->desc.Type == DML_OPERATOR_SLICE1) {
-        p->op.slice.InputTensor = t[0];
-        p->op.slice.OutputTensor = t[1];
+        p->op.slice.InputTensor = &t[0];
+        p->op.slice.OutputTensor = &t[1];
         p->op.slice.InputWindowOffsets = p->window_offsets;
         p->op.slice.InputWindowSizes = p->window_sizes;
         p->op.slice.InputWindowStrides = p->window_strides;
     } else if (op->desc.Type == DML_OPERATOR_REVERSE_SUBSEQUENCES) {
-        p->op.reverse.InputTensor = t[0];
-        p->op.reverse.SequenceLengthsTensor = t[1];
-        p->op.reverse.OutputTensor = t[2];
+        p->op.reverse.InputTensor = &t[0];
+        p->op.reverse.SequenceLengthsTensor = &t[1];
+        p->op.reverse.OutputTensor = &t[2];
     } else {
-        p->op.one_hot.IndicesTensor = t[0];
-        p->op.one_hot.ValuesTensor = t[1];
-        p->op.one_hot.OutputTensor = t[2];
+        p->op.one_hot.IndicesTensor = &t[0];
+        p->op.one_hot.ValuesTensor = &t[1];
+        p->op.one_hot.OutputTensor = &t[2];
     }
 }
 

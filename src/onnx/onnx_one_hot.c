@@ -7,7 +7,6 @@
  * dimension larger than 1, is `on`. Both are bound as ONNX holds them. */
 #include "onnx/onnx.h"
 
-#include <string.h>
 
 #include "status.h"
 
@@ -65,7 +64,7 @@ dmlops_status dmlops_onnx_one_hot(dmlops_onnx_op *op, DML_TENSOR_DATA_TYPE indic
                        node, (long long)depth);
 
     dmlops_onnx_op b;
-    memset(&b, 0, sizeof b);
+    dm_onnx_begin(&b, DML_OPERATOR_ONE_HOT, 2, (uint32_t)out_rank, shape);
     uint32_t idx_sizes[DMLOPS_ONNX_MAX_RANK], sizes[DMLOPS_ONNX_MAX_RANK], values[DMLOPS_ONNX_MAX_RANK], n;
     DM_TRY(dm_onnx_sizes(node, "indices", "indices_shape", rank, indices_shape, idx_sizes, &n));
     DM_TRY(dm_onnx_sizes(node, "the output", "output_shape", (uint32_t)out_rank, shape, sizes, &n));
@@ -73,11 +72,7 @@ dmlops_status dmlops_onnx_one_hot(dmlops_onnx_op *op, DML_TENSOR_DATA_TYPE indic
         idx_sizes[d] = d == a ? 1 : sizes[d];
         values[d] = d + 1 == n ? 2 : 1;
     }
-    b.desc.Type = DML_OPERATOR_ONE_HOT;
     b.private_.op.one_hot.Axis = a;
-    b.input_count = 2;
-    b.output_rank = n;
-    memcpy(b.output_shape, shape, n * sizeof *shape);
     dm_onnx_tensor(&b, 0, indices_type, n, idx_sizes, NULL);
     dm_onnx_tensor(&b, 1, values_type, n, values, NULL);
     dm_onnx_tensor(&b, 2, values_type, n, sizes, NULL);

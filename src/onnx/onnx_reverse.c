@@ -6,7 +6,6 @@
  * DirectML does (ONNX leaves them undefined); negative ones count as 0. */
 #include "onnx/onnx.h"
 
-#include <string.h>
 
 #include "status.h"
 
@@ -36,18 +35,14 @@ dmlops_status dmlops_onnx_reverse_sequence(dmlops_onnx_op *op, DML_TENSOR_DATA_T
     if (dm_onnx_has_no_elements(rank, input_shape)) return dm_onnx_empty(op, rank, input_shape);
 
     dmlops_onnx_op b;
-    memset(&b, 0, sizeof b);
+    dm_onnx_begin(&b, DML_OPERATOR_REVERSE_SUBSEQUENCES, 2, rank, input_shape);
     uint32_t sizes[DMLOPS_ONNX_MAX_RANK], len_sizes[DMLOPS_ONNX_MAX_RANK], len_strides[DMLOPS_ONNX_MAX_RANK], dml_rank;
     DM_TRY(dm_onnx_sizes(node, "input", "input_shape", rank, input_shape, sizes, &dml_rank));
     for (uint32_t d = 0; d < rank; d++) {
         len_sizes[d] = d == (uint32_t)time_axis ? 1 : sizes[d];
         len_strides[d] = d == (uint32_t)batch_axis ? 1 : 0;
     }
-    b.desc.Type = DML_OPERATOR_REVERSE_SUBSEQUENCES;
     b.private_.op.reverse.Axis = (uint32_t)time_axis;
-    b.input_count = 2;
-    b.output_rank = rank;
-    memcpy(b.output_shape, input_shape, rank * sizeof *input_shape);
     dm_onnx_tensor(&b, 0, input_type, rank, sizes, NULL);
     dm_onnx_tensor(&b, 1, lengths_type, rank, len_sizes, len_strides);
     dm_onnx_tensor(&b, 2, input_type, rank, sizes, NULL);

@@ -8,7 +8,6 @@
  * (start -95 clamps to 0, end -95 to -1), where Python's slicing selects nothing. */
 #include "onnx/onnx.h"
 
-#include <string.h>
 
 #include "status.h"
 
@@ -25,7 +24,7 @@ typedef struct dm_onnx_axis {
 static dm_onnx_axis dm_slice_axis(int64_t dim, int64_t start, int64_t end, int64_t step)
 {
     dm_onnx_axis a = {0, step, 0};
-    if (dim == 0) return a;
+    if (dim == 0 || step == 0) return a; /* (a zero step is refused before) */
     /* v + dim cannot overflow for v < 0 <= dim. */
     if (start < 0) start += dim;
     if (end < 0) end += dim;
@@ -90,7 +89,7 @@ dmlops_status dmlops_onnx_slice(dmlops_onnx_op *op, DML_TENSOR_DATA_TYPE type, u
     if (dm_onnx_has_no_elements(rank, shape)) return dm_onnx_empty(op, rank, shape);
 
     dmlops_onnx_op b;
-    memset(&b, 0, sizeof b);
+    dm_onnx_begin(&b, DML_OPERATOR_SLICE1, 1, rank, shape);
     uint32_t in_sizes[DMLOPS_ONNX_MAX_RANK], out_sizes[DMLOPS_ONNX_MAX_RANK], dml_rank;
     DM_TRY(dm_onnx_sizes(node, "data", "input_shape", rank, input_shape, in_sizes, &dml_rank));
     struct dmlops_onnx_private_ *p = &b.private_;
@@ -119,11 +118,7 @@ dmlops_status dmlops_onnx_slice(dmlops_onnx_op *op, DML_TENSOR_DATA_TYPE type, u
         p->window_sizes[d] = (uint32_t)(span + 1);
         p->window_strides[d] = (int32_t)step;
     }
-    b.desc.Type = DML_OPERATOR_SLICE1;
     p->op.slice.DimensionCount = dml_rank;
-    b.input_count = 1;
-    b.output_rank = rank;
-    if (rank) memcpy(b.output_shape, shape, rank * sizeof *shape);
     dm_onnx_tensor(&b, 0, type, dml_rank, in_sizes, NULL);
     dm_onnx_tensor(&b, 1, type, dml_rank, out_sizes, NULL);
     return dm_onnx_finish(node, &b, op);
