@@ -146,7 +146,6 @@ typedef struct tensor {
     int64_t dims[MAXR];
     uint8_t *data; /* the elements, little-endian, as raw_data holds them */
     uint64_t bytes, cap;
-    bool raw;
 } tensor;
 
 static bool tensor_dim(void *ctx, uint64_t v)
@@ -208,10 +207,9 @@ static bool parse_tensor(pb b, tensor *t)
         case 8: ok = wire == 2 && pb_string(&b, t->name, sizeof t->name); break;
         case 9:
             ok = wire == 2 && pb_sub(&b, &s) && tensor_grow(t, (uint64_t)(s.end - s.p));
-            if (ok) {
+            if (ok && s.end > s.p) { /* raw_data of a tensor with no elements is empty */
                 memcpy(t->data + t->bytes, s.p, (size_t)(s.end - s.p));
                 t->bytes += (uint64_t)(s.end - s.p);
-                t->raw = true;
             }
             break;
         case 10: ok = t->onnx_type && pb_repeated(&b, wire, 8, tensor_value, t); break;
