@@ -66,7 +66,7 @@ static inline void runner_free(runner *r)
  * input_bytes) and checks the result against want (want_n bytes: the ONNX output), and that
  * nothing past those bytes was written. */
 static inline bool run_and_compare(runner *r, const dmlops_onnx_op *op, const void *const *in, const uint64_t *n,
-                            const uint8_t *want, uint64_t want_n, uint32_t es, const char *what)
+                                   const uint8_t *want, uint64_t want_n, uint32_t es, const char *what)
 {
     static uint8_t guard[BUF_BYTES + GUARD];
     if (!guard[0]) memset(guard, 0xA5, sizeof guard);
@@ -76,8 +76,7 @@ static inline bool run_and_compare(runner *r, const dmlops_onnx_op *op, const vo
     dmlops_binding b[3];
     for (uint32_t i = 0; i < op->input_count; i++) {
         const bool fits = op->input_bytes[i] >= n[i] && op->input_bytes[i] <= BUF_BYTES && (op->input_bytes[i] & 3) == 0;
-        if (!CHECK(fits,
-                   "%s: input_bytes[%u] = %" PRIu64 " for %" PRIu64 " ONNX bytes", what, i, op->input_bytes[i], n[i]))
+        if (!CHECK(fits, "%s: input_bytes[%u] = %" PRIu64 " for %" PRIu64 " ONNX bytes", what, i, op->input_bytes[i], n[i]))
             return false;
         if (!CHECK_OK(dmlops_buffer_write(r->in[i], 0, in[i], n[i]))) return false;
         b[i] = (dmlops_binding){r->in[i], 0, op->input_bytes[i]};
@@ -106,7 +105,7 @@ static inline bool run_and_compare(runner *r, const dmlops_onnx_op *op, const vo
 
 /* A refused call: the status, the ONNX name and value in the message, *op untouched. */
 static inline bool check_refusal(dmlops_status st, const dmlops_onnx_op *before, const dmlops_onnx_op *after,
-                          dmlops_status want, const char *needle, const char *what)
+                                 dmlops_status want, const char *needle, const char *what)
 {
     const char *msg = dmlops_last_error_message();
     if (!CHECK(st == want, "%s: %s, expected %s (%s)", what, dmlops_status_string(st), dmlops_status_string(want),
