@@ -193,7 +193,7 @@ endif
 
 help:
 	@echo "make            build $(LIB), $(SO) and $(CLI)"
-	@echo "make demo       run examples/quickstart.c on the default device"
+	@echo "make demo       run examples/quickstart.c and examples/onnx_slice.c on the default device"
 	@echo "make test       build and run the test suite (ends with 'N passed, N failed')"
 	@echo "make test-asan  the suite under AddressSanitizer + UBSan"
 	@echo "make test-tsan  the thread tests and random suites under ThreadSanitizer"
@@ -472,7 +472,7 @@ FUZZ_CC      := clang -std=c11 -D_GNU_SOURCE -Iinclude -Itest -g -O1 $(WARN) -Wn
                 -fsanitize=address,undefined,fuzzer
 FUZZ_TARGETS := ops vulkan tool
 # fuzz_tool: the tool's .npy parser, JSON reader and model loader (both formats).
-FUZZ_CLI     := npy json model model_parse dxdispatch scalar common
+FUZZ_CLI     := npy json model model_onnx model_parse dxdispatch scalar common
 fuzz: deps-check
 	$(MAKE) --no-print-directory CC=clang B=build-fuzz CFLAGS="-O1 -g -fsanitize=address,undefined,fuzzer-no-link" lib
 	$(FUZZ_CC) -o build-fuzz/fuzz_ops test/fuzz_ops.c build-fuzz/libdmlops.a $(LIBS)
@@ -488,8 +488,9 @@ $(B)/examples/%$(EXE): examples/%.c $(LIB) | $(DEPS_ORDER) $(SYSINC_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(TEST_LIBS)
 
-demo: deps-check $(B)/examples/quickstart
+demo: deps-check $(B)/examples/quickstart $(B)/examples/onnx_slice
 	$(B)/examples/quickstart
+	$(B)/examples/onnx_slice
 
 # ---- benchmarks ------------------------------------------------------------------------
 # `make bench` writes $(B)/bench/performance.md and $(B)/bench/bench/<device>.{csv,svg};

@@ -10,8 +10,10 @@
 #   build  what `make` needs: a C compiler, pkg-config with the vulkan and libcjson
 #          modules, glslangValidator, spirv-val, spirv-opt and the volk source (the default)
 #   demo   also a Vulkan driver (Mesa's lavapipe on Debian), for `make demo`
-#   test   also a C++ compiler, spirv-dis, cmake, groff, the Khronos validation layer and, on
-#          Linux, Mesa's RADV (test_isa compiles the kernels with it, no GPU needed)
+#   test   also a C++ compiler, spirv-dis, cmake, groff, the Khronos validation layer, on
+#          Linux Mesa's RADV (test_isa compiles the kernels with it, no GPU needed), and
+#          ONNX's node tests (libonnx-testdata: test/test_onnx_nodes.c runs them; its
+#          DMLOPS_ONNX_TESTDATA names another copy, or skip)
 #   valgrind  test, and valgrind (`make test-valgrind`)
 #   fuzz   test, and clang with its libFuzzer runtime (`make fuzz`)
 #   platforms  build, and the cross compilers and emulators of .ci/platforms.sh (MinGW-w64,
@@ -102,6 +104,9 @@ check() {
     # is not there (Debian ships it with lavapipe); it skips where RADV is absent.
     [ "$(uname -s)" != Linux ] || has_manifest icd.d 'radeon_icd.*.json' ||
         need "Mesa's RADV driver (radeon_icd.*.json), for the kernels' machine code (test_isa, make isa)" mesa-vulkan-drivers
+    onnx_nodes=${DMLOPS_ONNX_TESTDATA:-/usr/share/libonnx-testdata/data/node}
+    [ "$onnx_nodes" = skip ] || [ -f "$onnx_nodes/test_slice/model.onnx" ] ||
+        need "ONNX's node tests ($onnx_nodes/test_slice/model.onnx)" libonnx-testdata
     [ "$profile" = valgrind ] && { have valgrind || need "valgrind" valgrind; }
     [ "$profile" = fuzz ] && fuzz_check
     return 0

@@ -1,8 +1,9 @@
 # install(): the files of `make install`, in the same places relative to the prefix (the
 # GNUInstallDirs variables stand for the Makefile's BINDIR, INCLUDEDIR, LIBDIR and MANDIR):
-# the two headers, libdmlops.a, libdmlops.so.MAJOR.MINOR.PATCH with its soname and
-# development links, dmlops.pc, the CMake package (dmlopsConfig.cmake and its version file),
-# the dmlops tool and its man page. dmlops.pc and the package are written from the
+# the three headers (dmlops.h, dmlops_onnx.h, dmlops_vulkan.h), libdmlops.a,
+# libdmlops.so.MAJOR.MINOR.PATCH with its soname and development links, dmlops.pc, the
+# CMake package (dmlopsConfig.cmake and its version file), the dmlops tool and its man
+# page. dmlops.pc and the package are written from the
 # Makefile's own templates (src/*.in) with the same substitutions, at install time, so that
 # `cmake --install --prefix` and DESTDIR give what make's PREFIX and DESTDIR give.
 # test/test_cmake.sh installs both ways and compares the trees.
@@ -12,7 +13,8 @@ if(NOT DMLOPS_BUILD_SHARED)
         "configure with -DDMLOPS_BUILD_SHARED=ON, or -DDMLOPS_INSTALL=OFF")
 endif()
 
-install(FILES "${DMLOPS_SOURCE_DIR}/include/dmlops.h" "${DMLOPS_SOURCE_DIR}/include/dmlops_vulkan.h"
+install(FILES "${DMLOPS_SOURCE_DIR}/include/dmlops.h" "${DMLOPS_SOURCE_DIR}/include/dmlops_onnx.h"
+              "${DMLOPS_SOURCE_DIR}/include/dmlops_vulkan.h"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
 install(TARGETS dmlops_static ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}")
 # Mode 755, as make install's (Debian's CMake would make it 644: CMAKE_INSTALL_SO_NO_EXE).

@@ -219,6 +219,54 @@ sed 's#"int64.npy"#"ofile/int64.npy"#' "$T/int64.json" >"$T/outfile.json"
 expect "an Output under a file exits 2 naming the field" 2 '$.resources[1].Output: ' \
     "$D" run "$T/outfile.json" --backend cpu --output-dir "$T"
 
+# ---- run: ONNX nodes ---------------------------------------------------------------------
+# onnx NAME NODE: a model of one ONNX Slice node over x = [10, 11, 12, 13, 14] (NODE: the
+# "ONNX" member), writing NAME.npy.
+onnx() {
+    cat >"$T/$1.json" <<EOF
+{"resources": [{"Name": "x", "DataType": "FLOAT32", "Data": [10, 11, 12, 13, 14]}, {"Name": "y", "Output": "$1.npy"}],
+ "operators": [{"ONNX": $2, "Bindings": {"data": {"Resource": "x"}, "output": {"Resource": "y"}}}]}
+EOF
+}
+onnx trap '{"op_type": "Slice", "inputs": {"starts": [-100], "ends": [-100], "steps": [-1]}}'
+# line NAME TEXT: the last command printed the line TEXT, whole.
+line() { if grep -qxF -- "$2" "$T/out"; then ok "$1"; else fail "$1" "$T/out"; fi; }
+expect "ONNX Slice: starts -100, ends -100, step -1 on 5 elements: shape [1], as ONNX clamps" 0 "y = FLOAT32 [1]" \
+    "$D" run "$T/trap.json" --backend cpu --output-dir "$T/o"
+line "... element 0, where numpy would take none" "  [10]"
+onnx slice1 '{"op_type": "Slice", "attributes": {"starts": [1], "ends": [-1], "axes": [0]}}'
+expect "ONNX Slice-1: starts, ends and axes as attributes" 0 "y = FLOAT32 [3]" "$D" run "$T/slice1.json" --backend cpu --output-dir "$T/o"
+line "... elements 1 to 3" "  [11, 12, 13]"
+onnx empty '{"op_type": "Slice", "inputs": {"starts": [3], "ends": [1]}}'
+expect "ONNX Slice selecting nothing: exit 0, nothing run" 0 "the ONNX output is FLOAT32 [0], with no elements: nothing to run" \
+    "$D" run "$T/empty.json" --backend cpu --output-dir "$T/o"
+if grep -qF "y = FLOAT32 [0]" "$T/out" && [ -f "$T/o/empty.npy" ]; then ok "... and its empty output is printed and saved"; else fail "... and its empty output is printed and saved" "$T/out"; fi
+onnx zero_step '{"op_type": "Slice", "inputs": {"starts": [0], "ends": [5], "steps": [0]}}'
+expect "ONNX Slice with a zero step: exit 2 with the library's message naming steps[0]" 2 \
+    "zero_step.json: \$.operators[0].ONNX: DMLOPS_ERROR_INVALID_ARGUMENT: ONNX Slice: steps[0] = 0" "$D" run "$T/zero_step.json"
+onnx both '{"op_type": "Slice", "attributes": {"starts": [0], "ends": [1]}, "inputs": {"starts": [0]}}'
+expect "ONNX Slice: starts as attribute and input: exit 2" 2 "inputs.starts: also an attribute" "$D" run "$T/both.json"
+onnx mismatch '{"op_type": "Slice", "inputs": {"starts": [0, 1], "ends": [1]}}'
+expect "ONNX Slice: ends shorter than starts: exit 2" 2 "inputs.ends: 1 entries, but starts has 2" "$D" run "$T/mismatch.json"
+onnx badop '{"op_type": "Gather"}'
+expect "unknown ONNX op_type: exit 2" 2 'unknown op_type "Gather"' "$D" run "$T/badop.json"
+sed 's#, "DataType": "FLOAT32", "Data": \[10, 11, 12, 13, 14\]##' "$T/trap.json" >"$T/unshaped.json"
+expect "an ONNX input without type and shape: exit 2" 2 'Bindings.data: resource "x" has no type and shape' \
+    "$D" run "$T/unshaped.json"
+cat >"$T/hot.json" <<'EOF'
+{"resources": [{"Name": "i", "DataType": "INT32", "Sizes": [], "Data": -1}, {"Name": "v", "DataType": "UINT8", "Data": [0, 7]},
+               {"Name": "y", "Output": "hot.npy"}],
+ "operators": [{"ONNX": {"op_type": "OneHot", "inputs": {"depth": 3}},
+                "Bindings": {"indices": {"Resource": "i"}, "values": {"Resource": "v"}, "output": {"Resource": "y"}}}]}
+EOF
+expect "ONNX OneHot of a rank-0 index: output shape [depth]" 0 "y = UINT8 [3]" "$D" run "$T/hot.json" --backend cpu --output-dir "$T/o"
+line "... index -1 is the last of depth 3" "  [0, 0, 7]"
+sed 's#"INT32", "Sizes": \[\], "Data": -1#"FLOAT32", "Data": [1]#' "$T/hot.json" >"$T/hotf.json"
+expect "ONNX OneHot of FLOAT32 indices: exit 2, UNSUPPORTED, naming the cast" 2 "cast them to INT64" "$D" run "$T/hotf.json"
+sed 's#"inputs": {"depth": 3}#"inputs": {"depth": 3}, "attributes": {"axis": 2}#' "$T/hot.json" >"$T/hotaxis.json"
+expect "ONNX OneHot with axis out of range: exit 2 naming axis" 2 "ONNX OneHot: axis = 2 is out of range [-1, 0]" \
+    "$D" run "$T/hotaxis.json"
+
 # ---- run: DirectML DxDispatch models -----------------------------------------------------
 # examples/dxdispatch holds one model per example of the DirectML pages. The lines each
 # must print were computed by hand from the pages' examples, not taken from the tool.

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Packaging checks: the headers in C11 and C++ (dmlops.h with and without Vulkan first,
-# dmlops_vulkan.h alone and beside volk), the
+# dmlops_vulkan.h alone and beside volk, dmlops_onnx.h alone), the
 # symbols the archive and the shared library export and need, `make install` (static and
 # shared library, dmlops.pc, the CMake package, the man page; LIBDIR, DESTDIR, a custom
 # prefix) with a consumer built through pkg-config (shared and static), CMake and as C++,
@@ -27,6 +27,8 @@ check() { # name, command...
 
 check "header compiles as C11 -pedantic" $CC -std=c11 -pedantic -Wall -Wextra -Werror -fsyntax-only -x c include/dmlops.h
 check "header compiles as C++11" $CXX -std=c++11 -Wall -Wextra -Werror -fsyntax-only -x c++ include/dmlops.h
+check "dmlops_onnx.h compiles alone as C11 -pedantic" $CC -std=c11 -pedantic -Wall -Wextra -Werror -fsyntax-only -Iinclude -x c include/dmlops_onnx.h
+check "dmlops_onnx.h compiles alone as C++11" $CXX -std=c++11 -pedantic -Wall -Wextra -Werror -fsyntax-only -Iinclude -x c++ include/dmlops_onnx.h
 check "dmlops_vulkan.h alone compiles as C11" sh -c "printf '#include <dmlops_vulkan.h>\nint main(void){dmlops_vulkan_context_desc d = {0}; (void)d; return dmlops_context_create_vulkan(0,0)==DMLOPS_ERROR_INVALID_ARGUMENT?0:1;}\n' > $tmp/a.c && $CC -std=c11 -pedantic -Wall -Wextra -Werror -Iinclude -c $tmp/a.c -o $tmp/a.o"
 check "dmlops_vulkan.h alone compiles as C++11" sh -c "printf '#include <dmlops_vulkan.h>\nint main(){return dmlops_operator_record_vulkan(nullptr, VK_NULL_HANDLE)==DMLOPS_ERROR_INVALID_ARGUMENT?0:1;}\n' > $tmp/a.cpp && $CXX -std=c++11 -Wall -Wextra -Werror -Iinclude -c $tmp/a.cpp -o $tmp/a2.o"
 # Each include order docs/api.md promises, in C and in C++ (the body is valid in both).
@@ -50,6 +52,7 @@ check "libdmlops.a exports only dmlops_*" sh -c "! nm -g --defined-only $B/libdm
 check "libdmlops.a needs no vk* symbol at link time" sh -c "! nm -u $B/libdmlops.a | grep -E ' (vk|volk)'"
 check "a program links without -lvulkan" sh -c "$CC -Iinclude examples/quickstart.c -Iexamples $LDFLAGS $B/libdmlops.a -lm -ldl -lpthread -o $tmp/q && ! (ldd $tmp/q | grep -q libvulkan)"
 
+check "examples/onnx_slice.c builds and runs (CPU backend)" sh -c "$CC -std=c11 -Wall -Wextra -Werror -Iinclude examples/onnx_slice.c $LDFLAGS $B/libdmlops.a -lm -ldl -lpthread -o $tmp/os && DMLOPS_BACKEND=cpu $tmp/os"
 check "examples/vulkan_interop.c builds and runs" sh -c "$CC -std=c11 -Wall -Wextra -Werror -Iinclude examples/vulkan_interop.c $LDFLAGS $B/libdmlops.a -lvulkan -lm -ldl -lpthread -o $tmp/vi && $tmp/vi"
 
 # ---- the shared library ------------------------------------------------------------------
@@ -140,6 +143,9 @@ check "C++: the consumer as C++11 through pkg-config runs" \
     sh -c "$CXX -std=c++11 -Wall -Wextra -Werror -x c++ test/packaging/consumer.c -x none -o $tmp/c_cxx \$($pc --cflags --libs dmlops) $LDFLAGS && \
         LD_LIBRARY_PATH=$prefix/lib $tmp/c_cxx"
 check "the installed dmlops tool runs" sh -c "$prefix/bin/dmlops version | grep -qF $version"
+check "installed dmlops_onnx.h compiles alone, and its helpers link" \
+    sh -c "printf '#include <dmlops_onnx.h>\nint main(void){dmlops_onnx_op op; const int64_t s[1] = {2}; return dmlops_onnx_one_hot(&op, DML_TENSOR_DATA_TYPE_INT32, 1, s, 3, DML_TENSOR_DATA_TYPE_FLOAT32, -1) == DMLOPS_SUCCESS && op.output_shape[1] == 3 ? 0 : 1;}\n' > $tmp/o.c && \
+        $CC -std=c11 -Wall -Werror -o $tmp/o $tmp/o.c \$($pc --cflags --libs dmlops) $LDFLAGS && LD_LIBRARY_PATH=$prefix/lib $tmp/o"
 check "installed dmlops_vulkan.h compiles alone; dmlops.pc has the library's version" \
     sh -c "printf '#include <dmlops_vulkan.h>\n#include <stdio.h>\nint main(void){puts(dmlops_version_string()); return 0;}\n' > $tmp/i.c && \
         $CC -std=c11 -Wall -Werror -o $tmp/i $tmp/i.c \$($pc --cflags --libs dmlops) $LDFLAGS && \

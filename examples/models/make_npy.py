@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes the .npy inputs and expected outputs of the example models (no NumPy needed).
-The values are those of examples/seed_examples.h, i.e. the DirectML documentation pages.
+The values are those of examples/seed_examples.h, i.e. the DirectML documentation pages,
+and for the ONNX nodes (onnx_*.json) worked out by hand from the ONNX specification.
 Run from anywhere: python3 examples/models/make_npy.py"""
 import os
 import struct
@@ -38,4 +39,16 @@ out = {
 }
 for name, values in out.items():
     shape = (1, 1, 2, 2) if name.startswith('slice') else (1, 1, 3, 4)
+    write('expected/%s.npy' % name, '<f4', shape, values)
+
+# The ONNX nodes' outputs, with their ONNX shapes.
+onnx = {
+    # data[::-1, ::-2] of [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]
+    'onnx_slice_negative_step': ((3, 2), [12, 10, 8, 6, 4, 2]),
+    # row r keeps its first r + 1 elements reversed
+    'onnx_reverse_sequence': ((4, 4), [0, 1, 2, 3, 5, 4, 6, 7, 10, 9, 8, 11, 15, 14, 13, 12]),
+    # out[i, k, j] = 1 where indices[i][j] (-1 -> 3, -4 -> 0; 5 is out of range) is k, else -1
+    'onnx_one_hot': ((2, 4, 2), [-1, -1, 1, -1, -1, -1, -1, 1, -1, 1, -1, -1, -1, -1, -1, -1]),
+}
+for name, (shape, values) in onnx.items():
     write('expected/%s.npy' % name, '<f4', shape, values)

@@ -19,8 +19,8 @@ static int find_resource(const model *m, const char *name)
     return (int)m_names_find(m->res_names, m->nres, name);
 }
 
-static bool parse_bindings(const mctx *j, const json_value *v, const char *path, model *m, const model_op *op,
-                           model_cmd *cmd)
+bool m_parse_bindings(const mctx *j, const json_value *v, const char *path, model *m, const model_op *op,
+                      model_cmd *cmd)
 {
     static const char *const bkeys[] = {"Resource", "Offset", "Size", NULL};
     char p[PATH_LEN], q[PATH_LEN];
@@ -71,8 +71,9 @@ static bool parse_operator(const mctx *j, const json_value *v, const char *path,
     cmd->kind = MODEL_CMD_DISPATCH;
     mpath(cmd->where, sizeof cmd->where, "%s", path);
     if (!v || v->kind != JSON_OBJECT) return mfail(j, path, "expected an operator object, not %s", json_kind_name(v));
+    if (json_member(v, "ONNX")) return m_parse_onnx_operator(j, v, path, m, op, cmd);
     mpath(p, sizeof p, "%s.Type", path);
-    if (!(f = json_member(v, "Type"))) return mfail(j, p, "missing");
+    if (!(f = json_member(v, "Type"))) return mfail(j, p, "missing (or an \"ONNX\" node instead)");
     char q[80];
     if (f->kind != JSON_STRING) return mfail(j, p, "expected an operator name (REVERSE_SUBSEQUENCES, SLICE1, ONE_HOT)");
     if (!m_operator_type(f->text, &op->type))
@@ -91,7 +92,7 @@ static bool parse_operator(const mctx *j, const json_value *v, const char *path,
     if (!(op->name = strdup(name))) return mfail(j, path, "out of memory");
     if (!m_parse_op_fields(j, v, path, op)) return false;
     mpath(p, sizeof p, "%s.Bindings", path);
-    return parse_bindings(j, json_member(v, "Bindings"), p, m, op, cmd);
+    return m_parse_bindings(j, json_member(v, "Bindings"), p, m, op, cmd);
 }
 
 /* ---- our format: resources ---------------------------------------------------------- */
@@ -288,6 +289,28 @@ static bool check_inputs(const mctx *j, const model *m, size_t c)
     return true;
 }
 
+/* The type of what cmd's operator writes, and whether *v also has its shape: an ONNX
+ * node's output as ONNX shapes it (a scalar, an empty tensor), else the OutputTensor's
+ * when it is packed; either only when bound at offset 0. False when there is no type. */
+static bool writer_view(const model_cmd *cmd, const model *m, npy_array *v, bool *shaped)
+{
+    const model_op *op = &m->ops[cmd->op];
+    const model_tensor *t = &op->t[op->ntensors - 1];
+    const bool at_start = cmd->bind[op->ntensors - 1].offset == 0;
+    if (op->onnx) {
+        v->type = op->onnx_type;
+        v->ndim = op->onnx_rank;
+        for (uint32_t d = 0; d < op->onnx_rank; d++) v->shape[d] = (uint64_t)op->onnx_shape[d];
+    } else {
+        if (!t->present || !npy_element_size(t->buf.DataType)) return false;
+        v->type = t->buf.DataType;
+        v->ndim = t->buf.DimensionCount;
+        for (uint32_t d = 0; d < v->ndim; d++) v->shape[d] = t->sizes[d];
+    }
+    *shaped = at_start && (op->onnx || !t->buf.Strides);
+    return true;
+}
+
 /* Buffer sizes: SizeInBytes when given (exactly, so that range errors reach the library);
  * else large enough for the data, the declared Sizes and every binding. A resource without
  * data or Sizes is printed and saved as the output tensor of its last writer when that
@@ -301,23 +324,16 @@ static bool finish_resources(const mctx *j, model *m)
     }
     for (size_t k = 0; k < m->nres; k++) {
         model_resource *r = &m->res[k];
-        if (!r->shaped && r->last_writer >= 0) {
-            const model_cmd *cmd = &m->cmds[r->last_writer];
-            const model_op *op = &m->ops[cmd->op];
-            const model_tensor *t = &op->t[op->ntensors - 1];
-            if (t->present && npy_element_size(t->buf.DataType)) {
-                if (!r->view.type) r->view.type = t->buf.DataType;
-                if (r->view.type == t->buf.DataType && !t->buf.Strides && cmd->bind[op->ntensors - 1].offset == 0) {
-                    /* The writer's shape, unless it does not fit a SizeInBytes given: then
-                     * the resource stays flat and the library judges the binding. */
-                    npy_array v = r->view;
-                    v.ndim = t->buf.DimensionCount;
-                    for (uint32_t d = 0; d < v.ndim; d++) v.shape[d] = t->sizes[d];
-                    if (m_shape_count(&v) && (!r->size || v.count <= r->size / npy_element_size(v.type))) {
-                        r->view = v;
-                        r->shaped = true;
-                    }
-                }
+        npy_array v = r->view;
+        bool shaped = false;
+        if (!r->shaped && r->last_writer >= 0 && writer_view(&m->cmds[r->last_writer], m, &v, &shaped)) {
+            if (!r->view.type) r->view.type = v.type;
+            /* The writer's shape, unless it does not fit a SizeInBytes given: then the
+             * resource stays flat and the library judges the binding. */
+            if (shaped && r->view.type == v.type && m_shape_count(&v) &&
+                (!r->size || v.count <= r->size / npy_element_size(v.type))) {
+                r->view = v;
+                r->shaped = true;
             }
         }
         if (r->size) continue;

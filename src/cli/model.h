@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "dmlops.h"
+#include "dmlops_onnx.h"
 #include "npy.h"
 
 /* Above DirectML's 8 so that the library, not the parser, reports too many dimensions. */
@@ -43,6 +44,13 @@ typedef struct model_op {
         DML_ONE_HOT_OPERATOR_DESC hot;
     } u;
     DML_OPERATOR_DESC desc; /* points into this struct: model_op is never moved once wired */
+    /* An ONNX node (model_onnx.c), translated by dmlops_onnx.h into the fields above: its
+     * output's type and ONNX shape, and whether that has no elements (then there is no
+     * operator to create or run, and the tensors are not present). */
+    bool onnx, empty;
+    DML_TENSOR_DATA_TYPE onnx_type;
+    uint32_t onnx_rank;
+    int64_t onnx_shape[DMLOPS_ONNX_MAX_RANK];
 } model_op;
 
 /* Where a buffer's first bytes come from. The rest of the buffer is zero. */

@@ -105,6 +105,16 @@ uint64_t m_host_memory(void);
 /* Refuses a file larger than the host memory before reading it. */
 bool m_check_file_size(const mctx *j, const char *path, const char *file);
 
+/* Our format's Bindings of op (its tensor_names) into cmd->bind: each {"Resource": NAME,
+ * "Offset": N, "Size": N}, Size defaulting to the tensor's TotalTensorSizeInBytes (16 for
+ * a tensor not present). */
+bool m_parse_bindings(const mctx *j, const json_value *v, const char *path, model *m, const model_op *op,
+                      model_cmd *cmd);
+/* Our format's ONNX node, an operator object with an "ONNX" member (docs/cli.md):
+ * translated by dmlops_onnx.h, its bound inputs' types and shapes from their resources. */
+bool m_parse_onnx_operator(const mctx *j, const json_value *v, const char *path, model *m, model_op *op,
+                           model_cmd *cmd);
+
 /* The parsers of the two formats, given the root object. */
 bool m_parse_dmlops(const mctx *j, const json_value *root, model *m);
 bool m_parse_dxdispatch(const mctx *j, const json_value *root, model *m);

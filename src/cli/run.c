@@ -164,6 +164,7 @@ static int prepare(run_state *s, const run_opts *o)
     s->ops = calloc(s->m.nops ? s->m.nops : 1, sizeof *s->ops);
     if (!s->bufs || !s->ops) return CLI_FAIL;
     for (size_t i = 0; i < s->m.nops; i++) {
+        if (s->m.ops[i].empty) continue; /* an ONNX node whose output has no elements */
         dmlops_status st = dmlops_operator_create(s->ctx, &s->m.ops[i].desc, &s->ops[i]);
         if (st != DMLOPS_SUCCESS) return fail_call(s, s->m.ops[i].where, "", st);
     }
@@ -246,6 +247,7 @@ static int time_operators(const run_state *s, uint32_t iterations)
     for (size_t c = 0; c < s->m.ncmds && rc == CLI_OK; c++) {
         const model_cmd *cmd = &s->m.cmds[c];
         const model_op *op = &s->m.ops[cmd->op];
+        if (op->empty) continue;
         dmlops_command_list *list = NULL;
         dmlops_binding b[3];
         fill_bindings(s, cmd, b);
@@ -328,6 +330,14 @@ static int run_dmlops(run_state *s, const run_opts *o)
     for (size_t c = 0; c < s->m.ncmds; c++) {
         const model_cmd *cmd = &s->m.cmds[c];
         const model_op *op = &s->m.ops[cmd->op];
+        if (op->empty) {
+            npy_array shape = {.type = op->onnx_type, .ndim = op->onnx_rank};
+            for (uint32_t d = 0; d < op->onnx_rank; d++) shape.shape[d] = (uint64_t)op->onnx_shape[d];
+            printf("%s %s: the ONNX output is ", op->where + 2, op->name);
+            print_shape(&shape);
+            printf(", with no elements: nothing to run\n");
+            continue;
+        }
         dmlops_binding b[3];
         fill_bindings(s, cmd, b);
         dmlops_status st = dmlops_operator_execute(s->ops[cmd->op], op->ninputs, b, 1, &b[op->ninputs]);
