@@ -3,8 +3,9 @@
 # and tested under CTest. make test's test_cmake.sh has already held the CMake build to the
 # Makefile's with gcc; this one is clang's (CC, default clang where it is installed), so
 # that a second compiler builds it warning-free (-Werror), and runs the suites the way a
-# CMake user does (about 5 minutes here, 4.5 of them the suites). Ends with ctest's summary
-# and "N passed, N failed".
+# CMake user does (about 5 minutes here, 4.5 of them the suites); then
+# test/cmake_subprojects.sh, the add_subdirectory and FetchContent consumers (2 minutes).
+# Ends with ctest's summary and "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 unset MAKEFLAGS MFLAGS MAKELEVEL
@@ -33,5 +34,13 @@ if [ -z "$line" ]; then
 fi
 total=${line##* out of } f=${line#*passed, }
 f=${f%% tests failed*}
-echo "$((total - f)) passed, $f failed"
-[ "$rc" -eq 0 ] && [ "$f" -eq 0 ]
+# Then the two ways a project builds the library from source (add_subdirectory,
+# FetchContent), kept out of make test for its ten minutes.
+sh test/cmake_subprojects.sh 2>&1 | tee "$log"
+src=${PIPESTATUS[0]}
+sub=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
+sp=${sub%% passed*} sf=${sub#*, }
+sf=${sf%% failed*}
+[ -n "$sub" ] || { sp=0 sf=1; }
+echo "$((total - f + sp)) passed, $((f + sf)) failed"
+[ "$rc" -eq 0 ] && [ "$f" -eq 0 ] && [ "$src" -eq 0 ] && [ "$sf" -eq 0 ]

@@ -28,6 +28,8 @@ set -u
 : "${OUT:?OUT: the folder whose files come back}"
 [ $# -gt 0 ] || set -- bench tune tests
 for f in .gl/*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done
+# make gpu-bundle's binaries travel as one archive (the carry limit): unpacked beside it.
+[ -f .gpu/bundle.tar.gz ] && tar -xzf .gpu/bundle.tar.gz -C .gpu
 ldconfig
 # The NVIDIA driver's manifest lies outside the loader's search path on these machines.
 icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
@@ -43,6 +45,9 @@ if grep -q "Vulkan devices: none" "$OUT/info.txt"; then
     { find / -xdev -name '*nvidia_icd*.json' 2>/dev/null; VK_LOADER_DEBUG=error,warn,driver .gpu/dmlops info 2>&1 | tail -n 40; } >>"$OUT/info.txt"
     tail -n 20 "$OUT/info.txt"; exit 3
 fi
+# The driver's own statistics of the pipelines the standard cases get (make isa's report;
+# NVIDIA's driver gives statistics without disassembly): a second or two.
+[ -x .gpu/dmlops-isa ] && { echo "== dmlops-isa --stats"; timeout 60 .gpu/dmlops-isa --stats; } >>"$OUT/info.txt" 2>&1
 rc=0
 start=$(date +%s)
 # Seconds a step may still take: the call's TOTAL_LIMIT less what has run, less the
@@ -62,7 +67,9 @@ for step in "$@"; do
         # kernel output failed on the H200 before the 2 GiB window cap (docs/performance.md);
         # test_random last, the longest (over 3 minutes there).
         # test_random last, the longest (over 3 minutes there): it gets what the limits leave.
-        for t in ${TESTS:-big_tensors test_vulkan test_targeted test_random}; do
+        # test_gpu_tiles second: the GPU tiles (issue 41) against the CPU backend, on the
+        # hardware they were written for, which no session before had.
+        for t in ${TESTS:-big_tensors test_gpu_tiles test_vulkan test_targeted test_random}; do
             s=$(date +%s) lim=$(left "${TEST_LIMIT:-150}")
             if [ "$lim" -lt 20 ]; then echo "== $t: not run, ${lim} s left of TOTAL_LIMIT" >>"$OUT/tests.txt"; continue; fi
             DMLOPS_TEST_REQUIRE_VULKAN=1 timeout "$lim" $lb ".gpu/$t" >>"$OUT/tests.txt" 2>&1
