@@ -11,21 +11,8 @@
 
 #include "vkt.h"
 
-/* A tracing context with the GPU's plan (or NULL, noted, without a Vulkan device, or
- * where DMLOPS_TEST_BACKENDS leaves Vulkan out: valgrind's and the emulators' runs). */
-static dmlops_context *trace_context(void)
-{
-    const char *backends = getenv("DMLOPS_TEST_BACKENDS");
-    if (backends && !strstr(backends, "vulkan")) {
-        printf("    note: DMLOPS_TEST_BACKENDS=%s leaves out Vulkan\n", backends);
-        return NULL;
-    }
-    dmt_env tuning;
-    dmt_env_set(&tuning, "DMLOPS_VK_TUNING", "gpu");
-    dmlops_context *ctx = vkt_context(DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES, 0, 0);
-    dmt_env_restore(&tuning);
-    return ctx;
-}
+/* A tracing context with the GPU's plan (or NULL, noted: vkt_gpu_context). */
+static dmlops_context *trace_context(void) { return vkt_gpu_context(DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES); }
 
 /* Destroys a context of trace_context, checking that the validation layer (where it is
  * loaded) stayed silent about the trace builds and their bindings. */

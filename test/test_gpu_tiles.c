@@ -17,21 +17,7 @@ static const DML_TENSOR_DATA_TYPE types[] = {DML_TENSOR_DATA_TYPE_UINT8,  DML_TE
 static const DML_TENSOR_DATA_TYPE aux_types[] = {DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_DATA_TYPE_INT32,
                                                  DML_TENSOR_DATA_TYPE_UINT64, DML_TENSOR_DATA_TYPE_INT64};
 
-/* The GPU-tuned context (NULL, noted, without a Vulkan device or where
- * DMLOPS_TEST_BACKENDS leaves Vulkan out). */
-static dmlops_context *gpu_context(void)
-{
-    const char *backends = getenv("DMLOPS_TEST_BACKENDS");
-    if (backends && !strstr(backends, "vulkan")) {
-        printf("    note: DMLOPS_TEST_BACKENDS=%s leaves out Vulkan\n", backends);
-        return NULL;
-    }
-    dmt_env tuning;
-    dmt_env_set(&tuning, "DMLOPS_VK_TUNING", "gpu");
-    dmlops_context *ctx = vkt_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, 0, 0);
-    dmt_env_restore(&tuning);
-    return ctx;
-}
+static dmlops_context *gpu_context(void) { return vkt_gpu_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY); }
 
 /* A length or index of `type` at element i of the AUX binding: from [lo, hi] mostly, and
  * now and then a value far outside it (negative, past 2^32). */

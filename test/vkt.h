@@ -50,6 +50,24 @@ static inline dmlops_context *vkt_context(uint32_t flags, uint64_t max_range, ui
     return vkt_context_alloc(flags, max_range, max_groups, 0);
 }
 
+/* A Vulkan context (vkt_context) with a discrete GPU's plan and kernel variants
+ * (DMLOPS_VK_TUNING=gpu: lavapipe runs what a GPU runs), or NULL, noted, without a Vulkan
+ * device or where DMLOPS_TEST_BACKENDS leaves Vulkan out (valgrind's and the emulators'
+ * runs). */
+static inline dmlops_context *vkt_gpu_context(uint32_t flags)
+{
+    const char *backends = getenv("DMLOPS_TEST_BACKENDS");
+    if (backends && !strstr(backends, "vulkan")) {
+        printf("    note: DMLOPS_TEST_BACKENDS=%s leaves out Vulkan\n", backends);
+        return NULL;
+    }
+    dmt_env tuning;
+    dmt_env_set(&tuning, "DMLOPS_VK_TUNING", "gpu");
+    dmlops_context *ctx = vkt_context(flags, 0, 0);
+    dmt_env_restore(&tuning);
+    return ctx;
+}
+
 /* Whether the device's own defaults turn long contiguous runs into copy regions: CPU
  * devices do (lavapipe copies 8-byte regions faster than a kernel); GPUs take kernels,
  * since regions measured slower at every length on the NVIDIA H200 (docs/performance.md). */
