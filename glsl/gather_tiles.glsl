@@ -289,19 +289,27 @@ void tiles_rows_main()
             tile_slow(slow, lgS);
             continue;
         }
-        // The rows' geometry, each worked out by one lane, then the rows' sources.
+        // The rows' geometry, each worked out by one lane, then the rows' sources. A tile
+        // sized past shared memory (never: dm_tile_params fits G rows of rs + 2 vectors)
+        // goes element by element rather than write past it; the test is uniform, and
+        // leaves the staging loads ahead of every store.
         g_tile_info = g_rows * rs;
-        if (lane < g_rows) {
+        const bool fits = g_tile_info + 2u * g_rows <= LDS_VECS;
+        if (fits && lane < g_rows) {
             tile_row_at(g_tile_r0 + lane, g_tile_sg, S);
             tile_row_put(lane);
         }
         barrier();
         g_tr_row = 0xffffffffu;
-        TILE_STAGE(g_rows * rs, tile_stage_load, tile_stage_store)
+        TILE_STAGE(fits ? g_rows * rs : 0u, tile_stage_load, tile_stage_store)
         barrier();
         for (uint i = 0u; i < TILE_V; i++) {
             const uint idx = lane + i * wg, g = idx >> lgS;
             if (g >= g_rows) break;
+            if (!fits) {
+                slow |= 1u << i;
+                continue;
+            }
             tile_row_get(g);
             uint c, j0;
             const bool ok = tile_chunk(idx, len4, c, j0);
