@@ -95,7 +95,7 @@ static void describe_run(bench_run *run, int argc, char **argv)
 static const char usage[] =
     "usage: dmlops bench [--quick] [--large] [--filter SUBSTR] [--iterations N] [--csv FILE] [--svg FILE]\n"
     "                    [--report DIR] [--numpy-peer COMMAND] [--torch-peer COMMAND] [--no-scaling] [--list]\n"
-    "                    [--backend auto|vulkan|cpu] [--device D]\n"
+    "                    [--backend auto|vulkan|cpu] [--device D] [--feature-level L]\n"
     "       dmlops bench --model [--backend vulkan] [--device D] [--filter SUBSTR] [--csv FILE]\n"
     "       dmlops bench --peak all|DEVICE-NAME\n";
 

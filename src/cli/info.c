@@ -214,13 +214,14 @@ static int print_json(const info_state *s)
 }
 
 static const char usage_text[] =
-    "usage: dmlops info [--json] [--backend auto|vulkan|cpu] [--device D]\n"
+    "usage: dmlops info [--json] [--backend auto|vulkan|cpu] [--device D] [--feature-level L]\n"
     "\n"
     "Lists the Vulkan devices, then creates a context as a program would and shows its\n"
     "backend, device, feature level and data types.\n"
     "\n"
     "  --json                     the same as one JSON object\n"
     "  --backend B, --device D    the context's backend and device (default: the library's choice)\n"
+    "  --feature-level L          the DirectML feature level the context validates against (6_4, 0x6400, ...)\n"
     "  -h, --help                 this text\n";
 
 /* The backend asked for: the option, else DMLOPS_BACKEND as the library reads it. */
