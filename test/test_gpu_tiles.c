@@ -194,3 +194,38 @@ TEST(one_hots_into_packed_rows_match_the_cpu)
     }
     vkt_done(vk);
 }
+
+/* The tiles on workgroups of 1, 2 and 4 lanes (DMLOPS_VK_WORKGROUP), whose shared memory
+ * holds a few vectors: SLICE1 steps up to 12 either way, where a tile of one chunk a lane
+ * stages all the step's vectors or the slice takes another path. A step of 7 on one lane
+ * once sized a tile of no rows and divided by it on the host. */
+TEST(tiles_on_narrow_workgroups_match_the_cpu)
+{
+    const uint64_t seed = 0x71e5005ull;
+    printf("    seed 0x%llx\n", (unsigned long long)seed);
+    dmt_rng r = {seed};
+    static const char *const widths[] = {"1", "2", "4"};
+    for (int w = 0; w < 3; w++) {
+        dmt_env wg;
+        dmt_env_set(&wg, "DMLOPS_VK_WORKGROUP", widths[w]);
+        dmlops_context *vk = gpu_context();
+        dmt_env_restore(&wg);
+        if (!vk) return;
+        for (int n = 0; n < 24; n++) {
+            const DML_TENSOR_DATA_TYPE type = types[dmt_below(&r, 6)];
+            const int32_t step = (n % 2 ? -1 : 1) * (1 + n / 2);
+            const uint32_t R = 1 + dmt_below(&r, 5), C = 200 + dmt_below(&r, 200), out = (C - 1) / (uint32_t)abs(step) + 1;
+            const uint32_t offs[2] = {0, 0}, win[2] = {R, C};
+            const int32_t steps[2] = {1, step};
+            dmt_tensor in, o;
+            tensor2(&in, type, R, C, 0);
+            tensor2(&o, type, R, out, 0);
+            DML_SLICE1_OPERATOR_DESC s = {&in.desc, &o.desc, 2, offs, win, steps};
+            DML_OPERATOR_DESC d = {DML_OPERATOR_SLICE1, &s};
+            const uint64_t sizes[2] = {in.buf.TotalTensorSizeInBytes, o.buf.TotalTensorSizeInBytes};
+            if (!vkt_same_as_cpu(vk, &d, 1, sizes, seed + (uint64_t)(w * 100 + n), NULL, NULL, NULL))
+                printf("    workgroup %s: %s [%u, %u] step %d\n", widths[w], dmlops_data_type_name(type), R, C, step);
+        }
+        vkt_done(vk);
+    }
+}

@@ -106,9 +106,13 @@ static uint32_t dm_kernel_tile(const dm_gather *g)
     switch (g->kernel) {
     case DM_KERNEL_SLICE: {
         /* A phase stages step x the tile's chunks: a step up to what leaves a tile of at
-         * least a chunk per lane (4 with 8 KiB for 128 lanes). */
+         * least a chunk per lane (4 with 8 KiB for 128 lanes), and at least one row of a
+         * chunk (its S * k + 4 vectors and 2 of geometry: dm_tile_params), which narrow
+         * workgroups' small shared memory may not hold. */
         const uint32_t k = dm_kernel_tile_step(g);
-        return k != 0 && (uint64_t)k * g->tile_wg + 2 <= g->tile_lds ? DM_VARIANT_TILES : DM_VARIANT_GENERAL;
+        return k != 0 && (uint64_t)k * g->tile_wg + 2 <= g->tile_lds && (uint64_t)k + 6 <= g->tile_lds
+                   ? DM_VARIANT_TILES
+                   : DM_VARIANT_GENERAL;
     }
     case DM_KERNEL_REVERSE:
         if (g->axis < 0) return DM_VARIANT_GENERAL;

@@ -215,7 +215,7 @@ static uint64_t dm_tile_params(const dm_gather *g, uint32_t variant, const dm_bo
                                               : per_row;
         uint64_t S = 1;
         while (S * 2 <= slots && (S * 2) * k + 6 <= lds && S < spans) S *= 2;
-        const uint64_t G = dm_min_u64(slots / S, lds / (S * k + 6));
+        const uint64_t G = dm_min_u64(slots / S, lds / (S * k + 6)); /* >= 1: dm_kernel_tile takes k + 6 <= lds */
         per_row = spans;
         const uint64_t spr = (per_row + S - 1) / S;
         tiles = (rows + G - 1) / G * spr;
