@@ -76,3 +76,6 @@ void main()
         }
     }
 }
+#if __LINE__ >= 1024 // DM_SITE (trace.glsl) gives each file 1024 lines
+#error "a GLSL file of 1024 lines or more: its access sites would collide with the next file's"
+#endif

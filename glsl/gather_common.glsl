@@ -452,5 +452,8 @@ bool stream_vec(uint j0, out uvec4 v)
 uvec2 stream_elem(uint j) { return load_src(j < g_P ? g_Bb - j * ESIZE : g_Bf + j * ESIZE); }
 
 // What follows this file in a kernel is the kernel's own (trace.glsl's sites).
+#if __LINE__ >= 1024 // DM_SITE (trace.glsl) gives each file 1024 lines
+#error "a GLSL file of 1024 lines or more: its access sites would collide with the next file's"
+#endif
 #undef DM_SITE_FILE
 #define DM_SITE_FILE 2

@@ -565,5 +565,8 @@ void main()
 }
 
 // Back to the kernel's own file (trace.glsl's sites).
+#if __LINE__ >= 1024 // DM_SITE (trace.glsl) gives each file 1024 lines
+#error "a GLSL file of 1024 lines or more: its access sites would collide with the next file's"
+#endif
 #undef DM_SITE_FILE
 #define DM_SITE_FILE 2

@@ -17,6 +17,8 @@
 // row's ends, the chunk where REVERSE turns, sources past the window) go element by
 // element as everywhere else. No division in the loops: divisors invariant over a piece
 // come as magic numbers from the host (fastdiv), the rest are powers of two.
+#undef DM_SITE_FILE
+#define DM_SITE_FILE 5
 #if DM_VARIANT >= 9
 
 // Shared memory, sized by the host from maxComputeSharedMemorySize (the spec's minimum,
@@ -341,3 +343,10 @@ void tiles_rows_main()
 #endif // V_TILES
 
 #endif // DM_VARIANT >= 9
+
+#if __LINE__ >= 1024 // DM_SITE (trace.glsl) gives each file 1024 lines
+#error "a GLSL file of 1024 lines or more: its access sites would collide with the next file's"
+#endif
+// Back to the kernel's own file (trace.glsl's sites).
+#undef DM_SITE_FILE
+#define DM_SITE_FILE 2

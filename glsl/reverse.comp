@@ -389,3 +389,6 @@ void tiles_columns_main()
 }
 void tile_main() { tiles_columns_main(); }
 #endif
+#if __LINE__ >= 1024 // DM_SITE (trace.glsl) gives each file 1024 lines
+#error "a GLSL file of 1024 lines or more: its access sites would collide with the next file's"
+#endif

@@ -113,3 +113,6 @@ bool tile_in_window(uint j0, uint cnt) { return true; }
 uint tile_step() { return g_src_step; }
 void tile_main() { tiles_rows_main(); }
 #endif
+#if __LINE__ >= 1024 // DM_SITE (trace.glsl) gives each file 1024 lines
+#error "a GLSL file of 1024 lines or more: its access sites would collide with the next file's"
+#endif

@@ -518,7 +518,8 @@ typedef struct dmlops_compute_copy_shape {
                                  vectors, so neighbouring invocations always touch
                                  neighbouring vectors, then strides on by the whole step */
     uint32_t workgroup_size;  /* invocations per workgroup: a power of two from 1 to 1024 and
-                                 at most the device's maxComputeWorkGroupInvocations (0: 64) */
+                                 at most the device's maxComputeWorkGroupInvocations and
+                                 maxComputeWorkGroupSize[0] (0: 64) */
     uint32_t workgroup_count; /* workgroups per dispatch, at most 65535 (every device's
                                  minimum maxComputeWorkGroupCount[0]). 0: as many as move
                                  the range in one step, at most 65535 */
@@ -573,7 +574,8 @@ DMLOPS_API void dmlops_command_list_destroy(dmlops_command_list *list);
 
 /* Vulkan: run instrumented kernels that record their buffer accesses (above). The device
  * needs 5 storage buffers per stage (every desktop driver, lavapipe included);
- * DMLOPS_ERROR_UNSUPPORTED on the CPU backend and on devices without them. */
+ * DMLOPS_ERROR_UNSUPPORTED on the CPU backend and on devices without them;
+ * DMLOPS_ERROR_INVALID_ARGUMENT on an interop context (dmlops_context_create_vulkan). */
 #define DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES 0x10u
 
 typedef struct dmlops_access_stats {
@@ -582,7 +584,12 @@ typedef struct dmlops_access_stats {
     uint64_t requests;         /* warp-level memory requests */
     uint64_t bytes;            /* bytes the accesses moved */
     uint64_t sectors;          /* 32-byte sectors touched, summed over the requests */
-    uint64_t distinct_sectors; /* distinct 32-byte sectors touched by the whole execution */
+    uint64_t distinct_sectors; /* distinct 32-byte sectors touched by the whole execution,
+                                  told apart by binding (source, output, ...) and byte offset
+                                  in its VkBuffer modulo 2^32: exact for one operation; in a
+                                  list of several, two buffers bound to the same binding at
+                                  equal offsets count once, and one buffer read by one
+                                  operation and written by the next counts twice */
     double loads_in_flight;    /* loads an invocation issues before the store that follows
                                   them, averaged over such runs: memory-level parallelism
                                   (a copy moving four 16-byte vectors per step scores 4) */

@@ -110,6 +110,27 @@ TEST(operations_without_a_kernel_are_counted_apart)
     finish(ctx);
 }
 
+/* A warp never spans workgroups: a shaped copy in workgroups of 8 lanes makes requests of
+ * 8 lanes (128 bytes), and two vectors a lane keep two loads in flight. */
+TEST(shaped_copies_are_counted_by_their_own_workgroups)
+{
+    dmlops_context *ctx = trace_context();
+    if (!ctx) return;
+    dmlops_buffer *a = dmt_buffer(ctx, 4096, NULL), *b = dmt_buffer(ctx, 4096, NULL);
+    dmlops_command_list *list = NULL;
+    dmlops_access_stats s;
+    const dmlops_compute_copy_shape shape = {2, 8, 0};
+    if (a && b && CHECK_OK(dmlops_command_list_create(ctx, &list)) &&
+        CHECK_OK(dmlops_command_list_record_compute_copy_shaped(list, b, 0, a, 0, 4096, &shape)) && stats_of(list, &s)) {
+        CHECK(s.requests == 2 * 4096 / 128, "%llu requests: 8 lanes of 16 bytes each", (unsigned long long)s.requests);
+        CHECK(s.loads_in_flight == 2.0, "loads in flight %g", s.loads_in_flight);
+    }
+    dmlops_command_list_destroy(list);
+    dmlops_buffer_destroy(a);
+    dmlops_buffer_destroy(b);
+    finish(ctx);
+}
+
 TEST(access_stats_are_refused_where_there_is_no_trace)
 {
     dmlops_context_desc cpu = {.backend = DMLOPS_BACKEND_CPU, .flags = DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES};

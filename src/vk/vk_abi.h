@@ -147,9 +147,10 @@ enum {
  * workgroup size (local_size_x_id). */
 enum { DM_COPY_SPEC_TEXEL = 0, DM_COPY_SPEC_VECTORS = 1, DM_COPY_SPEC_WORKGROUP = 2 };
 /* The plain copy: one uvec4 per invocation, 64 invocations per workgroup (the shader's
- * unspecialised local_size_x), at most 65535 workgroups per dispatch (every device's
- * maxComputeWorkGroupCount[0]); the kernel strides past that. Shapes go up to 8 vectors
- * (the shader's register array) and workgroups of 1024. */
+ * unspecialised local_size_x, which dm_copy_shape gives a shape that leaves it 0), at
+ * most 65535 workgroups per dispatch (every device's maxComputeWorkGroupCount[0]); the
+ * kernel strides past that. Shapes go up to 8 vectors (the shader's register array) and
+ * workgroups of 1024. */
 #define DM_COPY_WORKGROUP 64u
 #define DM_COPY_MAX_GROUPS 65535u
 #define DM_COPY_MAX_VECTORS 8u

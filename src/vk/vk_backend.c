@@ -76,7 +76,7 @@ void dm_vk_tuning_note(const dmlops_context *ctx, const dm_vk_params *p, char *b
     if (p->grid_cap) DM_NOTE_ADD(", grid %u workgroups", p->grid_cap);
     if (p->workgroup) DM_NOTE_ADD(", workgroup %u", p->workgroup);
     if (p->workgroup && lim->workgroup != p->workgroup)
-        DM_NOTE_ADD(" (not taken: the device allows %u invocations)", dm_vk(ctx)->dev.info.max_compute_work_group_invocations);
+        DM_NOTE_ADD(" (not taken: the device allows %u invocations)", lim->max_workgroup);
     if (p->copy_min_bytes >= 0) DM_NOTE_ADD(", copy regions from %lld bytes", (long long)p->copy_min_bytes);
 #undef DM_NOTE_ADD
     snprintf(buf, size, "%s%s%s%s", n ? "; tuning from the environment: " : "", n ? t + 2 : "",

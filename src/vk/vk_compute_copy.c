@@ -112,10 +112,11 @@ dmlops_status dm_vk_compute_copy_create(dm_vk_ctx *vk, const dm_vk_buffer *dst, 
 {
     const char *what = "dmlops_command_list_record_compute_copy";
     dm_vk_device *d = &vk->dev;
-    if (shape->workgroup_size > d->info.max_compute_work_group_invocations)
+    if (shape->workgroup_size > d->lim.max_workgroup)
         return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
-                       "%s_shaped: shape.workgroup_size = %u exceeds the device's maxComputeWorkGroupInvocations (%u)",
-                       what, shape->workgroup_size, d->info.max_compute_work_group_invocations);
+                       "%s_shaped: shape.workgroup_size = %u exceeds the device's largest workgroup (%u: "
+                       "maxComputeWorkGroupInvocations %u, maxComputeWorkGroupSize[0] at most that)",
+                       what, shape->workgroup_size, d->lim.max_workgroup, d->info.max_compute_work_group_invocations);
     dm_vk_compute_copy *c = dm_calloc(1, sizeof *c);
     if (!c) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
     c->vk = vk;

@@ -14,6 +14,9 @@ typedef struct dm_vk_limits {
     uint32_t max_groups[2];  /* workgroup grid limit, x and y */
     uint32_t grid_cap;       /* most workgroups per dispatch; kernels loop past it */
     uint32_t workgroup;      /* invocations per workgroup of the gather kernels */
+    uint32_t max_workgroup;  /* the largest workgroup a one-dimensional shader may have: the smaller
+                                of maxComputeWorkGroupInvocations and maxComputeWorkGroupSize[0]
+                                (dm_vk_limits_for; 0 from dm_vk_limits_init alone) */
     uint32_t run;            /* consecutive units per invocation step (RUN) */
     uint32_t lanes;          /* invocations that share a run of a row, chunk by chunk (LANES) */
     uint64_t align;          /* binding offsets are aligned down to this */

@@ -277,7 +277,17 @@ void dm_vk_texel_init(const dm_vk_itable *vki, VkPhysicalDevice phys, int want, 
 void dm_vk_limits_for(const dm_vk_itable *vki, VkPhysicalDevice phys, const dmlops_device_info *info,
                       const dm_vk_params *params, uint32_t flags, dm_vk_limits *lim)
 {
-    dm_vk_limits_init(info, params, flags, lim);
+    /* A workgroup's local_size_x is bounded by maxComputeWorkGroupSize[0] as well as by
+     * maxComputeWorkGroupInvocations, and the two may differ (the spec's minimums are 128
+     * and 128, but a device may offer 1024 invocations as 256 x 4): the limits take the
+     * smaller as the device's largest workgroup. */
+    VkPhysicalDeviceProperties p;
+    vki->GetPhysicalDeviceProperties(phys, &p);
+    dmlops_device_info one_dim = *info;
+    if (p.limits.maxComputeWorkGroupSize[0] < one_dim.max_compute_work_group_invocations)
+        one_dim.max_compute_work_group_invocations = p.limits.maxComputeWorkGroupSize[0];
+    dm_vk_limits_init(&one_dim, params, flags, lim);
+    lim->max_workgroup = one_dim.max_compute_work_group_invocations;
     /* The trace builds exist for the storage-buffer path only (kernels.h). */
     const bool trace = (flags & DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES) != 0;
     dm_vk_texel_init(vki, phys, trace ? 0 : params->texel, lim);

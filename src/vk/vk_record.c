@@ -47,7 +47,7 @@ void dm_vk_record_compute_copy(const dm_vk_compute_copy *c, VkCommandBuffer cmd,
     d->vkd.CmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->pipeline);
     for (uint32_t i = 0; i < c->n; i++) {
         dm_vk_copy_push push = c->push[i];
-        if (tr) push.tdispatch = dm_vk_tracer_dispatch(tr, DM_COPY_WORKGROUP);
+        if (tr) push.tdispatch = dm_vk_tracer_dispatch(tr, c->shape.workgroup_size);
         d->vkd.CmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &c->sets[i], 0, NULL);
         d->vkd.CmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
         d->vkd.CmdDispatch(cmd, c->groups[i], 1, 1);

@@ -59,7 +59,13 @@ void dm_vk_trace_begin(const dm_vk_device *d, VkCommandBuffer cmd, const dm_vk_t
 dmlops_status dm_vk_trace_collect(const dm_vk_trace *t, const dm_vk_tracer *tr, dmlops_access_stats *out)
 {
     const uint32_t *words = t->buf.map;
-    const uint64_t count = words[0];
+    /* The 32-bit counter may wrap past 2^32 accesses: the kernels flag any count past 2^31
+     * (glsl/trace.glsl), which is more than any buffer holds. */
+    const uint64_t count = words[1] ? UINT64_MAX : words[0];
+    if (words[1])
+        return dm_fail(DMLOPS_ERROR_OUT_OF_DEVICE_MEMORY,
+                       "the access trace holds %llu records and the execution made more than 2^31: trace a smaller operator",
+                       (unsigned long long)t->capacity);
     if (count > t->capacity)
         return dm_fail(DMLOPS_ERROR_OUT_OF_DEVICE_MEMORY,
                        "the access trace holds %llu records and the execution made %llu: set "
