@@ -5,6 +5,7 @@
 passed=0; failed=0
 for t in "$@"; do
     echo "== $t"
+    start=$(date +%s)
     out=$(mktemp)
     if [ "${t%.sh}" != "$t" ]; then
         # Scripts run the dmlops tool, which cannot pin the Vulkan driver the way the C
@@ -25,6 +26,7 @@ for t in "$@"; do
     fi
     rc=$?
     cat "$out"
+    echo "   ($t: $(($(date +%s) - start)) s)"
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out" | tail -n 1)
     rm -f "$out"
     if [ -z "$line" ]; then

@@ -163,10 +163,7 @@ TEST(model_cases_keep_the_rows_of_the_large_sizes)
  * element size, variant, texel path and unit shape: src/vk/vk_pipeline.c). */
 TEST(model_cases_get_the_plan_of_the_large_sizes)
 {
-    dmt_env tuning;
-    dmt_env_set(&tuning, "DMLOPS_VK_TUNING", "gpu");
-    dmlops_context *vk = vkt_context(0, 0, 0);
-    dmt_env_restore(&tuning);
+    dmlops_context *vk = vkt_gpu_context(0);
     if (!vk) return;
     size_t n = 0, nbig = 0;
     bench_case *model = bench_model_suite(1 << 20, NULL, &n), *big = bench_suite(false, false, "64 MiB", &nbig);
