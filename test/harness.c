@@ -20,6 +20,14 @@ void dmt_register(const char *name, dmt_plain_fn plain, dmt_ctx_fn with_ctx)
         dmt_tests[dmt_count++] = (dmt_test){name, plain, with_ctx};
 }
 
+int dmt_cases(int default_cases)
+{
+    const char *s = getenv("DMT_CASES_PERCENT");
+    const unsigned long percent = s && *s ? strtoul(s, NULL, 10) : 100;
+    if (percent >= 100 || default_cases <= 0) return default_cases;
+    return (int)((unsigned long)default_cases * percent / 100) + 1;
+}
+
 void dmt_env_set(dmt_env *e, const char *name, const char *value)
 {
     const char *now = getenv(name);

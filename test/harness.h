@@ -48,6 +48,11 @@ typedef struct dmt_env {
 void dmt_env_set(dmt_env *e, const char *name, const char *value);
 void dmt_env_restore(dmt_env *e);
 
+/* How many of a test's `default_cases` random cases to run: all, or DMT_CASES_PERCENT of
+ * them (at least 1) where a stage repeats make test's runs under a slower tool (the
+ * sanitizers, the CMake build): every path still runs, fewer cases each. */
+int dmt_cases(int default_cases);
+
 #define TEST(name)                                                                        \
     static void name(void);                                                               \
     __attribute__((constructor)) static void dmt_reg_##name(void) { dmt_register(#name, name, NULL); } \

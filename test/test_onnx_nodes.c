@@ -426,15 +426,23 @@ static bool is_our_test(const char *name)
 
 static int by_name(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
-/* The directory's node tests of the three operators, sorted; -1 when it cannot be read. */
+/* The directory's node tests of the three operators, sorted; -1 (errno set) when it cannot
+ * be read, to its end: readdir() ends with NULL on an error too (EOVERFLOW, a 64-bit inode
+ * without 64-bit file offsets), which must not read as a directory without the tests. */
 static int list_tests(const char *dir, char names[][NAME_MAX_LEN], int cap)
 {
     DIR *d = opendir(dir);
     if (!d) return -1;
     int n = 0;
-    for (struct dirent *e; (e = readdir(d)) != NULL;)
+    errno = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL; errno = 0)
         if (is_our_test(e->d_name) && n < cap && strlen(e->d_name) < NAME_MAX_LEN) strcpy(names[n++], e->d_name);
+    const int err = errno;
     closedir(d);
+    if (err) {
+        errno = err;
+        return -1;
+    }
     const char *order[MAX_TESTS];
     char sorted[MAX_TESTS][NAME_MAX_LEN];
     for (int i = 0; i < n; i++) order[i] = names[i];

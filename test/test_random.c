@@ -5,6 +5,8 @@
  * Each random case has its own seed, printed on failure. Environment:
  *   DMT_SEED=0x...       base seed of the random tests (default: fixed per test)
  *   DMT_CASES=N          cases per random test (default 3000 on cpu, 1500 on vulkan)
+ *   DMT_CASES_PERCENT=P  P% of each test's default cases, where DMT_CASES is unset (make
+ *                        test-asan: the suite stage has run them all natively)
  *   DMT_CASE_SEED=0x...  run only the case with this seed (as printed on failure)
  *   DMT_VERBOSE=1        print coverage counters after each random test
  * e.g. DMT_CASE_SEED=0x1234 DMLOPS_TEST_BACKENDS=cpu ./build/test/test_random random_slice1 */
@@ -427,7 +429,7 @@ static void random_suite(dmlops_context *ctx, const char *test, const char *labe
     bool one = false, seed_set = false;
     uint64_t base = env_u64("DMT_SEED", default_seed, &seed_set);
     uint64_t only = env_u64("DMT_CASE_SEED", 0, &one);
-    int ncases = (int)env_u64("DMT_CASES", (uint64_t)default_cases, NULL);
+    int ncases = (int)env_u64("DMT_CASES", (uint64_t)dmt_cases(default_cases), NULL);
     if (one) ncases = 1;
     suite_state st = {.test = test, .label = label, .filter = rerun ? rerun : test};
     coverage cv;

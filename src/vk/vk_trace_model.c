@@ -132,8 +132,8 @@ dmlops_status dm_trace_model(const uint32_t *records, uint64_t n, const dm_vk_tr
     for (size_t i = 0; i < count; i++) {
         const dm_trec r = dm_trec_of(records + 4 * i);
         if (r.dispatch >= tr->dispatches) {
-            st = dm_fail(DMLOPS_ERROR_BACKEND, "access trace record %zu names dispatch %u of %u", i, r.dispatch,
-                         tr->dispatches);
+            st = dm_fail(DMLOPS_ERROR_BACKEND, "access trace record %llu names dispatch %u of %u",
+                         (unsigned long long)i, r.dispatch, tr->dispatches);
             goto done;
         }
         keys[i] = (dm_tkey){(uint64_t)r.dispatch << 32 | r.inv, r.seq, i};
@@ -182,7 +182,8 @@ dmlops_status dm_trace_model(const uint32_t *records, uint64_t n, const dm_vk_tr
         size_t b = a + 1;
         while (b < count && keys[b].hi == keys[a].hi && keys[b].lo == keys[a].lo) b++;
         if (b - a > DM_TRACE_WARP) {
-            st = dm_fail(DMLOPS_ERROR_BACKEND, "access trace: %zu accesses in one warp's request", b - a);
+            st = dm_fail(DMLOPS_ERROR_BACKEND, "access trace: %llu accesses in one warp's request",
+                         (unsigned long long)(b - a));
             goto done;
         }
         out->requests++;
