@@ -52,13 +52,6 @@ uint32_t dm_vk_queue_families(const dm_vk_itable *vki, VkPhysicalDevice phys, Vk
 bool dm_vk_has_device_extension(const dm_vk_itable *vki, VkPhysicalDevice phys, const char *name);
 void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *params, uint32_t flags,
                        dm_vk_limits *lim);
-/* Decides lim->texel (want: -1 by device class, 0 off, 1 on where the device can), the
- * texel path's window limit, and widens the alignment to what texel views need. */
-void dm_vk_texel_init(const dm_vk_itable *vki, VkPhysicalDevice phys, int want, dm_vk_limits *lim);
-/* Decides the GPU tiles (want: -1 by device class, 0 off, 1 on wherever the storage-buffer
- * path runs) and sizes their shared memory from maxComputeSharedMemorySize; after
- * dm_vk_texel_init. */
-void dm_vk_tiles_init(const dm_vk_itable *vki, VkPhysicalDevice phys, int want, dm_vk_limits *lim);
 /* Every limit a context with `flags` plans with on the device: dm_vk_limits_init, then the
  * texel path (never for a tracing context) and the GPU tiles. One truth for contexts and
  * for the machine-code report (tools/isa), which plans the standard cases as they do. */

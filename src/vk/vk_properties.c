@@ -225,10 +225,11 @@ void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *param
     lim->copy_min_bytes = params->copy_min_bytes >= 0 ? (uint64_t)params->copy_min_bytes : cpu ? 64 : UINT64_MAX;
 }
 
-void dm_vk_tiles_init(const dm_vk_itable *vki, VkPhysicalDevice phys, int want, dm_vk_limits *lim)
+/* Decides the GPU tiles (want: -1 by device class, 0 off, 1 on wherever the storage-buffer
+ * path runs) and sizes their shared memory from maxComputeSharedMemorySize; after
+ * dm_vk_texel_init. */
+static void dm_vk_tiles_init(const VkPhysicalDeviceLimits *l, int want, dm_vk_limits *lim)
 {
-    VkPhysicalDeviceProperties p;
-    vki->GetPhysicalDeviceProperties(phys, &p);
     lim->tile_lds = lim->tile_v = 0;
     /* GPUs: the tiles stage each source vector once and keep several loads in flight per
      * lane (glsl/gather_tiles.glsl); a CPU device runs lanes in lock-step, where shared
@@ -240,7 +241,7 @@ void dm_vk_tiles_init(const dm_vk_itable *vki, VkPhysicalDevice phys, int want, 
      * SM on sm_90; 2048 lanes of an H100 SM x 64 bytes is 128 KiB), staged in 8 KiB for
      * 128 lanes, so that the shared memory leaves room for a full SM of workgroups. A
      * device whose limit is below that (the spec's minimum is 16 KiB) gets fewer. */
-    const uint64_t shared = p.limits.maxComputeSharedMemorySize >= 16384 ? p.limits.maxComputeSharedMemorySize : 16384;
+    const uint64_t shared = l->maxComputeSharedMemorySize >= 16384 ? l->maxComputeSharedMemorySize : 16384;
     uint32_t v = 4;
     while (v > 1 && ((uint64_t)lim->workgroup * v + 8) * 16 > shared) v /= 2;
     lim->tile_v = v;
@@ -248,23 +249,24 @@ void dm_vk_tiles_init(const dm_vk_itable *vki, VkPhysicalDevice phys, int want, 
     if ((uint64_t)lim->tile_lds * 16 > shared) lim->tile_lds = lim->tile_v = 0; /* a workgroup too wide for it */
 }
 
-void dm_vk_texel_init(const dm_vk_itable *vki, VkPhysicalDevice phys, int want, dm_vk_limits *lim)
+/* Decides lim->texel (want: -1 by device class, 0 off, 1 on where the device can), the
+ * texel path's window limit, and widens the alignment to what texel views need. */
+static void dm_vk_texel_init(const dm_vk_itable *vki, VkPhysicalDevice phys, const VkPhysicalDeviceLimits *l, int want,
+                             dm_vk_limits *lim)
 {
-    VkPhysicalDeviceProperties p;
     VkFormatProperties f;
-    vki->GetPhysicalDeviceProperties(phys, &p);
     vki->GetPhysicalDeviceFormatProperties(phys, VK_FORMAT_R32G32B32A32_UINT, &f);
     /* Mandatory for this format; checked all the same. */
     const VkFormatFeatureFlags need = VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT;
-    const uint64_t texels = p.limits.maxTexelBufferElements;
-    const bool able = (f.bufferFeatures & need) == need && texels >= 1024 && p.limits.minTexelBufferOffsetAlignment <= 256;
+    const uint64_t texels = l->maxTexelBufferElements;
+    const bool able = (f.bufferFeatures & need) == need && texels >= 1024 && l->minTexelBufferOffsetAlignment <= 256;
     /* By device class: lavapipe runs a copy 3.5x faster with texel loads than with
      * storage-buffer loads (it loads storage buffers lane by lane; docs/design.md). GPUs
      * keep storage buffers: on the NVIDIA H200 texel loads ran ONE_HOT of depth 1024 2.6x
      * slower and the other kernels no faster (docs/performance.md). */
     lim->texel = able && (want < 0 ? lim->cpu_tuning : want > 0);
     if (!lim->texel) return;
-    lim->align = dm_max_u64(lim->align, p.limits.minTexelBufferOffsetAlignment);
+    lim->align = dm_max_u64(lim->align, l->minTexelBufferOffsetAlignment);
     /* A window's aligned start plus its bytes, as texels, must fit one view; AUX windows
      * are seen as 4-byte texels. At the spec's minimum (65536 texels) that is 256 KiB,
      * 512 times less than a storage window of the minimum 128 MiB: a 256 MiB REVERSE
@@ -281,7 +283,7 @@ void dm_vk_limits_for(const dm_vk_itable *vki, VkPhysicalDevice phys, const dmlo
      * maxComputeWorkGroupInvocations, and the two may differ (the spec's minimums are 128
      * and 128, but a device may offer 1024 invocations as 256 x 4): the limits take the
      * smaller as the device's largest workgroup. */
-    VkPhysicalDeviceProperties p;
+    VkPhysicalDeviceProperties p; /* read once, for this and the texel and tile decisions */
     vki->GetPhysicalDeviceProperties(phys, &p);
     dmlops_device_info one_dim = *info;
     if (p.limits.maxComputeWorkGroupSize[0] < one_dim.max_compute_work_group_invocations)
@@ -290,6 +292,6 @@ void dm_vk_limits_for(const dm_vk_itable *vki, VkPhysicalDevice phys, const dmlo
     lim->max_workgroup = one_dim.max_compute_work_group_invocations;
     /* The trace builds exist for the storage-buffer path only (kernels.h). */
     const bool trace = (flags & DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES) != 0;
-    dm_vk_texel_init(vki, phys, trace ? 0 : params->texel, lim);
-    dm_vk_tiles_init(vki, phys, params->tiles, lim);
+    dm_vk_texel_init(vki, phys, &p.limits, trace ? 0 : params->texel, lim);
+    dm_vk_tiles_init(&p.limits, params->tiles, lim);
 }
