@@ -20,6 +20,12 @@ void dmt_register(const char *name, dmt_plain_fn plain, dmt_ctx_fn with_ctx)
         dmt_tests[dmt_count++] = (dmt_test){name, plain, with_ctx};
 }
 
+bool dmt_backend_wanted(const char *backend)
+{
+    const char *want = getenv("DMLOPS_TEST_BACKENDS");
+    return !want || strstr(want, backend) != NULL;
+}
+
 int dmt_cases(int default_cases)
 {
     const char *s = getenv("DMT_CASES_PERCENT");
@@ -196,13 +202,12 @@ int main(int argc, char **argv)
 {
     dmt_pin_driver();
     const char *filter = argc > 1 ? argv[1] : getenv("DMT_FILTER");
-    const char *want = getenv("DMLOPS_TEST_BACKENDS");
     const char *names[2] = {"cpu", "vulkan"};
     dmlops_context *ctxs[2] = {NULL, NULL};
     bool need_ctx = false;
     for (int i = 0; i < dmt_count; i++) need_ctx |= dmt_tests[i].with_ctx != NULL;
     for (int b = 0; b < 2 && need_ctx; b++) {
-        if (want && !strstr(want, names[b])) continue;
+        if (!dmt_backend_wanted(names[b])) continue;
         dmlops_context_desc d = {.backend = b ? DMLOPS_BACKEND_VULKAN : DMLOPS_BACKEND_CPU,
                                  .flags = b ? DMLOPS_CONTEXT_FLAG_DEBUG : 0};
         dmlops_status st = dmlops_context_create(&d, &ctxs[b]);

@@ -48,6 +48,10 @@ typedef struct dmt_env {
 void dmt_env_set(dmt_env *e, const char *name, const char *value);
 void dmt_env_restore(dmt_env *e);
 
+/* Whether DMLOPS_TEST_BACKENDS (a list such as "cpu,vulkan"; unset: every backend) names
+ * `backend`: valgrind's and the emulators' runs leave Vulkan out. */
+bool dmt_backend_wanted(const char *backend);
+
 /* How many of a test's `default_cases` random cases to run: all, or DMT_CASES_PERCENT of
  * them (at least 1) where a stage repeats make test's runs under a slower tool (the
  * sanitizers, the CMake build): every path still runs, fewer cases each. */

@@ -212,8 +212,7 @@ static void disarm(void)
 
 static bool vulkan_available(void)
 {
-    const char *want = getenv("DMLOPS_TEST_BACKENDS"); /* as the harness: cpu,vulkan */
-    if (want && !strstr(want, "vulkan")) return false;
+    if (!dmt_backend_wanted("vulkan")) return false;
     dmlops_context_desc cd = {.backend = DMLOPS_BACKEND_VULKAN};
     dmlops_context *ctx = NULL;
     if (dmlops_context_create(&cd, &ctx) != DMLOPS_SUCCESS) return false;

@@ -209,9 +209,8 @@ static const isa_report *radv_report_with(bool tiles)
     struct radv_run *run = &radv_runs[tiles];
     if (radv_skip) return NULL;
     if (run->tried) return run->report.rows ? &run->report : NULL;
-    const char *want = getenv("DMLOPS_TEST_BACKENDS");
     const char *icd = isa_radv_icd();
-    if (want && !strstr(want, "vulkan")) radv_skip = "DMLOPS_TEST_BACKENDS leaves Vulkan out";
+    if (!dmt_backend_wanted("vulkan")) radv_skip = "DMLOPS_TEST_BACKENDS leaves Vulkan out";
     else if (!icd) radv_skip = "no RADV ICD file (Debian: mesa-vulkan-drivers, which .ci/deps.sh installs)";
     if (radv_skip) {
         printf("note: RADV report skipped: %s\n", radv_skip);

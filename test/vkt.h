@@ -14,9 +14,8 @@
 static inline dmlops_context *vkt_context_alloc(uint32_t flags, uint64_t max_range, uint32_t max_groups,
                                                 uint64_t max_alloc)
 {
-    const char *backends = getenv("DMLOPS_TEST_BACKENDS");
-    if (backends && !strstr(backends, "vulkan")) {
-        printf("    note: DMLOPS_TEST_BACKENDS=%s leaves out Vulkan\n", backends);
+    if (!dmt_backend_wanted("vulkan")) {
+        printf("    note: DMLOPS_TEST_BACKENDS=%s leaves out Vulkan\n", getenv("DMLOPS_TEST_BACKENDS"));
         return NULL;
     }
     dmlops_context_desc d = {.backend = DMLOPS_BACKEND_VULKAN, .flags = flags | DMLOPS_CONTEXT_FLAG_DEBUG};
