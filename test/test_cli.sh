@@ -1073,5 +1073,54 @@ PY
     fi
 fi
 
+# ---- the pipeline cache file (issue 45) ------------------------------------------------------
+# DMLOPS_PIPELINE_CACHE names a file the library reads at context creation and replaces at
+# destroy. A device node (as root /dev/zero itself was replaced by a regular file) and a
+# FIFO (creation waited forever for a writer) are neither read nor replaced; a symbolic
+# link is followed, and the file it names is replaced. The device node is a copy made
+# here (mknod, as root), so that a regression replaces nothing of the machine's.
+if [ "$vulkan" = yes ]; then
+    cache_run() { # name, cache path: a Vulkan run that must end in 60 s with status 0
+        expect "$1" 0 "wrote" env DMLOPS_PIPELINE_CACHE="$2" timeout 60 "$D" run "$M/slice_strides.json" \
+            --backend vulkan --output-dir "$T/cache-out"
+    }
+    # dmlc FILE: the file holds a cache the library wrote (its "DMLC" magic).
+    dmlc() { [ -f "$1" ] && [ "$(head -c 4 "$1")" = DMLC ]; }
+    mkdir -p "$T/cache"
+    if mknod "$T/cache/zero" c 1 5 2>/dev/null; then
+        cache_run "a pipeline cache path on a device node (a copy of /dev/zero)" "$T/cache/zero"
+        if [ -c "$T/cache/zero" ] && [ -z "$(ls -A "$T/cache" | grep -v '^zero$')" ]; then
+            ok "the device node stays a device node, and no temporary is left"
+        else
+            ls -lA "$T/cache" >"$T/out"
+            fail "the device node stays a device node, and no temporary is left" "$T/out"
+        fi
+        rm -f "$T/cache/zero"
+    else # not root: /dev/null itself cannot be replaced, only refused
+        cache_run "a pipeline cache path on /dev/null" /dev/null
+        if [ -c /dev/null ]; then ok "/dev/null stays a device node"; else fail "/dev/null stays a device node"; fi
+    fi
+    mkfifo "$T/cache/fifo"
+    cache_run "a pipeline cache path on a FIFO does not block context creation" "$T/cache/fifo"
+    if [ -p "$T/cache/fifo" ] && [ "$(ls -A "$T/cache")" = fifo ]; then
+        ok "the FIFO stays a FIFO, and no temporary is left"
+    else
+        ls -lA "$T/cache" >"$T/out"
+        fail "the FIFO stays a FIFO, and no temporary is left" "$T/out"
+    fi
+    rm -f "$T/cache/fifo"
+    mkdir -p "$T/cache/real"
+    ln -s real/pipelines "$T/cache/link"
+    cache_run "a pipeline cache path through a symbolic link to no file yet" "$T/cache/link"
+    cache_run "... and again, the link now naming the file written" "$T/cache/link"
+    if [ -L "$T/cache/link" ] && [ "$(readlink "$T/cache/link")" = real/pipelines ] && dmlc "$T/cache/real/pipelines" &&
+        [ "$(ls -A "$T/cache/real")" = pipelines ]; then
+        ok "the link stays a link, and the file it names holds the cache"
+    else
+        ls -lAR "$T/cache" >"$T/out"
+        fail "the link stays a link, and the file it names holds the cache" "$T/out"
+    fi
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

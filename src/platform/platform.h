@@ -84,17 +84,24 @@ uint64_t dm_l3_cache_bytes(void);
 void *dm_pages_alloc(size_t size, size_t align, bool huge);
 void dm_pages_free(void *p, size_t size);
 
-/* fopen and remove for a UTF-8 path (Windows' own take the ANSI code page, so a
- * pipeline-cache path outside it would never load or save). */
-FILE *dm_fopen(const char *path, const char *mode);
-int dm_remove(const char *path);
+/* Opens the file at a UTF-8 path for reading ("rb"), following symbolic links, only when
+ * it is a regular file: NULL when it is missing, unreadable, or something else (a FIFO, a
+ * device node such as /dev/zero, a directory, a Windows pipe or console). It is opened
+ * without blocking (O_NONBLOCK, then fstat), so that a FIFO with no writer never stalls
+ * the caller. */
+FILE *dm_fopen_regular(const char *path);
 
-/* Replaces the file at `path` by the file at `tmp`, atomically where the OS can:
- * rename() on POSIX; MoveFileExW with MOVEFILE_REPLACE_EXISTING on Windows, whose
- * rename() fails when the target exists. false (and tmp left in place) on failure. */
-bool dm_replace_file(const char *tmp, const char *path);
-/* A number unique to this process among those running, for temporary file names. */
-unsigned long dm_process_id(void);
+/* Replaces the regular file at a UTF-8 path with the n parts, concatenated, as the tool's
+ * .npy writer does (docs/reliability.md): they are written to a new file beside it,
+ * created exclusively (O_EXCL: never through a name someone else made, a symbolic link
+ * planted there included), flushed to the disk, then renamed over it (Windows: MoveFileExW
+ * with MOVEFILE_REPLACE_EXISTING), so that a reader sees the old file or the new one, never
+ * half of one, and a failed write leaves the old one and no temporary. A symbolic link is
+ * followed: the file it names is replaced, the link stays. A path that exists and is not
+ * a regular file (a device node such as /dev/null, a FIFO, a directory) is left alone and
+ * nothing blocks. Returns 0, or the errno value of what failed (EINVAL for a path that is
+ * not a regular file). */
+int dm_write_file_atomic(const char *path, const void *const *parts, const size_t *lens, size_t n);
 
 /* Case-insensitive ASCII comparison (strcasecmp is POSIX, _stricmp Windows'). */
 int dm_strcasecmp(const char *a, const char *b);

@@ -4,12 +4,18 @@
 
 #include "platform.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #if defined(__linux__)
@@ -118,10 +124,100 @@ void *dm_pages_alloc(size_t size, size_t align, bool huge)
 
 void dm_pages_free(void *p, size_t size) { munmap(p, size); }
 
-FILE *dm_fopen(const char *path, const char *mode) { return fopen(path, mode); }
-int dm_remove(const char *path) { return remove(path); }
-bool dm_replace_file(const char *tmp, const char *path) { return rename(tmp, path) == 0; }
-unsigned long dm_process_id(void) { return (unsigned long)getpid(); }
+#if !defined(O_CLOEXEC)
+#define O_CLOEXEC 0
+#endif
+#if !defined(PATH_MAX)
+#define PATH_MAX 4096
+#endif
+
+FILE *dm_fopen_regular(const char *path)
+{
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    struct stat st;
+    FILE *f = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "rb") : NULL;
+    if (!f) close(fd);
+    return f;
+}
+
+/* The file path names once its symbolic links are followed (each relative target read
+ * against the link's own directory), into out: a name that does not exist yet is where
+ * the file is to be made. 0 or an errno value. */
+static int dm_follow_links(const char *path, char *out, size_t cap)
+{
+    if (strlen(path) >= cap) return ENAMETOOLONG;
+    memcpy(out, path, strlen(path) + 1);
+    for (int hops = 0; hops < 40; hops++) {
+        struct stat st;
+        if (lstat(out, &st) != 0) return errno == ENOENT ? 0 : errno;
+        if (!S_ISLNK(st.st_mode)) return 0;
+        char link[PATH_MAX];
+        const ssize_t n = readlink(out, link, sizeof link - 1);
+        if (n <= 0) return n < 0 ? errno : ENOENT;
+        link[n] = '\0';
+        const char *slash = strrchr(out, '/');
+        const size_t dir = link[0] == '/' || !slash ? 0 : (size_t)(slash - out) + 1;
+        if (dir + (size_t)n >= cap) return ENAMETOOLONG;
+        memcpy(out + dir, link, (size_t)n + 1);
+    }
+    return ELOOP;
+}
+
+/* write() until done, through signals and short writes. */
+static bool dm_write_all(int fd, const void *data, size_t len)
+{
+    const uint8_t *p = data;
+    while (len) {
+        const ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
+        p += w;
+        len -= (size_t)w;
+    }
+    return true;
+}
+
+int dm_write_file_atomic(const char *path, const void *const *parts, const size_t *lens, size_t n)
+{
+    char target[PATH_MAX], tmp[PATH_MAX];
+    int e = dm_follow_links(path, target, sizeof target);
+    if (e) return e;
+    struct stat st;
+    const bool exists = stat(target, &st) == 0;
+    if (exists && !S_ISREG(st.st_mode)) return EINVAL;
+    const char *slash = strrchr(target, '/');
+    const size_t dir = slash ? (size_t)(slash - target) + 1 : 0;
+    if (dir + 32 > sizeof tmp) return ENAMETOOLONG;
+    memcpy(tmp, target, dir);
+    /* A fresh name made exclusively (O_EXCL refuses any file or link already there); the
+     * kernel applies the umask, which a library must not change (umask is per process). */
+    int fd = -1;
+    static _Atomic unsigned counter;
+    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+        const uint64_t salt = dm_now_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&st;
+        snprintf(tmp + dir, sizeof tmp - dir, ".dmlops-%08x%04x.tmp", (unsigned)(salt ^ salt >> 32),
+                 (unsigned)(counter++ & 0xffff));
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST) return errno;
+    }
+    if (fd < 0) return EEXIST;
+    bool ok = !exists || fchmod(fd, st.st_mode & 07777) == 0;
+    for (size_t i = 0; ok && i < n; i++) ok = dm_write_all(fd, parts[i], lens[i]);
+    ok = ok && fsync(fd) == 0;
+    e = ok ? 0 : errno;
+    if (close(fd) != 0 && ok) {
+        e = errno;
+        ok = false;
+    }
+    if (ok && rename(tmp, target) != 0) {
+        e = errno;
+        ok = false;
+    }
+    if (!ok) unlink(tmp);
+    return ok ? 0 : e ? e : EIO;
+}
+
 int dm_strcasecmp(const char *a, const char *b) { return strcasecmp(a, b); }
 
 const char *dm_vulkan_loader_name(void)

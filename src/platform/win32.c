@@ -12,10 +12,14 @@
 #define NOMINMAX
 #include <windows.h>
 
+#include <errno.h>
+#include <fcntl.h>
+#include <io.h>
 #include <process.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "platform.h"
 
@@ -158,33 +162,132 @@ static wchar_t *dm_wide(const char *s)
     return w;
 }
 
-FILE *dm_fopen(const char *path, const char *mode)
+FILE *dm_fopen_regular(const char *path)
 {
-    wchar_t *wp = dm_wide(path), *wm = dm_wide(mode);
-    FILE *f = wp && wm ? _wfopen(wp, wm) : NULL;
+    wchar_t *wp = dm_wide(path);
+    HANDLE h = wp ? CreateFileW(wp, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                                OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL)
+                  : INVALID_HANDLE_VALUE;
     free(wp);
-    free(wm);
+    if (h == INVALID_HANDLE_VALUE) return NULL;
+    /* A disk file, not a pipe, a console or another device (NUL, COM1). */
+    BY_HANDLE_FILE_INFORMATION info;
+    if (GetFileType(h) != FILE_TYPE_DISK || !GetFileInformationByHandle(h, &info) ||
+        (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY)) {
+        CloseHandle(h);
+        return NULL;
+    }
+    const int fd = _open_osfhandle((intptr_t)h, _O_RDONLY | _O_BINARY);
+    if (fd < 0) {
+        CloseHandle(h);
+        return NULL;
+    }
+    FILE *f = _fdopen(fd, "rb");
+    if (!f) _close(fd);
     return f;
 }
 
-int dm_remove(const char *path)
+/* An errno value for the last Win32 error, for dm_write_file_atomic's callers. */
+static int dm_win32_errno(void)
+{
+    switch (GetLastError()) {
+    case ERROR_FILE_NOT_FOUND:
+    case ERROR_PATH_NOT_FOUND: return ENOENT;
+    case ERROR_ACCESS_DENIED: return EACCES;
+    case ERROR_FILE_EXISTS:
+    case ERROR_ALREADY_EXISTS: return EEXIST;
+    case ERROR_DISK_FULL:
+    case ERROR_HANDLE_DISK_FULL: return ENOSPC;
+    case ERROR_NOT_ENOUGH_MEMORY:
+    case ERROR_OUTOFMEMORY: return ENOMEM;
+    default: return EIO;
+    }
+}
+
+/* The file a wide path names, its links followed (GetFinalPathNameByHandleW), malloc'd;
+ * the path itself when nothing is there yet. NULL with *e set when it exists and is not a
+ * regular file, or on failure. */
+static wchar_t *dm_final_path(const wchar_t *wp, int *e)
+{
+    HANDLE h = CreateFileW(wp, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+                           FILE_FLAG_BACKUP_SEMANTICS, NULL);
+    if (h == INVALID_HANDLE_VALUE) {
+        const DWORD err = GetLastError();
+        if (err != ERROR_FILE_NOT_FOUND) {
+            *e = dm_win32_errno();
+            return NULL;
+        }
+        wchar_t *copy = malloc((wcslen(wp) + 1) * sizeof *copy);
+        if (copy) wcscpy(copy, wp);
+        else *e = ENOMEM;
+        return copy;
+    }
+    BY_HANDLE_FILE_INFORMATION info;
+    wchar_t *out = NULL;
+    if (GetFileType(h) != FILE_TYPE_DISK || !GetFileInformationByHandle(h, &info) ||
+        (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY)) {
+        *e = EINVAL;
+    } else {
+        const DWORD n = GetFinalPathNameByHandleW(h, NULL, 0, FILE_NAME_NORMALIZED);
+        out = n ? malloc((size_t)n * sizeof *out) : NULL;
+        if (!out || GetFinalPathNameByHandleW(h, out, n, FILE_NAME_NORMALIZED) >= n) {
+            free(out);
+            out = NULL;
+            *e = n ? ENOMEM : dm_win32_errno();
+        }
+    }
+    CloseHandle(h);
+    return out;
+}
+
+int dm_write_file_atomic(const char *path, const void *const *parts, const size_t *lens, size_t n)
 {
     wchar_t *wp = dm_wide(path);
-    const int r = wp ? _wremove(wp) : -1;
+    int e = wp ? 0 : EINVAL;
+    wchar_t *target = wp ? dm_final_path(wp, &e) : NULL;
     free(wp);
-    return r;
+    if (!target) return e;
+    const size_t tl = wcslen(target);
+    wchar_t *tmp = malloc((tl + 40) * sizeof *tmp);
+    if (!tmp) {
+        free(target);
+        return ENOMEM;
+    }
+    /* A fresh name beside the target, made exclusively (CREATE_NEW). */
+    HANDLE h = INVALID_HANDLE_VALUE;
+    static volatile LONG counter;
+    for (int attempt = 0; attempt < 100 && h == INVALID_HANDLE_VALUE; attempt++) {
+        const unsigned salt = (unsigned)(dm_now_ns() ^ GetCurrentProcessId() ^ (unsigned)InterlockedIncrement(&counter));
+        swprintf(tmp, tl + 40, L"%ls.dmlops-%08x.tmp", target, salt);
+        h = CreateFileW(tmp, GENERIC_WRITE, 0, NULL, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, NULL);
+        if (h == INVALID_HANDLE_VALUE && GetLastError() != ERROR_FILE_EXISTS) break;
+    }
+    bool ok = h != INVALID_HANDLE_VALUE;
+    e = ok ? 0 : dm_win32_errno();
+    for (size_t i = 0; ok && i < n; i++) {
+        const uint8_t *p = parts[i];
+        for (size_t left = lens[i]; ok && left;) {
+            DWORD wrote = 0;
+            ok = WriteFile(h, p, left > 0x40000000u ? 0x40000000u : (DWORD)left, &wrote, NULL) && wrote;
+            p += wrote;
+            left -= wrote;
+        }
+    }
+    ok = ok && FlushFileBuffers(h);
+    if (h != INVALID_HANDLE_VALUE) {
+        if (!ok && !e) e = dm_win32_errno();
+        CloseHandle(h);
+        if (ok && !MoveFileExW(tmp, target, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
+            e = dm_win32_errno();
+            ok = false;
+        }
+        if (!ok) DeleteFileW(tmp);
+    }
+    free(tmp);
+    free(target);
+    return ok ? 0 : e ? e : EIO;
 }
 
-bool dm_replace_file(const char *tmp, const char *path)
-{
-    wchar_t *wt = dm_wide(tmp), *wp = dm_wide(path);
-    const bool ok = wt && wp && MoveFileExW(wt, wp, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH);
-    free(wt);
-    free(wp);
-    return ok;
-}
-
-unsigned long dm_process_id(void) { return (unsigned long)GetCurrentProcessId(); }
 int dm_strcasecmp(const char *a, const char *b) { return _stricmp(a, b); }
 const char *dm_vulkan_loader_name(void) { return "vulkan-1.dll"; }
 

@@ -1,5 +1,8 @@
 /* Layouts, shader modules, pipelines and the pipeline cache (vk_pipeline.h). The cache
- * file carries a header tying it to the device and driver, and is replaced atomically. */
+ * file carries a header tying it to the device and driver, is read only when it is a
+ * regular file, and is replaced atomically (dm_write_file_atomic): the path comes from
+ * the environment, and a program run as root must not replace /dev/zero with it, write
+ * through a name someone planted, or wait forever on a FIFO. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +46,7 @@ static void dm_cache_header_for(const dm_vk_device *d, dm_cache_header *h)
  * slower start) unless it matches this device and driver. */
 static void *dm_cache_load(const dm_vk_device *d, const char *path, size_t *size)
 {
-    FILE *f = path ? dm_fopen(path, "rb") : NULL;
+    FILE *f = path ? dm_fopen_regular(path) : NULL; /* a FIFO or a device node is not read */
     dm_cache_header want, got;
     void *data = NULL;
     if (!f) return NULL;
@@ -70,17 +73,16 @@ static void dm_cache_save(const dm_vk_device *d, const dm_vk_pipelines *p)
         return;
     void *data = dm_malloc(size);
     if (!data) return;
-    char tmp[4096];
-    if (d->vkd.GetPipelineCacheData(d->device, p->cache, &size, data) == VK_SUCCESS &&
-        snprintf(tmp, sizeof tmp, "%s.%lu.tmp", p->cache_path, dm_process_id()) < (int)sizeof tmp) {
+    if (d->vkd.GetPipelineCacheData(d->device, p->cache, &size, data) == VK_SUCCESS) {
         dm_cache_header h;
         dm_cache_header_for(d, &h);
         h.size = size;
         h.checksum = dm_fnv1a(data, size);
-        FILE *f = dm_fopen(tmp, "wb");
-        bool ok = f && fwrite(&h, sizeof h, 1, f) == 1 && fwrite(data, 1, size, f) == size;
-        if (f) ok = (fclose(f) == 0) && ok;
-        if (!ok || !dm_replace_file(tmp, p->cache_path)) dm_remove(tmp);
+        const void *parts[2] = {&h, data};
+        const size_t lens[2] = {sizeof h, size};
+        /* A cache that cannot be saved is only a slower start next time: not an error of
+         * dmlops_context_destroy, which has no status to return. */
+        (void)dm_write_file_atomic(p->cache_path, parts, lens, 2);
     }
     free(data);
 }
