@@ -47,7 +47,8 @@ static size_t walk(const json_value *v, int depth)
     uint64_t u64;
     (void)json_get_int64(v, &i64);
     (void)json_get_uint64(v, &u64);
-    for (const json_value *c = v->child; c; c = c->next) n += walk(c, depth + 1);
+    json_iter it;
+    for (const json_value *c = json_first(&it, v); c; c = json_next(&it)) n += walk(c, depth + 1);
     (void)json_member(v, "Type");
     return n;
 }
@@ -92,7 +93,8 @@ static void check_model(const uint8_t *data, size_t size)
     fclose(f);
     model m;
     memset(&m, 0, sizeof m);
-    if (model_load(path, dir, &m, NULL)) model_free(&m);
+    const model_options o = {.output_dir = dir};
+    if (model_load(path, &o, &m, NULL)) model_free(&m);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

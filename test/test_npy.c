@@ -281,3 +281,81 @@ TEST(malformed_header_message_stays_inside_the_header)
         free(exact);
     }
 }
+
+/* npy_read_stream on a stream, as the tool reads every input (issue 45: a .npy that is a
+ * pipe or /dev/zero was read until memory ran out): the same arrays and refusals as
+ * npy_parse, the data bounded by its header before anything is allocated for it, and
+ * nothing read past one byte after the data. */
+static FILE *stream_of(const void *bytes, size_t n)
+{
+    FILE *f = tmpfile();
+    if (f && (fwrite(bytes, 1, n, f) != n || fseek(f, 0, SEEK_SET) != 0)) {
+        fclose(f);
+        f = NULL;
+    }
+    return f;
+}
+
+TEST(stream_reads_what_parse_reads)
+{
+    const uint32_t data[6] = {1, 2, 3, 4, 5, 0xfffffffe};
+    uint8_t file[256];
+    char err[256];
+    const size_t n = make_npy(file, 2, "{'descr': '>u4', 'fortran_order': False, 'shape': (2, 3), }\n", data, sizeof data);
+    FILE *f = stream_of(file, n);
+    REQUIRE(f);
+    npy_array a, b;
+    uint64_t announced = 0;
+    REQUIRE(npy_read_stream(f, 0, &announced, &a, err, sizeof err), "%s", err);
+    fclose(f);
+    REQUIRE(npy_parse(file, n, &b, err, sizeof err), "%s", err);
+    CHECK(announced == 24 && a.type == b.type && a.ndim == 2 && a.shape[1] == 3 && a.count == 6 &&
+          !memcmp(a.data, b.data, 24), "big-endian data read as npy_parse reads it");
+    npy_free(&a);
+    npy_free(&b);
+    /* Each truncation refused; one byte more refused, saying how many the file holds. */
+    for (size_t len = 0; len < n; len++) {
+        f = stream_of(file, len);
+        REQUIRE(f);
+        const bool ok = npy_read_stream(f, 0, NULL, &a, err, sizeof err);
+        fclose(f);
+        CHECK(!ok, "a stream cut at %zu of %zu bytes was accepted", len, n);
+        if (ok) npy_free(&a);
+    }
+    file[n] = 7;
+    f = stream_of(file, n + 1);
+    REQUIRE(f);
+    CHECK(!npy_read_stream(f, 0, NULL, &a, err, sizeof err) && strstr(err, "needs 24 bytes of data but the file holds 25"),
+          "%s", err);
+    fclose(f);
+}
+
+TEST(stream_bounds_the_data_by_its_header)
+{
+    uint8_t file[256];
+    char err[256];
+    /* 2^40 FLOAT64 announced, nothing behind: refused at the header, nothing allocated. */
+    size_t n = make_npy(file, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1099511627776,), }\n", "", 0);
+    FILE *f = stream_of(file, n);
+    REQUIRE(f);
+    npy_array a;
+    uint64_t announced = 0;
+    CHECK(!npy_read_stream(f, 1u << 20, &announced, &a, err, sizeof err) && strstr(err, "more than the 1048576 bytes"),
+          "%s", err);
+    CHECK(announced == 8ull << 40 && a.data == NULL, "announced %llu", (unsigned long long)announced);
+    fclose(f);
+    /* A header announcing 4 GiB of header. */
+    n = make_npy(file, 2, "{}", "", 0);
+    file[11] = 0xff;
+    f = stream_of(file, n);
+    REQUIRE(f);
+    CHECK(!npy_read_stream(f, 0, NULL, &a, err, sizeof err) && strstr(err, "a header of"), "%s", err);
+    fclose(f);
+    /* An endless device: refused at its first bytes (a timeout in test_cli.sh catches a hang). */
+    f = fopen("/dev/zero", "rb");
+    if (f) {
+        CHECK(!npy_read_stream(f, 0, NULL, &a, err, sizeof err) && strstr(err, "bad magic"), "%s", err);
+        CHECK(ftell(f) <= 12, "read %ld bytes of /dev/zero", ftell(f));
+        fclose(f);
+    }
+}

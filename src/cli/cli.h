@@ -35,6 +35,10 @@ int cli_int_base(const char *s);
 bool cli_parse_u64(const char *s, uint64_t *out);
 bool cli_parse_feature_level(const char *s, DML_FEATURE_LEVEL *out);
 
+/* The library's note or message with each dmlops_context_desc field the tool set from an
+ * option named as that option ("asked for (--backend vulkan)"): the user typed the option,
+ * not the C field. Returns buf. */
+const char *cli_as_typed(const char *text, char *buf, size_t len);
 /* Creates the context, printing the library's message on failure. Returns an exit status. */
 int cli_context_create(const dmlops_context_desc *desc, dmlops_context **ctx);
 /* The exit status for a failing library call: 2 for a rule the user broke, 1 otherwise. */

@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -50,7 +51,7 @@ int cli_int_base(const char *s)
 
 bool cli_parse_u64(const char *s, uint64_t *out)
 {
-    if (!s || !*s || *s == '-' || *s == '+') return false;
+    if (!s || !isdigit((unsigned char)*s)) return false; /* no sign, no white space strtoull would skip */
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, cli_int_base(s));
@@ -60,20 +61,22 @@ bool cli_parse_u64(const char *s, uint64_t *out)
 }
 
 /* Accepts 6_4, 6.4, DML_FEATURE_LEVEL_6_4 and the numeric 0x6400; the library decides
- * which values are real levels. */
+ * which values are real levels. 0 in any spelling is refused: to the library it means
+ * "the default", which a level typed out is not. */
 bool cli_parse_feature_level(const char *s, DML_FEATURE_LEVEL *out)
 {
     if (!strncasecmp(s, "DML_FEATURE_LEVEL_", 18)) s += 18;
     uint64_t v;
     if (!strncasecmp(s, "0x", 2)) {
-        if (!cli_parse_u64(s, &v) || v > 0xffff) return false;
+        if (!cli_parse_u64(s, &v) || v == 0 || v > 0xffff) return false;
         *out = (DML_FEATURE_LEVEL)v;
         return true;
     }
     unsigned major, minor;
     char sep, extra;
-    if (sscanf(s, "%u%c%u%c", &major, &sep, &minor, &extra) != 3 || (sep != '_' && sep != '.') || major > 15 ||
-        minor > 15)
+    if (!isdigit((unsigned char)*s) || sscanf(s, "%u%c%u%c", &major, &sep, &minor, &extra) != 3 ||
+        (sep != '_' && sep != '.') || !isdigit((unsigned char)s[strcspn(s, "_.") + 1]) || major > 15 || minor > 15 ||
+        (major == 0 && minor == 0))
         return false;
     *out = (DML_FEATURE_LEVEL)(major << 12 | minor << 8);
     return true;
@@ -118,12 +121,42 @@ int cli_status_exit(dmlops_status st)
     return st == DMLOPS_ERROR_INVALID_ARGUMENT || st == DMLOPS_ERROR_UNSUPPORTED ? CLI_USAGE : CLI_FAIL;
 }
 
+const char *cli_as_typed(const char *text, char *buf, size_t len)
+{
+    /* The tool sets these fields from its options only, so each names the option typed. */
+    static const struct {
+        const char *field, *option;
+    } map[] = {
+        {"dmlops_context_desc.backend = DMLOPS_BACKEND_VULKAN", "--backend vulkan"},
+        {"dmlops_context_desc.backend = DMLOPS_BACKEND_CPU", "--backend cpu"},
+        {"dmlops_context_desc.backend = DMLOPS_BACKEND_AUTO", "--backend auto"},
+        {"dmlops_context_desc.device", "--device"},
+        {"dmlops_context_desc.feature_level", "--feature-level"},
+    };
+    size_t n = 0;
+    if (!len) return buf;
+    for (const char *p = text; *p && n + 1 < len;) {
+        size_t k = 0;
+        while (k < sizeof map / sizeof map[0] && strncmp(p, map[k].field, strlen(map[k].field)) != 0) k++;
+        const char *put = k < sizeof map / sizeof map[0] ? map[k].option : NULL;
+        if (!put) {
+            buf[n++] = *p++;
+            continue;
+        }
+        for (const char *o = put; *o && n + 1 < len; o++) buf[n++] = *o;
+        p += strlen(map[k].field);
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
 int cli_context_create(const dmlops_context_desc *desc, dmlops_context **ctx)
 {
     dmlops_status st = dmlops_context_create(desc, ctx);
     if (st == DMLOPS_SUCCESS) return CLI_OK;
+    char msg[1200];
     cli_error("dmlops: cannot create a context (%s): %s\n", dmlops_status_string(st),
-            dmlops_last_error_message());
+              cli_as_typed(dmlops_last_error_message(), msg, sizeof msg));
     return cli_status_exit(st);
 }
 

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "model_parse.h"
@@ -31,19 +33,13 @@ static bool is_image(const char *path)
 
 /* ---- resources ---------------------------------------------------------------------- */
 
-/* sourcePath: relative to the model first, then to the current directory. */
+/* sourcePath: relative to the model first, then to the current directory. Looked up, not
+ * opened: opening a FIFO waits for its writer, whose data would then go to this probe. */
 static char *resolve_input(const mctx *j, const char *p)
 {
     char *full = m_join_path(j->dir, p);
-    if (!full || p[0] == '/' || !j->dir[0]) return full;
-    FILE *f = fopen(full, "rb");
-    if (f) {
-        fclose(f);
-        return full;
-    }
-    FILE *g = fopen(p, "rb");
-    if (!g) return full; /* report the model-relative path */
-    fclose(g);
+    if (!full || p[0] == '/' || !j->dir[0] || access(full, F_OK) == 0 || access(p, F_OK) != 0)
+        return full; /* a path that is nowhere is reported relative to the model */
     free(full);
     return strdup(p);
 }
@@ -70,7 +66,8 @@ static bool parse_count(const mctx *j, const json_value *obj, const char *path, 
     return true;
 }
 
-static bool parse_file(const mctx *j, const json_value *obj, const char *path, model_resource *r)
+/* A file initializer; size_in_bytes is the resource's sizeInBytes, 0 when not given. */
+static bool parse_file(const mctx *j, const json_value *obj, const char *path, model_resource *r, uint64_t size_in_bytes)
 {
     static const char *const keys[] = {"sourcePath", NULL};
     char p[PATH_LEN], err[300];
@@ -81,11 +78,10 @@ static bool parse_file(const mctx *j, const json_value *obj, const char *path, m
     if (is_image(s))
         return mfail(j, p, "%s: image initializers are not supported (only .npy and raw .dat/.bin files)", s);
     if (!(r->source = resolve_input(j, s))) return mfail(j, p, "out of memory");
-    if (!m_check_file_size(j, p, r->source)) return false;
     r->init_kind = MODEL_INIT_DATA;
     if (has_suffix(s, ".npy")) {
         npy_array a;
-        if (!m_read_npy(r->source, &a, err, sizeof err)) return mfail(j, p, "%s: %s", r->source, err);
+        if (!m_read_npy(j, p, r->source, &a)) return false;
         if (r->init.type != DML_TENSOR_DATA_TYPE_UNKNOWN && r->init.type != a.type) {
             char t[200];
             m_shape_text(&a, t, sizeof t);
@@ -97,11 +93,26 @@ static bool parse_file(const mctx *j, const json_value *obj, const char *path, m
         if (a.count == 0) return mfail(j, p, "%s holds no element: initialValues must be non-empty", r->source);
         return true;
     }
-    /* Raw bytes of initialValuesDataType. */
+    /* Raw bytes of initialValuesDataType. A regular file's size is known before it is
+     * read; a pipe's or a device's is not (/dev/zero never ends), so that one is read no
+     * further than the resource's sizeInBytes, which it then needs. */
     if (!need_type(j, path, r, "a raw file")) return false;
+    struct stat st;
+    if (stat(r->source, &st) == 0 && !S_ISREG(st.st_mode) && !size_in_bytes)
+        return mfail(j, p, "%s is not a regular file (a pipe or a device): its size is unknown until it is read, so "
+                           "the resource needs a sizeInBytes to bound what is read",
+                     r->source);
+    const uint64_t held = j->data ? *j->data : 0, left = j->data_limit > held ? j->data_limit - held : 1;
+    const bool by_size = size_in_bytes && size_in_bytes < left;
     size_t len;
-    char *bytes = m_read_file(r->source, 0, &len, err, sizeof err);
+    char *bytes = m_read_file(r->source, by_size ? size_in_bytes : left,
+                              by_size ? "the resource's sizeInBytes" : "the host memory less the initial values read before",
+                              false, &len, err, sizeof err);
     if (!bytes) return mfail(j, p, "%s: %s", r->source, err);
+    if (!m_take_data(j, p, len, r->source)) {
+        free(bytes);
+        return false;
+    }
     uint32_t es = npy_element_size(r->init.type);
     if (len == 0 || len % es) {
         free(bytes);
@@ -146,19 +157,23 @@ static bool parse_resource(const mctx *j, const char *name, const json_value *v,
         r->init_kind = MODEL_INIT_DATA;
         r->init.ndim = 1;
         r->init.shape[0] = r->init.count = iv->count;
+        if (!m_take_data(j, p, (uint64_t)iv->count * es, "its values")) return false;
         if (!(r->init.data = malloc(iv->count * es))) return mfail(j, p, "out of memory");
         size_t i = 0;
-        for (const json_value *e = iv->child; e; e = e->next, i++) {
-            mpath(q, sizeof q, "%s[%zu]", p, i);
-            if (!m_get_scalar(j, e, q, r->init.type, (uint8_t *)r->init.data + i * es)) return false;
-        }
+        json_iter it;
+        for (const json_value *e = json_first(&it, iv); e; e = json_next(&it), i++)
+            if (!m_get_element(j, e, p, (long long)i, r->init.type, (uint8_t *)r->init.data + i * es)) return false;
     } else if (iv->kind == JSON_OBJECT) {
         bool has_value = json_member(iv, "value"), has_start = json_member(iv, "valueStart"),
              has_path = json_member(iv, "sourcePath");
         if (has_value + has_start + has_path > 1)
             return mfail(j, p, "give one of \"value\" (constant), \"valueStart\" (sequence) or \"sourcePath\" (file)");
         if (has_path) {
-            if (!parse_file(j, iv, p, r)) return false;
+            /* sizeInBytes, when given, bounds what a file that is a stream may hold; it is
+             * checked as a field below. */
+            uint64_t size_in_bytes = 0;
+            if (!json_get_uint64(json_member(v, "sizeInBytes"), &size_in_bytes)) size_in_bytes = 0;
+            if (!parse_file(j, iv, p, r, size_in_bytes)) return false;
         } else if (has_value || has_start) {
             if (!m_check_keys(j, iv, p, has_value ? constant_keys : sequence_keys)) return false;
             if (!need_type(j, path, r, has_value ? "a constant initializer" : "a sequence initializer")) return false;
@@ -324,7 +339,8 @@ static bool parse_dispatchable(const mctx *j, const char *name, const json_value
         int flag;
         if (f->kind == JSON_ARRAY) {
             size_t i = 0;
-            for (const json_value *e = f->child; e; e = e->next, i++) {
+            json_iter it;
+            for (const json_value *e = json_first(&it, f); e; e = json_next(&it), i++) {
                 mpath(q, sizeof q, "[%zu]", i);
                 char ep[PATH_LEN];
                 mpath(ep, sizeof ep, "%s%s", p, q);
@@ -365,10 +381,11 @@ static bool parse_binding(const mctx *j, const json_value *v, const char *path, 
                                        "format", "shape", "counter", "counterOffsetBytes", NULL};
     char p[PATH_LEN], q[PATH_LEN];
     mpath(p, sizeof p, "%s", path);
+    json_iter it;
     if (v->kind == JSON_ARRAY) {
         if (v->count != 1)
             return mfail(j, path, "bind point %s takes 1 resource, but %zu were bound", op->tensor_names[t], v->count);
-        v = v->child;
+        v = json_first(&it, v); /* valid until the iterator moves, which it does not */
         mpath(p, sizeof p, "%s[0]", path);
     }
     uint64_t offset = 0, esize = 0;
@@ -473,7 +490,7 @@ static bool parse_command(const mctx *j, const json_value *v, const char *path, 
     mpath(p, sizeof p, "%s.targetPath", path);
     if (!m_get_string(j, json_member(v, "targetPath"), p, &target)) return false;
     if (is_image(target)) return mfail(j, p, "%s: writing images is not supported (only .npy and raw bytes)", target);
-    if (!(c->path = m_join_path(j->output_dir ? j->output_dir : "", target))) return mfail(j, p, "out of memory");
+    if (!m_output_path(j, p, target, &c->path)) return false;
     c->npy = has_suffix(target, ".npy");
     const model_resource *r = &m->res[c->resource];
     if ((f = json_member(v, "dimensions"))) {
@@ -509,6 +526,12 @@ bool m_parse_dxdispatch(const mctx *j, const json_value *root, model *m)
         return mfail(j, "$.dispatchables", "expected an object of named operators, not %s", json_kind_name(dis));
     if (!cmds || cmds->kind != JSON_ARRAY)
         return mfail(j, "$.commands", "expected an array of commands, not %s", json_kind_name(cmds));
+    char what[100];
+    snprintf(what, sizeof what, "%zu resources, %zu dispatchables and %zu commands", res->count, dis->count, cmds->count);
+    if (!m_check_tables(j, "$", (uint64_t)res->count * sizeof *m->res + (uint64_t)dis->count * sizeof *m->ops +
+                                    (uint64_t)cmds->count * sizeof *m->cmds,
+                        what))
+        return false;
     m->res = calloc(res->count ? res->count : 1, sizeof *m->res);
     m->ops = calloc(dis->count ? dis->count : 1, sizeof *m->ops);
     m->cmds = calloc(cmds->count ? cmds->count : 1, sizeof *m->cmds);
@@ -528,7 +551,8 @@ bool m_parse_dxdispatch(const mctx *j, const json_value *root, model *m)
     /* Names are unique within their object (the JSON reader refuses a key twice). */
     if ((m->nres && !(m->res_names = m_names_of_resources(m))) || (m->nops && !(m->op_names = m_names_of_ops(m))))
         return mfail(j, "$", "out of memory");
-    for (const json_value *e = cmds->child; e; e = e->next) {
+    json_iter it;
+    for (const json_value *e = json_first(&it, cmds); e; e = json_next(&it)) {
         mpath(p, sizeof p, "$.commands[%zu]", m->ncmds);
         if (!parse_command(j, e, p, m, &m->cmds[m->ncmds++])) return false;
     }

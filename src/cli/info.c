@@ -50,6 +50,7 @@ typedef struct info_state {
     dmlops_context_info ctx;
     bool have_ctx;
     char ctx_error[512];
+    char note[sizeof(((dmlops_context_info *)0)->note) + 64]; /* ctx.note, options as typed */
     dmlops_status ctx_status;
     dmlops_backend requested; /* what --backend or DMLOPS_BACKEND asked for */
 } info_state;
@@ -71,7 +72,8 @@ static void gather(const dmlops_context_desc *desc, info_state *s)
     s->ctx_status = dmlops_context_create(desc, &ctx);
     if (s->ctx_status == DMLOPS_SUCCESS) s->ctx_status = dmlops_context_get_info(ctx, &s->ctx);
     if (s->ctx_status == DMLOPS_SUCCESS) s->have_ctx = true;
-    else snprintf(s->ctx_error, sizeof s->ctx_error, "%s", dmlops_last_error_message());
+    else cli_as_typed(dmlops_last_error_message(), s->ctx_error, sizeof s->ctx_error);
+    if (s->have_ctx) cli_as_typed(s->ctx.note, s->note, sizeof s->note);
     dmlops_context_destroy(ctx);
 }
 
@@ -124,7 +126,10 @@ static void print_text(const info_state *s)
     const dmlops_context_info *c = &s->ctx;
     if (c->backend == DMLOPS_BACKEND_CPU) printf("    backend         cpu: the CPU backend will be used\n");
     else printf("    backend         vulkan on [%u] %s\n", c->device.index, c->device.name);
-    if (c->note[0]) printf("    note            %s\n", c->note);
+    if (c->backend == DMLOPS_BACKEND_CPU)
+        printf("    threads         %u per execution, the caller's included (DMLOPS_CPU_THREADS sets it)\n",
+               c->cpu_threads);
+    if (s->note[0]) printf("    note            %s\n", s->note);
     printf("    feature level   %s\n", dmlops_feature_level_name(c->feature_level));
     printf("    data types     ");
     for (uint32_t t = 0; t < 32; t++)
@@ -197,7 +202,8 @@ static int print_json(const info_state *s)
         for (uint32_t t = 0; t < 32; t++)
             if (s->ctx.supported_data_types & (1u << t))
                 cJSON_AddItemToArray(types, cJSON_CreateString(dmlops_data_type_name((DML_TENSOR_DATA_TYPE)t)));
-        cJSON_AddStringToObject(c, "note", s->ctx.note);
+        if (s->ctx.backend == DMLOPS_BACKEND_CPU) cJSON_AddNumberToObject(c, "cpu_threads", s->ctx.cpu_threads);
+        cJSON_AddStringToObject(c, "note", s->note);
     } else {
         cJSON_AddStringToObject(c, "status", dmlops_status_string(s->ctx_status));
         cJSON_AddStringToObject(c, "error", s->ctx_error);

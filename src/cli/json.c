@@ -1,5 +1,7 @@
 /* The strict JSON reader of json.h: a recursive-descent parser into nodes that live in one
- * arena, freed at once. */
+ * arena, freed at once. Arrays of scalars (a model's Data, shapes, strides) are packed:
+ * one contiguous encoding instead of a node per element, so that a model's memory grows
+ * with its text, not 48 times it (20 MB of "0," took 960 MB as nodes). */
 #include "json.h"
 
 #include <errno.h>
@@ -16,25 +18,8 @@ typedef struct json_chunk {
     size_t used, cap;
 } json_chunk;
 
-#define JSON_CHUNK_DATA(c) ((unsigned char *)(c) + ((sizeof(json_chunk) + 15) & ~(size_t)15))
-
-static void *arena_alloc(void **arena, size_t size)
-{
-    size = (size + 15) & ~(size_t)15;
-    json_chunk *c = *arena;
-    if (!c || c->cap - c->used < size) {
-        size_t cap = size > 60000 ? size : 60000;
-        json_chunk *n = malloc(((sizeof(json_chunk) + 15) & ~(size_t)15) + cap);
-        if (!n) return NULL;
-        n->cap = cap;
-        n->used = 0;
-        n->next = c;
-        *arena = c = n;
-    }
-    void *p = JSON_CHUNK_DATA(c) + c->used;
-    c->used += size;
-    return p;
-}
+#define JSON_CHUNK_HEAD ((sizeof(json_chunk) + 15) & ~(size_t)15)
+#define JSON_CHUNK_DATA(c) ((unsigned char *)(c) + JSON_CHUNK_HEAD)
 
 static void arena_free(void *arena)
 {
@@ -53,10 +38,21 @@ typedef struct jp {
     uint32_t line;
     int depth;
     void *arena;
+    size_t memory, max_memory; /* bytes taken from malloc, and the most allowed (0: no bound) */
     char *err;
     size_t errlen;
     bool relaxed; /* json_parse_relaxed: comments, trailing commas, text after the value */
     const char *open_comment; /* where a comment that the text ends inside began */
+    /* Packing (jp_packed): the encoding being written (a chunk header, then the bytes),
+     * the '[' of each array open in it, and, once an object inside made it give up, the
+     * '[' of the arrays that were open then, which are parsed into nodes instead. */
+    unsigned char *pk;
+    size_t pk_len, pk_cap;
+    const char *pk_open[JSON_MAX_DEPTH + 1];
+    int pk_depth;
+    bool pk_object; /* the attempt met an object */
+    const char *nopack[JSON_MAX_DEPTH + 1];
+    int nopack_n, nopack_i;
 } jp;
 
 static uint32_t jp_col(const jp *j, const char *at)
@@ -131,13 +127,45 @@ static void jp_ws(jp *j)
     }
 }
 
+/* Memory taken for the document, counted against max_memory: a document past it is
+ * refused with a message of its own ("out of memory" is for malloc failing). */
+static bool jp_budget(jp *j, size_t more)
+{
+    const size_t held = j->memory + (j->pk ? j->pk_len : 0); /* the arena, and any encoding being written */
+    if (j->max_memory && (more > j->max_memory || held > j->max_memory - more))
+        return jp_fail(j, "holding the document would take more than %llu MiB of memory",
+                       (unsigned long long)(j->max_memory >> 20));
+    return true;
+}
+
+/* Arena memory, 16-byte aligned; NULL after reporting why. */
+static void *jp_alloc(jp *j, size_t size)
+{
+    size = (size + 15) & ~(size_t)15;
+    json_chunk *c = j->arena;
+    if (!c || c->cap - c->used < size) {
+        const size_t cap = size > 60000 ? size : 60000;
+        if (!jp_budget(j, JSON_CHUNK_HEAD + cap)) return NULL;
+        json_chunk *n = malloc(JSON_CHUNK_HEAD + cap);
+        if (!n) {
+            jp_fail(j, "out of memory");
+            return NULL;
+        }
+        j->memory += JSON_CHUNK_HEAD + cap;
+        n->cap = cap;
+        n->used = 0;
+        n->next = c;
+        j->arena = c = n;
+    }
+    void *p = JSON_CHUNK_DATA(c) + c->used;
+    c->used += size;
+    return p;
+}
+
 static json_value *jp_node(jp *j, json_kind kind)
 {
-    json_value *v = arena_alloc(&j->arena, sizeof *v);
-    if (!v) {
-        jp_fail(j, "out of memory");
-        return NULL;
-    }
+    json_value *v = jp_alloc(j, sizeof *v);
+    if (!v) return NULL;
     memset(v, 0, sizeof *v);
     v->kind = kind;
     v->line = j->line;
@@ -213,15 +241,22 @@ static size_t utf8_put(char *dst, unsigned cp)
     return 4;
 }
 
-/* At the opening quote. Decodes into the arena; *len gets the decoded length. */
-static bool jp_string(jp *j, const char **out, size_t *len)
+/* At the opening quote: its closing quote, or NULL after reporting a string that never
+ * ends. The decoded string is at most as long as the text between them. */
+static const char *jp_string_end(jp *j)
 {
-    uint32_t line = j->line, col = jp_col(j, j->p);
-    const char *q = ++j->p;
+    const char *q = j->p + 1;
     while (q < j->end && *q != '"') q += *q == '\\' && q + 1 < j->end ? 2 : 1;
-    if (q >= j->end) return jp_fail_at(j, line, col, "a string that never ends");
-    char *dst = arena_alloc(&j->arena, (size_t)(q - j->p) + 1);
-    if (!dst) return jp_fail(j, "out of memory");
+    if (q < j->end) return q;
+    jp_fail(j, "a string that never ends");
+    return NULL;
+}
+
+/* At the opening quote (jp_string_end found the closing one): decodes the string into dst,
+ * which holds the text between the quotes and a NUL; *len gets the decoded length. */
+static bool jp_string_into(jp *j, char *dst, size_t *len)
+{
+    j->p++;
     size_t n = 0;
     while (*j->p != '"') {
         unsigned char c = (unsigned char)*j->p;
@@ -278,8 +313,17 @@ static bool jp_string(jp *j, const char **out, size_t *len)
     }
     j->p++;
     dst[n] = '\0';
-    *out = dst;
     *len = n;
+    return true;
+}
+
+/* At the opening quote. Decodes into the arena; *len gets the decoded length. */
+static bool jp_string(jp *j, const char **out, size_t *len)
+{
+    const char *q = jp_string_end(j);
+    char *dst = q ? jp_alloc(j, (size_t)(q - j->p)) : NULL;
+    if (!dst || !jp_string_into(j, dst, len)) return false;
+    *out = dst;
     return true;
 }
 
@@ -288,18 +332,24 @@ static bool is_digit(const jp *j, const char *q)
     return q < j->end && *q >= '0' && *q <= '9';
 }
 
-static bool jp_number(jp *j, json_value *v)
+/* At a number: checks its syntax, and returns where it ends (j->p stays at its start);
+ * NULL after reporting an error. */
+static const char *jp_number_end(jp *j)
 {
-    const char *start = j->p, *q = j->p;
+    const char *q = j->p;
     if (*q == '-') q++;
     if (!is_digit(j, q)) {
         j->p = q;
         char b[48];
-        return jp_fail(j, "expected a digit after '-', found %s", jp_found(j, b));
+        jp_fail(j, "expected a digit after '-', found %s", jp_found(j, b));
+        return NULL;
     }
     if (*q == '0') {
         q++;
-        if (is_digit(j, q)) return jp_fail(j, "a number with a leading zero");
+        if (is_digit(j, q)) {
+            jp_fail(j, "a number with a leading zero");
+            return NULL;
+        }
     } else {
         while (is_digit(j, q)) q++;
     }
@@ -307,7 +357,8 @@ static bool jp_number(jp *j, json_value *v)
         q++;
         if (!is_digit(j, q)) {
             j->p = q;
-            return jp_fail(j, "expected a digit after the decimal point");
+            jp_fail(j, "expected a digit after the decimal point");
+            return NULL;
         }
         while (is_digit(j, q)) q++;
     }
@@ -316,23 +367,69 @@ static bool jp_number(jp *j, json_value *v)
         if (q < j->end && (*q == '+' || *q == '-')) q++;
         if (!is_digit(j, q)) {
             j->p = q;
-            return jp_fail(j, "expected a digit in the exponent");
+            jp_fail(j, "expected a digit in the exponent");
+            return NULL;
         }
         while (is_digit(j, q)) q++;
     }
-    size_t n = (size_t)(q - start);
-    char *text = arena_alloc(&j->arena, n + 1);
-    if (!text) return jp_fail(j, "out of memory");
-    memcpy(text, start, n);
-    text[n] = '\0';
-    v->text = text;
-    v->number = strtod(text, NULL);
-    if (isinf(v->number)) {
+    return q;
+}
+
+/* The number at j->p, whose text jp_number_end checked, copied to dst (n bytes and a
+ * NUL): its value, and j->p past it; false after refusing one beyond a double. */
+static bool jp_number_into(jp *j, char *dst, size_t n, double *value)
+{
+    memcpy(dst, j->p, n);
+    dst[n] = '\0';
+    *value = strtod(dst, NULL);
+    if (isinf(*value)) {
         char b[48];
-        return jp_fail(j, "the number %s is beyond the range of a double", json_quote(text, b, sizeof b));
+        return jp_fail(j, "the number %s is beyond the range of a double", json_quote(dst, b, sizeof b));
     }
-    j->p = q;
+    j->p += n;
     return true;
+}
+
+static bool jp_number(jp *j, json_value *v)
+{
+    const char *q = jp_number_end(j);
+    if (!q) return false;
+    const size_t n = (size_t)(q - j->p);
+    char *text = jp_alloc(j, n + 1);
+    if (!text || !jp_number_into(j, text, n, &v->number)) return false;
+    v->text = text;
+    return true;
+}
+
+/* true, false or null at j->p: its kind and value, j->p past it. */
+static bool jp_literal(jp *j, json_kind *kind, bool *boolean)
+{
+    static const struct {
+        const char *word;
+        json_kind kind;
+        bool value;
+    } words[] = {{"true", JSON_BOOL, true}, {"false", JSON_BOOL, false}, {"null", JSON_NULL, false}};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        const size_t n = strlen(words[i].word);
+        if ((size_t)(j->end - j->p) >= n && !memcmp(j->p, words[i].word, n)) {
+            j->p += n;
+            *kind = words[i].kind;
+            *boolean = words[i].value;
+            return true;
+        }
+    }
+    char b[48];
+    return jp_fail(j, "expected a value, found %s", jp_found(j, b));
+}
+
+/* What cannot start a value: the message. */
+static bool jp_not_a_value(jp *j)
+{
+    char b[48];
+    const char *what = jp_found(j, b);
+    if (!strcmp(what, "'NaN'") || !strcmp(what, "'Infinity'"))
+        return jp_fail(j, "%s is not JSON: write it as a string (\"nan\", \"inf\")", what);
+    return jp_fail(j, "expected a value, found %s", what);
 }
 
 static json_value *jp_value(jp *j);
@@ -373,8 +470,192 @@ static bool jp_enter(jp *j)
     return true;
 }
 
+/* After an element of an array (close ']') or a member of an object ('}'): 1 when another
+ * follows (j->p at it), 0 at the closing bracket (j->p past it, the level left), -1 after
+ * reporting an error. */
+static int jp_next_element(jp *j, char close)
+{
+    char b[48];
+    jp_ws(j);
+    if (j->p < j->end && *j->p == ',') {
+        j->p++;
+        jp_ws(j);
+        if (j->p >= j->end || *j->p != close) return 1;
+        if (!j->relaxed) {
+            jp_fail(j, "a comma before '%c': JSON has no trailing commas", close);
+            return -1;
+        }
+    } else if (j->p >= j->end || *j->p != close) {
+        jp_fail(j, "expected ',' or '%c' after %s, found %s", close, close == ']' ? "an array element" : "an object member",
+                jp_found(j, b));
+        return -1;
+    }
+    j->p++;
+    j->depth--;
+    return 0;
+}
+
+/* ---- packed arrays: an encoding per element, no node ------------------------------------
+ *
+ * A number is its text (which starts with '-' or a digit), a string 's' and its decoded
+ * bytes, each ending in a NUL (strings never hold one); true, false and null are 't', 'f'
+ * and 'z'; an array is '[',
+ * its count and the length of its elements' encoding (4 bytes each, host order), then
+ * that encoding. json_first and json_next read it back. An array packs when every element
+ * is a scalar or an array that packs; an object anywhere inside stops the attempt, and the
+ * arrays open around it are parsed again into nodes (jp_array), once each. */
+
+/* Room for more bytes of the encoding; the budget counts the bytes written, not the
+ * slack of a doubling, which stays untouched (and is given back at the end). */
+static bool pk_reserve(jp *j, size_t more)
+{
+    if (!jp_budget(j, more)) return false;
+    if (j->pk && j->pk_cap - j->pk_len >= more) return true;
+    size_t cap = j->pk_cap ? j->pk_cap : 4096;
+    while (cap - j->pk_len < more) {
+        if (cap > SIZE_MAX / 2) return jp_fail(j, "out of memory");
+        cap *= 2;
+    }
+    unsigned char *n = realloc(j->pk, cap);
+    if (!n) return jp_fail(j, "out of memory");
+    j->pk = n;
+    j->pk_cap = cap;
+    return true;
+}
+
+static bool pk_array(jp *j);
+
+/* One element at j->p: its encoding appended. false after reporting an error, or at an
+ * object (j->pk_object, nothing reported). */
+static bool pk_value(jp *j)
+{
+    jp_ws(j);
+    if (j->p >= j->end) return jp_fail(j, "expected a value, found the end of the file");
+    const char c = *j->p;
+    if (c == '{') {
+        j->pk_object = true;
+        return false;
+    }
+    if (c == '[') return pk_array(j);
+    if (c == '"') {
+        const char *q = jp_string_end(j);
+        size_t n;
+        if (!q || !pk_reserve(j, (size_t)(q - j->p) + 1)) return false;
+        j->pk[j->pk_len++] = 's';
+        if (!jp_string_into(j, (char *)j->pk + j->pk_len, &n)) return false;
+        j->pk_len += n + 1;
+        return true;
+    }
+    if (c == 't' || c == 'f' || c == 'n') {
+        json_kind kind;
+        bool boolean;
+        if (!jp_literal(j, &kind, &boolean) || !pk_reserve(j, 1)) return false;
+        j->pk[j->pk_len++] = kind == JSON_NULL ? 'z' : boolean ? 't' : 'f';
+        return true;
+    }
+    if (c != '-' && (c < '0' || c > '9')) return jp_not_a_value(j);
+    const char *q = jp_number_end(j);
+    double value;
+    if (!q || !pk_reserve(j, (size_t)(q - j->p) + 1)) return false;
+    if (!jp_number_into(j, (char *)j->pk + j->pk_len, (size_t)(q - j->p), &value)) return false;
+    j->pk_len += strlen((const char *)j->pk + j->pk_len) + 1;
+    return true;
+}
+
+/* At '[': the array's encoding appended, its count and length filled in at the end. */
+static bool pk_array(jp *j)
+{
+    j->pk_open[j->pk_depth++] = j->p;
+    if (!jp_enter(j) || !pk_reserve(j, 9)) return false;
+    const size_t head = j->pk_len;
+    j->pk[head] = '[';
+    j->pk_len += 9;
+    uint64_t count = 0;
+    jp_ws(j);
+    int more = 1;
+    if (j->p < j->end && *j->p == ']') {
+        j->p++;
+        j->depth--;
+        more = 0;
+    }
+    while (more > 0) {
+        if (!pk_value(j)) return false;
+        count++;
+        more = jp_next_element(j, ']');
+    }
+    if (more < 0) return false;
+    const uint64_t body = j->pk_len - head - 9;
+    if (count > UINT32_MAX || body > UINT32_MAX) return jp_fail(j, "an array too large to hold");
+    const uint32_t c32 = (uint32_t)count, b32 = (uint32_t)body;
+    memcpy(j->pk + head + 1, &c32, 4);
+    memcpy(j->pk + head + 5, &b32, 4);
+    j->pk_depth--;
+    return true;
+}
+
+/* Packs the array at j->p into v: 1 when done, 0 after reporting an error, -1 when an
+ * object inside stops it (j is back at the array's start, and the arrays that held the
+ * object are listed in j->nopack, the outermost, this one, aside). */
+static int jp_packed(jp *j, json_value *v)
+{
+    const char *p = j->p, *line_start = j->line_start, *open_comment = j->open_comment;
+    const uint32_t line = j->line;
+    const int depth = j->depth;
+    j->pk = NULL;
+    j->pk_cap = 0;
+    j->pk_len = JSON_CHUNK_HEAD; /* the encoding becomes an arena chunk as it is */
+    j->pk_depth = 0;
+    j->pk_object = false;
+    const bool ok = pk_reserve(j, 0) && pk_array(j);
+    if (ok) {
+        const size_t at = JSON_CHUNK_HEAD + 9, len = j->pk_len;
+        uint32_t count;
+        memcpy(&count, j->pk + JSON_CHUNK_HEAD + 1, 4);
+        unsigned char *fit = realloc(j->pk, len); /* give back the slack of the last doubling */
+        if (fit) {
+            j->pk = fit;
+            j->pk_cap = len;
+        }
+        j->memory += len;
+        json_chunk *c = (json_chunk *)(void *)j->pk, *head = j->arena;
+        c->used = c->cap = j->pk_cap - JSON_CHUNK_HEAD;
+        /* Behind the chunk being filled, so that later nodes still go there. */
+        if (head) {
+            c->next = head->next;
+            head->next = c;
+        } else {
+            c->next = NULL;
+            j->arena = c;
+        }
+        v->packed = true;
+        v->count = count;
+        v->text = (const char *)j->pk + at;
+        v->length = len - at;
+        j->pk = NULL;
+        return 1;
+    }
+    free(j->pk);
+    j->pk = NULL;
+    if (!j->pk_object) return 0;
+    j->nopack_n = j->pk_depth - 1;
+    j->nopack_i = 0;
+    memcpy(j->nopack, j->pk_open + 1, (size_t)j->nopack_n * sizeof j->nopack[0]);
+    j->p = p;
+    j->line = line;
+    j->line_start = line_start;
+    j->open_comment = open_comment;
+    j->depth = depth;
+    return -1;
+}
+
 static bool jp_array(jp *j, json_value *v)
 {
+    if (j->nopack_i < j->nopack_n && j->nopack[j->nopack_i] == j->p) {
+        j->nopack_i++; /* an object is inside: nodes */
+    } else {
+        const int r = jp_packed(j, v);
+        if (r >= 0) return r > 0;
+    }
     if (!jp_enter(j)) return false;
     json_value **tail = &v->child;
     jp_ws(j);
@@ -383,28 +664,15 @@ static bool jp_array(jp *j, json_value *v)
         j->depth--;
         return true;
     }
-    for (;;) {
+    for (int more = 1; more > 0;) {
         json_value *e = jp_value(j);
         if (!e) return false;
         *tail = e;
         tail = &e->next;
         v->count++;
-        jp_ws(j);
-        char b[48];
-        if (j->p < j->end && *j->p == ',') {
-            j->p++;
-            jp_ws(j);
-            if (j->p < j->end && *j->p == ']') {
-                if (j->relaxed) break;
-                return jp_fail(j, "a comma before ']': JSON has no trailing commas");
-            }
-            continue;
-        }
-        if (j->p < j->end && *j->p == ']') break;
-        return jp_fail(j, "expected ',' or ']' after an array element, found %s", jp_found(j, b));
+        more = jp_next_element(j, ']');
+        if (more < 0) return false;
     }
-    j->p++;
-    j->depth--;
     return true;
 }
 
@@ -418,7 +686,7 @@ static bool jp_object(jp *j, json_value *v)
         j->depth--;
         return true;
     }
-    for (;;) {
+    for (int more = 1; more > 0;) {
         char b[48];
         if (j->p >= j->end || *j->p != '"')
             return jp_fail(j, "expected a member name in double quotes, found %s", jp_found(j, b));
@@ -438,36 +706,15 @@ static bool jp_object(jp *j, json_value *v)
         *tail = e;
         tail = &e->next;
         v->count++;
-        jp_ws(j);
-        if (j->p < j->end && *j->p == ',') {
-            j->p++;
-            jp_ws(j);
-            if (j->p < j->end && *j->p == '}') {
-                if (j->relaxed) break;
-                return jp_fail(j, "a comma before '}': JSON has no trailing commas");
-            }
-            continue;
-        }
-        if (j->p < j->end && *j->p == '}') break;
-        return jp_fail(j, "expected ',' or '}' after an object member, found %s", jp_found(j, b));
+        more = jp_next_element(j, '}');
+        if (more < 0) return false;
     }
-    j->p++;
-    j->depth--;
     return jp_unique_keys(j, v);
-}
-
-static bool jp_word(jp *j, const char *w)
-{
-    size_t n = strlen(w);
-    if ((size_t)(j->end - j->p) < n || memcmp(j->p, w, n) != 0) return false;
-    j->p += n;
-    return true;
 }
 
 static json_value *jp_value(jp *j)
 {
     jp_ws(j);
-    char b[48];
     if (j->p >= j->end) {
         jp_fail(j, "expected a value, found the end of the file");
         return NULL;
@@ -489,70 +736,74 @@ static json_value *jp_value(jp *j)
         break;
     case 't':
     case 'f':
-        if (!(v = jp_node(j, JSON_BOOL))) return NULL;
-        v->boolean = *j->p == 't';
-        ok = jp_word(j, v->boolean ? "true" : "false") || jp_fail(j, "expected a value, found %s", jp_found(j, b));
-        break;
     case 'n':
         if (!(v = jp_node(j, JSON_NULL))) return NULL;
-        ok = jp_word(j, "null") || jp_fail(j, "expected a value, found %s", jp_found(j, b));
+        ok = jp_literal(j, &v->kind, &v->boolean);
         break;
     default:
-        if (*j->p == '-' || (*j->p >= '0' && *j->p <= '9')) {
-            if (!(v = jp_node(j, JSON_NUMBER))) return NULL;
-            ok = jp_number(j, v);
-        } else {
-            const char *what = jp_found(j, b);
-            if (!strcmp(what, "'NaN'") || !strcmp(what, "'Infinity'"))
-                jp_fail(j, "%s is not JSON: write it as a string (\"nan\", \"inf\")", what);
-            else
-                jp_fail(j, "expected a value, found %s", what);
+        if (*j->p != '-' && (*j->p < '0' || *j->p > '9')) {
+            jp_not_a_value(j);
             return NULL;
         }
+        if (!(v = jp_node(j, JSON_NUMBER))) return NULL;
+        ok = jp_number(j, v);
     }
     return ok ? v : NULL;
 }
 
-static bool jp_parse(const char *text, size_t len, bool relaxed, json_doc *doc, char *err, size_t errlen)
+static bool jp_parse(const char *text, size_t len, const json_options *o, json_doc *doc, char *err, size_t errlen)
 {
     memset(doc, 0, sizeof *doc);
-    jp j = {text, text + len, text, 1, 0, NULL, err, errlen, relaxed, NULL};
-    if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) j.p = j.line_start = text + 3;
-    const char *first = j.p;
-    jp_ws(&j);
-    if (j.p >= j.end) {
-        if (j.open_comment) jp_fail(&j, "no JSON value: a /* comment is not closed");
-        else if (j.p > first) jp_fail(&j, "no JSON value: the file holds only white space%s", relaxed ? " and comments" : "");
-        else jp_fail(&j, "no JSON value: the file is empty");
-        arena_free(j.arena);
+    jp *j = calloc(1, sizeof *j); /* its stacks of array starts take 4 KiB */
+    if (!j) {
+        snprintf(err, errlen, "1:1: out of memory");
         return false;
     }
-    json_value *root = jp_value(&j);
-    if (root) {
-        jp_ws(&j);
-        if (j.p < j.end && !relaxed) {
+    *j = (jp){.p = text, .end = text + len, .line_start = text, .line = 1, .err = err, .errlen = errlen};
+    j->relaxed = o && o->relaxed;
+    j->max_memory = o ? o->max_memory : 0;
+    const bool relaxed = j->relaxed;
+    if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) j->p = j->line_start = text + 3;
+    const char *first = j->p;
+    jp_ws(j);
+    json_value *root = NULL;
+    if (j->p >= j->end) {
+        if (j->open_comment) jp_fail(j, "no JSON value: a /* comment is not closed");
+        else if (j->p > first) jp_fail(j, "no JSON value: the file holds only white space%s", relaxed ? " and comments" : "");
+        else jp_fail(j, "no JSON value: the file is empty");
+    } else if ((root = jp_value(j)) != NULL) {
+        jp_ws(j);
+        if (j->p < j->end && !relaxed) {
             char b[48];
-            jp_fail(&j, "%s after the end of the JSON value", jp_found(&j, b));
+            jp_fail(j, "%s after the end of the JSON value", jp_found(j, b));
             root = NULL;
         }
     }
-    if (!root) {
-        arena_free(j.arena);
-        return false;
+    if (root) {
+        doc->root = root;
+        doc->arena = j->arena;
+        doc->memory = j->memory;
+    } else {
+        arena_free(j->arena);
     }
-    doc->root = root;
-    doc->arena = j.arena;
-    return true;
+    free(j);
+    return root != NULL;
 }
 
 bool json_parse(const char *text, size_t len, json_doc *doc, char *err, size_t errlen)
 {
-    return jp_parse(text, len, false, doc, err, errlen);
+    return jp_parse(text, len, NULL, doc, err, errlen);
 }
 
 bool json_parse_relaxed(const char *text, size_t len, json_doc *doc, char *err, size_t errlen)
 {
-    return jp_parse(text, len, true, doc, err, errlen);
+    const json_options o = {.relaxed = true};
+    return jp_parse(text, len, &o, doc, err, errlen);
+}
+
+bool json_parse_with(const char *text, size_t len, const json_options *o, json_doc *doc, char *err, size_t errlen)
+{
+    return jp_parse(text, len, o, doc, err, errlen);
 }
 
 bool json_error_after(const char *a, const char *b)
@@ -569,6 +820,58 @@ void json_free(json_doc *doc)
 }
 
 /* ---- access ------------------------------------------------------------------------- */
+
+const json_value *json_first(json_iter *it, const json_value *v)
+{
+    memset(it, 0, sizeof *it);
+    if (!v || (v->kind != JSON_ARRAY && v->kind != JSON_OBJECT)) return NULL;
+    if (v->packed) {
+        it->pos = (const unsigned char *)v->text;
+        it->end = it->pos + v->length;
+        it->cur.line = v->line;
+        it->cur.col = v->col;
+    } else {
+        it->node = v->child;
+    }
+    return json_next(it);
+}
+
+const json_value *json_next(json_iter *it)
+{
+    if (!it->pos) {
+        const json_value *n = it->node;
+        if (n) it->node = n->next;
+        return n;
+    }
+    if (it->pos >= it->end) return NULL;
+    json_value *c = &it->cur;
+    *c = (json_value){.line = c->line, .col = c->col}; /* an element stands where its array does */
+    const unsigned char tag = *it->pos;
+    const bool number = tag == '-' || (tag >= '0' && tag <= '9');
+    it->pos += !number;
+    if (number || tag == 's') {
+        c->kind = number ? JSON_NUMBER : JSON_STRING;
+        c->text = (const char *)it->pos;
+        const size_t n = strlen(c->text);
+        it->pos += n + 1;
+        if (number) c->number = strtod(c->text, NULL);
+        else c->length = n;
+    } else if (tag == '[') {
+        uint32_t count, len;
+        memcpy(&count, it->pos, 4);
+        memcpy(&len, it->pos + 4, 4);
+        c->kind = JSON_ARRAY;
+        c->packed = true;
+        c->count = count;
+        c->text = (const char *)it->pos + 8;
+        c->length = len;
+        it->pos += 8 + (size_t)len;
+    } else {
+        c->kind = tag == 'z' ? JSON_NULL : JSON_BOOL;
+        c->boolean = tag == 't';
+    }
+    return c;
+}
 
 const json_value *json_member(const json_value *obj, const char *key)
 {
@@ -596,6 +899,40 @@ bool json_is_integer_literal(const json_value *v)
     return v && v->kind == JSON_NUMBER && !strpbrk(v->text, ".eE");
 }
 
+bool json_number_is_whole(const char *text)
+{
+    const char *p = text + (*text == '-');
+    const char *int_end = p + strspn(p, "0123456789"), *frac = int_end, *frac_end = int_end;
+    if (*int_end == '.') {
+        frac = int_end + 1;
+        frac_end = frac + strspn(frac, "0123456789");
+    }
+    /* The exponent, saturated far beyond any digit count a text can have. */
+    long long exp = 0;
+    if (*frac_end == 'e' || *frac_end == 'E') {
+        const char *e = frac_end + 1;
+        const bool negative = *e == '-';
+        e += *e == '-' || *e == '+';
+        for (; *e >= '0' && *e <= '9'; e++) exp = exp < 1000000000000LL ? exp * 10 + (*e - '0') : exp;
+        if (negative) exp = -exp;
+    }
+    /* The value is DIGITS x 10^(exp - fraction digits); trailing zeros of the digits
+     * count toward the exponent. Zero is whole. */
+    long long scale = exp - (long long)(frac_end - frac);
+    const char *last = frac_end;
+    while (last > p) {
+        const char *d = last - 1;
+        if (d == int_end) { /* the decimal point */
+            last = d;
+            continue;
+        }
+        if (*d != '0') break;
+        scale++;
+        last = d;
+    }
+    return last == p || scale >= 0;
+}
+
 bool json_get_int64(const json_value *v, int64_t *out)
 {
     if (!v || v->kind != JSON_NUMBER) return false;
@@ -606,7 +943,8 @@ bool json_get_int64(const json_value *v, int64_t *out)
         *out = x;
         return true;
     }
-    if (v->number != floor(v->number) || fabs(v->number) >= 9007199254740992.0) return false;
+    /* Its double may be whole when the text is not (1e-400 underflows to 0). */
+    if (!json_number_is_whole(v->text) || fabs(v->number) >= 9007199254740992.0) return false;
     *out = (int64_t)v->number;
     return true;
 }
@@ -626,7 +964,7 @@ bool json_get_uint64(const json_value *v, uint64_t *out)
         *out = x;
         return true;
     }
-    if (v->number != floor(v->number) || v->number < 0 || v->number >= 9007199254740992.0) return false;
+    if (!json_number_is_whole(v->text) || v->number < 0 || v->number >= 9007199254740992.0) return false;
     *out = (uint64_t)v->number;
     return true;
 }

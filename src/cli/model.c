@@ -104,10 +104,15 @@ static bool count_data(const mctx *j, const json_value *v, const char *path, uin
         (*n)++;
         return true;
     }
-    int i = 0;
-    for (const json_value *e = v->child; e; e = e->next, i++) {
+    long long i = 0;
+    json_iter it;
+    for (const json_value *e = json_first(&it, v); e; e = json_next(&it), i++) {
+        if (e->kind != JSON_ARRAY) { /* no path to make for a value */
+            (*n)++;
+            continue;
+        }
         char p[PATH_LEN];
-        mpath(p, sizeof p, "%s[%d]", path, i);
+        mpath(p, sizeof p, "%s[%lld]", path, i);
         if (!count_data(j, e, p, n, depth + 1)) return false;
     }
     return true;
@@ -115,17 +120,24 @@ static bool count_data(const mctx *j, const json_value *v, const char *path, uin
 
 static bool fill_data(const mctx *j, const json_value *v, const char *path, DML_TENSOR_DATA_TYPE type, uint8_t **dst)
 {
-    if (v->kind == JSON_ARRAY) {
-        int i = 0;
-        for (const json_value *e = v->child; e; e = e->next, i++) {
-            char p[PATH_LEN];
-            mpath(p, sizeof p, "%s[%d]", path, i);
-            if (!fill_data(j, e, p, type, dst)) return false;
-        }
+    const uint32_t es = dmlops_data_type_size(type);
+    if (v->kind != JSON_ARRAY) {
+        if (!m_get_scalar(j, v, path, type, *dst)) return false;
+        *dst += es;
         return true;
     }
-    if (!m_get_scalar(j, v, path, type, *dst)) return false;
-    *dst += dmlops_data_type_size(type);
+    long long i = 0;
+    json_iter it;
+    for (const json_value *e = json_first(&it, v); e; e = json_next(&it), i++) {
+        if (e->kind != JSON_ARRAY) {
+            if (!m_get_element(j, e, path, i, type, *dst)) return false;
+            *dst += es;
+            continue;
+        }
+        char p[PATH_LEN];
+        mpath(p, sizeof p, "%s[%lld]", path, i);
+        if (!fill_data(j, e, p, type, dst)) return false;
+    }
     return true;
 }
 
@@ -174,12 +186,10 @@ static bool parse_resource(const mctx *j, const json_value *v, const char *path,
     }
 
     if (file) {
-        char err[300];
         mpath(p, sizeof p, "%s.File", path);
         if (!m_get_string(j, file, p, &s)) return false;
         if (!(r->source = m_join_path(j->dir, s))) return mfail(j, p, "out of memory");
-        if (!m_check_file_size(j, p, r->source)) return false;
-        if (!m_read_npy(r->source, &r->init, err, sizeof err)) return mfail(j, p, "%s: %s", r->source, err);
+        if (!m_read_npy(j, p, r->source, &r->init)) return false;
         r->init_kind = MODEL_INIT_DATA;
         char a[200], b[200];
         m_shape_text(&r->init, a, sizeof a);
@@ -202,6 +212,7 @@ static bool parse_resource(const mctx *j, const json_value *v, const char *path,
                          (unsigned long long)r->view.count);
         }
         r->init = r->view;
+        if (!m_take_data(j, p, n * npy_element_size(r->view.type), "its values")) return false;
         r->init.data = malloc(n * npy_element_size(r->view.type) + 1);
         if (!r->init.data) return mfail(j, p, "out of memory");
         r->init_kind = MODEL_INIT_DATA;
@@ -224,8 +235,7 @@ static bool parse_resource(const mctx *j, const json_value *v, const char *path,
     }
     if ((f = json_member(v, "Output"))) {
         mpath(p, sizeof p, "%s.Output", path);
-        if (!m_get_string(j, f, p, &s)) return false;
-        if (!(r->output = m_join_path(j->output_dir ? j->output_dir : "", s))) return mfail(j, p, "out of memory");
+        if (!m_get_string(j, f, p, &s) || !m_output_path(j, p, s, &r->output)) return false;
     }
     return true;
 }
@@ -328,9 +338,24 @@ static bool finish_resources(const mctx *j, model *m)
         bool shaped = false;
         if (!r->shaped && r->last_writer >= 0 && writer_view(&m->cmds[r->last_writer], m, &v, &shaped)) {
             if (!r->view.type) r->view.type = v.type;
+            /* An ONNX output with no elements keeps its shape, whatever its other extents
+             * (OneHot of no indices and a depth of 2^63 - 1: [0, 9223372036854775807]), though
+             * no .npy reader would load it as a file. */
+            const bool counted = m_shape_count(&v), empty = m->ops[m->cmds[r->last_writer].op].empty;
+            if (!counted && empty && shaped && r->view.type == v.type) {
+                v.count = 0;
+                r->view = v;
+                r->shaped = true;
+                char t[200];
+                m_shape_text(&v, t, sizeof t);
+                if (r->output)
+                    return mfail(j, r->where, "its Output would be a .npy of %s, whose nonzero dimensions multiply past "
+                                              "2^60 elements: a shape no .npy reader loads",
+                                 t);
+            }
             /* The writer's shape, unless it does not fit a SizeInBytes given: then the
              * resource stays flat and the library judges the binding. */
-            if (shaped && r->view.type == v.type && m_shape_count(&v) &&
+            if (shaped && r->view.type == v.type && counted &&
                 (!r->size || v.count <= r->size / npy_element_size(v.type))) {
                 r->view = v;
                 r->shaped = true;
@@ -387,13 +412,19 @@ bool m_parse_dmlops(const mctx *j, const json_value *root, model *m)
     const json_value *ops = json_member(root, "operators");
     if (!res || res->kind != JSON_ARRAY) return mfail(j, "$.resources", "expected an array, not %s", json_kind_name(res));
     if (!ops || ops->kind != JSON_ARRAY) return mfail(j, "$.operators", "expected an array, not %s", json_kind_name(ops));
-    if (!ops->child) return mfail(j, "$.operators", "no operator to run");
+    if (!ops->count) return mfail(j, "$.operators", "no operator to run");
+    char what[80];
+    snprintf(what, sizeof what, "%zu resources and %zu operators", res->count, ops->count);
+    if (!m_check_tables(j, "$", (uint64_t)res->count * sizeof *m->res + (uint64_t)ops->count * (sizeof *m->ops + sizeof *m->cmds),
+                        what))
+        return false;
     m->res = calloc(res->count ? res->count : 1, sizeof *m->res);
     m->ops = calloc(ops->count, sizeof *m->ops);
     m->cmds = calloc(ops->count, sizeof *m->cmds);
     if (!m->res || !m->ops || !m->cmds) return mfail(j, "$", "out of memory");
     char p[PATH_LEN], q[80];
-    for (const json_value *e = res->child; e; e = e->next) {
+    json_iter it;
+    for (const json_value *e = json_first(&it, res); e; e = json_next(&it)) {
         mpath(p, sizeof p, "$.resources[%zu]", m->nres);
         model_resource *r = &m->res[m->nres++];
         if (!parse_resource(j, e, p, r)) return false;
@@ -404,7 +435,7 @@ bool m_parse_dmlops(const mctx *j, const json_value *root, model *m)
         mpath(p, sizeof p, "$.resources[%zu]", dup);
         return mfail(j, p, "a resource named %s already exists", json_quote(m->res[dup].name, q, sizeof q));
     }
-    for (const json_value *e = ops->child; e; e = e->next) {
+    for (const json_value *e = json_first(&it, ops); e; e = json_next(&it)) {
         mpath(p, sizeof p, "$.operators[%zu]", m->nops);
         model_op *op = &m->ops[m->nops++];
         model_cmd *cmd = &m->cmds[m->ncmds++];
@@ -417,26 +448,32 @@ bool m_parse_dmlops(const mctx *j, const json_value *root, model *m)
 
 /* ---- loading ------------------------------------------------------------------------ */
 
-bool model_load(const char *path, const char *output_dir, model *m, bool *oom)
+bool model_load(const char *path, const model_options *o, model *m, bool *oom)
 {
     memset(m, 0, sizeof *m);
+    const model_options defaults = {0};
+    if (!o) o = &defaults;
     bool no_memory = false;
     if (!oom) oom = &no_memory;
     *oom = false;
     char err[300];
     size_t len = 0;
-    char *text = m_read_file(path, MODEL_JSON_MAX_BYTES, &len, err, sizeof err);
+    char *text = m_read_file(path, MODEL_JSON_MAX_BYTES, "a model may", true, &len, err, sizeof err);
     if (!text) {
         cli_error("%s: %s\n", path, err);
         *oom = strstr(err, "out of memory") != NULL;
         return false;
     }
+    /* Arrays of numbers take about their text parsed; a text that would take more than
+     * the budget (objects by the million) is refused as it is read. */
+    const uint64_t budget = m_model_budget(len);
+    const json_options strict = {.max_memory = budget}, relaxed_syntax = {.relaxed = true, .max_memory = budget};
     json_doc doc;
-    bool parsed = json_parse(text, len, &doc, err, sizeof err);
+    bool parsed = json_parse_with(text, len, &strict, &doc, err, sizeof err);
     if (!parsed) { /* DxDispatch's reader takes comments and trailing commas; so do we in its models */
         char err2[300];
         json_doc relaxed;
-        if (json_parse_relaxed(text, len, &relaxed, err2, sizeof err2)) {
+        if (json_parse_with(text, len, &relaxed_syntax, &relaxed, err2, sizeof err2)) {
             const json_value *r = relaxed.root;
             if (r->kind == JSON_OBJECT && !json_member(r, "operators") &&
                 (json_member(r, "dispatchables") || json_member(r, "commands"))) {
@@ -469,15 +506,25 @@ bool model_load(const char *path, const char *output_dir, model *m, bool *oom)
     if (slash) slash[slash == dir] = '\0'; /* "/m.json" keeps "/" */
     else dir[0] = '\0';
     const json_value *root = doc.root;
-    mctx j = {path, false, dir, output_dir, oom};
+    uint64_t data = 0;
+    const mctx j = {.file = path,
+                    .dir = dir,
+                    .output_dir = o->output_dir,
+                    .any_output_path = o->any_output_path,
+                    .oom = oom,
+                    .budget = budget,
+                    .json_memory = doc.memory,
+                    .data = &data,
+                    .data_limit = m_host_memory()};
     bool ok;
     if (root->kind != JSON_OBJECT || (!json_member(root, "operators") && !json_member(root, "dispatchables") &&
                                       !json_member(root, "commands"))) {
         ok = mfail(&j, "$", "expected an object: ours with \"resources\" and \"operators\", or a DxDispatch model "
                            "with \"resources\", \"dispatchables\" and \"commands\"");
     } else if (json_member(root, "dispatchables") || json_member(root, "commands")) {
-        j.dxdispatch = true;
-        ok = m_parse_dxdispatch(&j, root, m);
+        mctx dx = j;
+        dx.dxdispatch = true;
+        ok = m_parse_dxdispatch(&dx, root, m);
     } else {
         ok = m_parse_dmlops(&j, root, m);
     }

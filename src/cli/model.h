@@ -114,12 +114,19 @@ typedef struct model {
     m_name *op_names;    /* DxDispatch: ops[i].name sorted */
 } model;
 
+typedef struct model_options {
+    const char *output_dir; /* relative output paths resolve against it; NULL: the current directory */
+    bool any_output_path;   /* outputs may be absolute or go through "..": --allow-any-output-path */
+} model_options;
+
 /* Loads path, telling the formats apart by their members. Input files resolve against the
  * model's directory (a DxDispatch model also tries the current directory), output files
- * against output_dir when given, else the current directory. Prints one line, "FILE:
- * $.json.path: message" (or "FILE:LINE:COL: ..." for JSON syntax), and returns false on
- * error, with *oom (when oom is not NULL) telling whether it ran out of memory. */
-bool model_load(const char *path, const char *output_dir, model *m, bool *oom);
+ * against o->output_dir (o may be NULL: the defaults). Holding the model takes memory in
+ * proportion to its text, and its initial values must fit the host memory (docs/cli.md,
+ * "Limits"): beyond either it is refused before the memory is taken. Prints one line,
+ * "FILE: $.json.path: message" (or "FILE:LINE:COL: ..." for JSON syntax), and returns
+ * false on error, with *oom (when oom is not NULL) telling whether it ran out of memory. */
+bool model_load(const char *path, const model_options *o, model *m, bool *oom);
 void model_free(model *m);
 
 /* Bytes of r's initial values (0 for MODEL_INIT_NONE). */

@@ -4,6 +4,7 @@
 #include "model_parse.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -73,8 +74,8 @@ bool m_get_uint(const mctx *j, const json_value *v, const char *path, uint64_t m
     char b[48];
     uint64_t x;
     if (!json_get_uint64(v, &x)) {
-        int64_t neg;
-        if (json_get_int64(v, &neg) || !v || v->kind != JSON_NUMBER || v->number < 0 || v->number != floor(v->number))
+        /* A whole number by its digits, not its double: 1e-400 is not 0. */
+        if (!v || v->kind != JSON_NUMBER || v->number < 0 || !json_number_is_whole(v->text))
             return mfail(j, path, "expected a non-negative integer, not %s", shown(v, b));
         /* json_get_uint64 takes a whole number in a float's notation (1e6) below 2^53 only,
          * where it is exact. */
@@ -117,7 +118,8 @@ bool m_get_int_array(const mctx *j, const json_value *v, const char *path, int64
     if (v->count > MODEL_MAX_DIMS)
         return mfail(j, path, "%zu entries: at most %d are supported", v->count, MODEL_MAX_DIMS);
     int i = 0;
-    for (const json_value *e = v->child; e; e = e->next, i++) {
+    json_iter it;
+    for (const json_value *e = json_first(&it, v); e; e = json_next(&it), i++) {
         char p[PATH_LEN], b[48];
         mpath(p, sizeof p, "%s[%d]", path, i);
         int64_t x;
@@ -205,22 +207,34 @@ bool m_get_bool(const mctx *j, const json_value *v, const char *path, bool *out)
 
 bool m_get_scalar(const mctx *j, const json_value *v, const char *path, DML_TENSOR_DATA_TYPE type, void *dst)
 {
+    return m_get_element(j, v, path, -1, type, dst);
+}
+
+bool m_get_element(const mctx *j, const json_value *v, const char *parent, long long index, DML_TENSOR_DATA_TYPE type,
+                   void *dst)
+{
     const char *why;
-    char b[48];
+    char b[48], path[PATH_LEN];
+    /* The path is made only for a message: an array of millions of values spent most of
+     * its reading in snprintf. */
+#define M_ELEMENT_PATH (index < 0 ? parent : (mpath(path, sizeof path, "%s[%lld]", parent, index), path))
     bool is_int = type != DML_TENSOR_DATA_TYPE_FLOAT16 && type != DML_TENSOR_DATA_TYPE_FLOAT32 &&
                   type != DML_TENSOR_DATA_TYPE_FLOAT64;
     if (!v || (v->kind != JSON_NUMBER && v->kind != JSON_BOOL && v->kind != JSON_STRING))
-        return mfail(j, path, "expected a number, not %s", json_kind_name(v));
+        return mfail(j, M_ELEMENT_PATH, "expected a number, not %s", json_kind_name(v));
     /* Text for strings, and for integer literals of a DxDispatch model (exact at any size). */
     bool as_text = v->kind == JSON_STRING || (j->dxdispatch && is_int && json_is_integer_literal(v));
     /* DxDispatch converts as a C cast would (spec/dxdispatch.md); ours insists on values
-     * that fit. */
+     * that fit, whole by their digits (1e-400 is not the integer 0, though its double is). */
+    if (!j->dxdispatch && is_int && v->kind == JSON_NUMBER && !json_number_is_whole(v->text))
+        return mfail(j, M_ELEMENT_PATH, "%s is not an integer (%s)", shown(v, b), dmlops_data_type_name(type));
     const double number = v->kind == JSON_NUMBER ? v->number : v->boolean ? 1 : 0;
     if (j->dxdispatch) why = as_text ? scalar_cast_text(type, v->text, dst) : scalar_cast_double(type, number, dst);
     else why = as_text ? scalar_from_text(type, v->text, dst) : scalar_from_double(type, number, dst);
     if (!why) return true;
     const char *text = v->kind == JSON_BOOL ? (v->boolean ? "true" : "false") : v->kind == JSON_STRING ? json_quote(v->text, b, sizeof b) : shown(v, b);
-    return mfail(j, path, "%s %s (%s)", text, why, dmlops_data_type_name(type));
+    return mfail(j, M_ELEMENT_PATH, "%s %s (%s)", text, why, dmlops_data_type_name(type));
+#undef M_ELEMENT_PATH
 }
 
 /* ---- tensors ------------------------------------------------------------------------ */
@@ -411,28 +425,37 @@ char *m_join_path(const char *dir, const char *p)
     return s;
 }
 
-char *m_read_file(const char *path, uint64_t most, size_t *len, char *err, size_t errlen)
+char *m_read_file(const char *path, uint64_t most, const char *most_is, bool json, size_t *len, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
         snprintf(err, errlen, "cannot open: %s", strerror(errno));
         return NULL;
     }
-    char *buf = NULL;
+    char *buf = NULL, b[32];
     size_t n = 0, cap = 0;
     const uint64_t host = m_host_memory();
     if (!most || host < most) most = host;
+    const char *limit = most == host ? "the host memory" : most_is;
+    /* A regular file's size is known: one past the bound is refused before it is read. */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > most) {
+        char a[32];
+        snprintf(err, errlen, "it holds %s, more than %s (%s)", cli_bytes((uint64_t)st.st_size, a), limit,
+                 cli_bytes(most, b));
+        fclose(f);
+        return NULL;
+    }
     for (;;) {
         if (n + 1 >= cap) {
             if ((uint64_t)n >= most) {
-                char b[32];
-                snprintf(err, errlen, "it holds more than %s (%s)", most == host ? "the host memory" : "a model may",
-                         cli_bytes(most, b));
+                snprintf(err, errlen, "it holds more than %s (%s)", limit, cli_bytes(most, b));
                 free(buf);
                 fclose(f);
                 return NULL;
             }
             size_t nc = cap ? cap * 2 : 4096;
+            if (nc > most + 2 && most + 2 > cap) nc = (size_t)most + 2; /* a byte past the bound, and the NUL */
             char *nb = nc > cap ? realloc(buf, nc) : NULL;
             if (!nb) {
                 snprintf(err, errlen, "out of memory reading it");
@@ -444,6 +467,13 @@ char *m_read_file(const char *path, uint64_t most, size_t *len, char *err, size_
             cap = nc;
         }
         size_t got = fread(buf + n, 1, cap - n - 1, f);
+        const char *nul = json && got ? memchr(buf + n, '\0', got) : NULL;
+        if (nul) {
+            snprintf(err, errlen, "a NUL byte at offset %llu: not a JSON text", (unsigned long long)(nul - buf));
+            free(buf);
+            fclose(f);
+            return NULL;
+        }
         n += got;
         if (got == 0) break;
     }
@@ -457,6 +487,91 @@ char *m_read_file(const char *path, uint64_t most, size_t *len, char *err, size_
     buf[n] = '\0';
     *len = n;
     return buf;
+}
+
+uint64_t m_model_budget(uint64_t text_bytes)
+{
+    const uint64_t half = m_host_memory() / 2;
+    uint64_t b = text_bytes > (UINT64_MAX - MODEL_MEMORY_FLOOR) / MODEL_MEMORY_PER_BYTE
+                     ? UINT64_MAX
+                     : text_bytes * MODEL_MEMORY_PER_BYTE + MODEL_MEMORY_FLOOR;
+    return b < half ? b : half;
+}
+
+bool m_check_tables(const mctx *j, const char *path, uint64_t bytes, const char *what)
+{
+    if (j->json_memory <= j->budget && bytes <= j->budget - j->json_memory) return true;
+    char a[32], b[32], c[32];
+    return mfail(j, path, "%s would take %s of memory to hold with the model's JSON (%s), more than a model of "
+                          "this size may take (%s: %u bytes per byte of its text, at most half the host memory)",
+                 what, cli_bytes(bytes, a), cli_bytes(j->json_memory, b), cli_bytes(j->budget, c), MODEL_MEMORY_PER_BYTE);
+}
+
+bool m_take_data(const mctx *j, const char *path, uint64_t bytes, const char *what)
+{
+    if (!j->data || (*j->data <= j->data_limit && bytes <= j->data_limit - *j->data)) {
+        if (j->data) *j->data += bytes;
+        return true;
+    }
+    char a[32], b[32], c[32];
+    return mfail(j, path, "%s: %s of initial values, after the %s read before, pass the host memory (%s)", what,
+                 cli_bytes(bytes, a), cli_bytes(*j->data, b), cli_bytes(j->data_limit, c));
+}
+
+/* The longest file name the file system takes where path would be made: pathconf of the
+ * nearest directory above it that exists (NAME_MAX when it cannot tell). */
+static long m_name_max(const char *path)
+{
+    char *dir = strdup(path);
+    long most = -1;
+    for (char *slash; dir && most < 0;) {
+        slash = strrchr(dir, '/');
+        if (!slash) {
+            most = pathconf(".", _PC_NAME_MAX);
+            break;
+        }
+        slash[slash == dir] = '\0'; /* "/x" keeps "/" */
+        most = pathconf(dir, _PC_NAME_MAX);
+        if (slash == dir) break;
+    }
+    free(dir);
+    return most > 0 ? most : NAME_MAX;
+}
+
+bool m_output_path(const mctx *j, const char *path, const char *given, char **out)
+{
+    char q[200], d[240];
+    bool up = false;
+    for (const char *c = given; *c;) {
+        const size_t n = strcspn(c, "/");
+        up = up || (n == 2 && c[0] == '.' && c[1] == '.');
+        c += n + (c[n] == '/');
+    }
+    /* Models are written by strangers (docs/reliability.md): what they write stays in the
+     * output directory unless the user says otherwise. */
+    if (!j->any_output_path && (given[0] == '/' || up)) {
+        if (j->output_dir) snprintf(d, sizeof d, "the output directory %s", json_quote(j->output_dir, q, 160));
+        else snprintf(d, sizeof d, "the output directory (the current directory without --output-dir)");
+        return mfail(j, path, "%s: %s would write outside %s: give a path inside it, or run with --allow-any-output-path",
+                     json_quote(given, q, sizeof q), given[0] == '/' ? "an absolute path" : "a path through \"..\"", d);
+    }
+    if (!(*out = m_join_path(j->output_dir ? j->output_dir : "", given))) return mfail(j, path, "out of memory");
+    /* Names the file system would refuse, found now rather than after the run. */
+    if (strlen(*out) >= PATH_MAX)
+        return mfail(j, path, "%s: %zu bytes, more than a path may have (PATH_MAX, %d)", json_quote(*out, q, sizeof q),
+                     strlen(*out), PATH_MAX);
+    const long most = m_name_max(*out);
+    for (const char *c = *out; *c;) {
+        const size_t n = strcspn(c, "/");
+        if ((long)n > most) {
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)(n < 40 ? n : 40), c);
+            return mfail(j, path, "the name \"%s%s\" has %zu bytes, more than the %ld a file name may have there",
+                         name, n > 40 ? "..." : "", n, most);
+        }
+        c += n + (c[n] == '/');
+    }
+    return true;
 }
 
 static int m_name_cmp(const void *a, const void *b)
@@ -505,15 +620,24 @@ size_t m_names_duplicate(const m_name *v, size_t n)
     return best;
 }
 
-bool m_read_npy(const char *path, npy_array *out, char *err, size_t errlen)
+bool m_read_npy(const mctx *j, const char *path, const char *source, npy_array *out)
 {
-    size_t len = 0;
-    char *bytes = m_read_file(path, 0, &len, err, errlen);
     memset(out, 0, sizeof *out);
-    if (!bytes) return false;
-    bool ok = npy_parse(bytes, len, out, err, errlen);
-    free(bytes);
-    return ok;
+    FILE *f = fopen(source, "rb");
+    if (!f) return mfail(j, path, "%s: cannot open: %s", source, strerror(errno));
+    const uint64_t held = j->data ? *j->data : 0, left = j->data_limit > held ? j->data_limit - held : 0;
+    uint64_t announced = 0;
+    char err[300];
+    const bool ok = npy_read_stream(f, left ? left : 1, &announced, out, err, sizeof err);
+    fclose(f);
+    if (!ok && announced > left) {
+        char a[32], b[32], c[32];
+        return mfail(j, path, "%s: its shape needs %s of data, which with the %s of initial values read before passes "
+                              "the host memory (%s)",
+                     source, cli_bytes(announced, a), cli_bytes(held, b), cli_bytes(j->data_limit, c));
+    }
+    if (!ok) return mfail(j, path, "%s: %s", source, err);
+    return m_take_data(j, path, announced, source);
 }
 
 void m_shape_text(const npy_array *a, char *buf, size_t len)
@@ -549,14 +673,3 @@ uint64_t m_host_memory(void)
     return (uint64_t)pages * (uint64_t)size;
 }
 
-bool m_check_file_size(const mctx *j, const char *path, const char *file)
-{
-    struct stat st;
-    uint64_t host = m_host_memory();
-    if (stat(file, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > host) {
-        char a[32], b[32];
-        return mfail(j, path, "%s holds %s, more than the host memory (%s)", file, cli_bytes((uint64_t)st.st_size, a),
-                     cli_bytes(host, b));
-    }
-    return true;
-}

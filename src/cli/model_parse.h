@@ -18,7 +18,13 @@ typedef struct mctx {
     bool dxdispatch;        /* DxDispatch's rules where the formats differ (noted where they do) */
     const char *dir;        /* its directory, for relative input paths */
     const char *output_dir; /* for relative output paths; NULL: the current directory */
+    bool any_output_path;   /* --allow-any-output-path: outputs may leave output_dir */
     bool *oom;              /* set (when not NULL) by a report of running out of memory */
+    /* Memory (docs/cli.md, "Limits"): what holding the model takes, its parsed JSON and
+     * tables, is bounded by its text (model_budget); what its initial values take, by the
+     * host memory, counted in *data as files and Data are read. */
+    uint64_t budget, json_memory;
+    uint64_t *data, data_limit;
 } mctx;
 
 /* Prints "FILE: PATH: message" on one line. A message that says "out of memory" sets
@@ -58,6 +64,9 @@ bool m_get_bool(const mctx *j, const json_value *v, const char *path, bool *out)
  * converts as a C cast would (1.5 -> 1, -1 -> 255 for UINT8); in ours a number beyond
  * 2^53 must come as a string. */
 bool m_get_scalar(const mctx *j, const json_value *v, const char *path, DML_TENSOR_DATA_TYPE type, void *dst);
+/* The same for element `index` of the array at `parent` (index < 0: parent itself). */
+bool m_get_element(const mctx *j, const json_value *v, const char *parent, long long index, DML_TENSOR_DATA_TYPE type,
+                   void *dst);
 
 /* A DML_TENSOR_DESC in the short form (the buffer desc's fields, with an optional "Type")
  * or the long one ({"Type": ..., "Desc": {...}}), with DxDispatch's defaults (in a
@@ -85,16 +94,34 @@ size_t m_names_duplicate(const m_name *v, size_t n);
 
 /* dir/p, or p when absolute or dir is empty. malloc'd; NULL when out of memory. */
 char *m_join_path(const char *dir, const char *p);
-/* The whole file, malloc'd (plus a NUL). On failure writes why to err and returns NULL.
- * A file that is not a regular one (a pipe, /dev/zero) is read up to the host's memory
- * (or most bytes, when that is less) and refused beyond it. */
-char *m_read_file(const char *path, uint64_t most, size_t *len, char *err, size_t errlen);
+/* The whole file, malloc'd (plus a NUL), at most `most` bytes (0: the host memory; most_is
+ * names the bound in messages): a regular file larger is refused before it is read, a
+ * stream (a pipe, a device) once it passes them. With json,
+ * a NUL byte, which no JSON text holds, is refused as soon as it is read (/dev/zero as a
+ * model stops at once). On failure writes why to err and returns NULL. */
+char *m_read_file(const char *path, uint64_t most, const char *most_is, bool json, size_t *len, char *err,
+                  size_t errlen);
 /* The most bytes of a model's JSON: a larger one is refused before it fills memory (a
- * model names its big data in files; inline data of this size would take several times
- * as much memory parsed). */
-#define MODEL_JSON_MAX_BYTES (1ull << 30)
-/* The .npy file at path (m_read_file, then npy_parse). */
-bool m_read_npy(const char *path, npy_array *out, char *err, size_t errlen);
+ * model names its big data in .npy files). */
+#define MODEL_JSON_MAX_BYTES (256ull << 20)
+/* Holding a model (its parsed JSON and the tool's tables) may take this many bytes per
+ * byte of its text, at least MODEL_MEMORY_FLOOR and at most half the host memory: arrays
+ * of numbers take about their text, a model's structure (about 17 bytes per byte in the
+ * densest real one measured) less than this, a text of empty objects over 27. */
+#define MODEL_MEMORY_PER_BYTE 32u
+#define MODEL_MEMORY_FLOOR (32ull << 20)
+uint64_t m_model_budget(uint64_t text_bytes);
+/* Refuses (exit 2) tables of `bytes` that would take the model past its budget. */
+bool m_check_tables(const mctx *j, const char *path, uint64_t bytes, const char *what);
+/* Counts `bytes` of initial values against the host memory before they are read or
+ * made: false after a message when they would pass it. */
+bool m_take_data(const mctx *j, const char *path, uint64_t bytes, const char *what);
+/* The .npy file at path, any kind of file (npy_read_stream), counted by m_take_data. */
+bool m_read_npy(const mctx *j, const char *path, const char *source, npy_array *out);
+/* An output path of the model (Output, writeFile's targetPath) into *out, joined to the
+ * output directory: refused (exit 2) when absolute or holding a ".." component unless
+ * any_output_path, and when a name in it is longer than the file system takes. */
+bool m_output_path(const mctx *j, const char *path, const char *given, char **out);
 /* "INT32 [2, 3]". */
 void m_shape_text(const npy_array *a, char *buf, size_t len);
 /* Sets a->count from the shape (0 when any dimension is 0); false when the nonzero
@@ -102,8 +129,6 @@ void m_shape_text(const npy_array *a, char *buf, size_t len);
 bool m_shape_count(npy_array *a);
 /* Physical memory of this machine in bytes (UINT64_MAX when unknown). */
 uint64_t m_host_memory(void);
-/* Refuses a file larger than the host memory before reading it. */
-bool m_check_file_size(const mctx *j, const char *path, const char *file);
 
 /* Our format's Bindings of op (its tensor_names) into cmd->bind: each {"Resource": NAME,
  * "Offset": N, "Size": N}, Size defaulting to the tensor's TotalTensorSizeInBytes (16 for

@@ -255,6 +255,83 @@ bool npy_parse(const void *bytes, size_t len, npy_array *out, char *err, size_t 
     return true;
 }
 
+/* The bytes of a header a stream may announce: numpy writes a few hundred (and reads at
+ * most 10000 by default); a header announcing gigabytes would be read whole otherwise. */
+#define NPY_MAX_HEADER (1u << 20)
+
+/* Reads n bytes; false (and a message) when the stream ends or fails first. */
+static bool read_exact(FILE *f, void *dst, size_t n, const char *what, char *err, size_t errlen)
+{
+    const size_t got = n ? fread(dst, 1, n, f) : 0;
+    if (got == n) return true;
+    if (ferror(f)) return npy_fail(err, errlen, "read error: %s", strerror(errno));
+    return npy_fail(err, errlen, "%s", what);
+}
+
+bool npy_read_stream(FILE *f, uint64_t most, uint64_t *announced, npy_array *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (announced) *announced = 0;
+    uint8_t pre[12];
+    if (!read_exact(f, pre, 10, "not a .npy file (bad magic)", err, errlen)) return false;
+    if (memcmp(pre, "\x93NUMPY", 6) != 0) return npy_fail(err, errlen, "not a .npy file (bad magic)");
+    const unsigned major = pre[6], minor = pre[7];
+    size_t hlen;
+    if (major == 1) {
+        hlen = (size_t)pre[8] | (size_t)pre[9] << 8;
+    } else if (major == 2 || major == 3) {
+        if (!read_exact(f, pre + 10, 2, "truncated header", err, errlen)) return false;
+        hlen = (size_t)pre[8] | (size_t)pre[9] << 8 | (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
+    } else {
+        return npy_fail(err, errlen, "unsupported .npy version %u.%u (1.0, 2.0 and 3.0 are)", major, minor);
+    }
+    if (hlen > NPY_MAX_HEADER)
+        return npy_fail(err, errlen, "a header of %zu bytes (more than the %u a .npy may have here)", hlen, NPY_MAX_HEADER);
+    char *h = malloc(hlen ? hlen : 1);
+    if (!h) return npy_fail(err, errlen, "out of memory for the header");
+    npy_array a = {0};
+    bool swap = false;
+    char what[64];
+    snprintf(what, sizeof what, "truncated header (%zu bytes announced)", hlen);
+    const bool ok = read_exact(f, h, hlen, what, err, errlen) && parse_header(h, hlen, &a, &swap, err, errlen);
+    free(h);
+    if (!ok) return false;
+    const uint32_t esize = npy_element_size(a.type);
+    if (a.count > UINT64_MAX / esize) return npy_fail(err, errlen, "the data size overflows");
+    const uint64_t need = a.count * esize;
+    if (announced) *announced = need;
+    /* Checked before anything is allocated for it: the header of a pipe or device may
+     * announce anything. */
+    if (most && need > most)
+        return npy_fail(err, errlen, "its shape needs %llu bytes of data, more than the %llu bytes left for it",
+                        (unsigned long long)need, (unsigned long long)most);
+    if (need > SIZE_MAX - 1) return npy_fail(err, errlen, "its shape needs more bytes than this host can address");
+    a.data = malloc(need ? (size_t)need : 1);
+    if (!a.data) return npy_fail(err, errlen, "out of memory for %llu bytes", (unsigned long long)need);
+    const size_t got = need ? fread(a.data, 1, (size_t)need, f) : 0;
+    /* One byte past the data tells a file that holds more from one that ends there. */
+    const bool more = got == need && fgetc(f) != EOF;
+    if (got != need || more || ferror(f)) {
+        const int e = errno;
+        const bool failed = ferror(f);
+        free(a.data);
+        if (failed) return npy_fail(err, errlen, "read error: %s", strerror(e));
+        struct stat st;
+        const size_t head = (major == 1 ? 10 : 12) + hlen;
+        if (more && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > head)
+            return npy_fail(err, errlen, "the shape needs %llu bytes of data but the file holds %llu",
+                            (unsigned long long)need, (unsigned long long)((uint64_t)st.st_size - head));
+        if (more)
+            return npy_fail(err, errlen, "the shape needs %llu bytes of data but the file holds more",
+                            (unsigned long long)need);
+        return npy_fail(err, errlen, "the shape needs %llu bytes of data but the file holds %llu",
+                        (unsigned long long)need, (unsigned long long)got);
+    }
+    if (swap) swap_bytes(a.data, a.count, esize);
+    *out = a;
+    return true;
+}
+
 /* Writes the parts to an open stream; false with errno set on the first failure. */
 static bool write_parts(FILE *f, const void *const *parts, const size_t *lens, int n)
 {

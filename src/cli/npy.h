@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "dmlops.h"
 
@@ -23,6 +24,12 @@ typedef struct npy_array {
 
 /* Each returns false and writes a message (without the file name) to err on failure. */
 bool npy_parse(const void *bytes, size_t len, npy_array *out, char *err, size_t errlen);
+/* The same from a stream, a pipe or a device included: the preamble and header first,
+ * then the data its shape announces, refused before anything is allocated for it when it
+ * is more than `most` bytes (0: no bound), then the stream's end (read no further than a
+ * byte past the data: /dev/zero is refused at its first bytes, which are no .npy magic).
+ * *announced (when not NULL) gets the data bytes the header announced, 0 before it. */
+bool npy_read_stream(FILE *f, uint64_t most, uint64_t *announced, npy_array *out, char *err, size_t errlen);
 /* Writes go to a temporary file beside path that is then renamed over it, so a failed
  * write never leaves a truncated file in place of the previous one. */
 bool npy_write_file(const char *path, const npy_array *a, char *err, size_t errlen);

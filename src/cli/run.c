@@ -24,6 +24,7 @@
 typedef struct run_opts {
     const char *model_path;
     const char *output_dir;
+    bool any_output_path; /* --allow-any-output-path */
     uint32_t iterations; /* 0: not given (ours: no timing; DxDispatch: 1) */
     dmlops_context_desc desc;
 } run_opts;
@@ -39,6 +40,7 @@ typedef struct run_state {
 static const char usage_text[] =
     "usage: dmlops run MODEL.json [--backend auto|vulkan|cpu] [--device D] [--feature-level 6_4]\n"
     "                  [-i N | --iterations N | --dispatch_iterations N] [--output-dir DIR]\n"
+    "                  [--allow-any-output-path]\n"
     "\n"
     "Runs a model: ours (\"resources\" and \"operators\") or a DirectML DxDispatch model\n"
     "(\"resources\", \"dispatchables\" and \"commands\"), told apart by their members.\n"
@@ -48,7 +50,9 @@ static const char usage_text[] =
     "  -i N, --iterations N, --dispatch_iterations N\n"
     "                             ours: time each operator N times after the run;\n"
     "                             DxDispatch: run each dispatch N times (default 1)\n"
-    "  --output-dir DIR           where relative output paths go (default: the current directory)\n"
+    "  --output-dir DIR           where the model's outputs go (default: the current directory)\n"
+    "  --allow-any-output-path    let the model write outside it (absolute paths, \"..\"): models\n"
+    "                             are refused that by default, as written by strangers\n"
     "  -h, --help                 this text\n"
     "\n"
     "Exit status: 0 success, 1 runtime failure, 2 bad command line or model. See docs/cli.md.\n";
@@ -157,7 +161,8 @@ static int prepare(run_state *s, const run_opts *o)
     FILE *aside = s->m.format == MODEL_FORMAT_DMLOPS ? stdout : stderr;
     if (s->m.format != MODEL_FORMAT_DMLOPS)
         fprintf(aside, "feature level %s\n", dmlops_feature_level_name(s->info.feature_level));
-    if (s->info.note[0]) fprintf(aside, "note: %s\n", s->info.note);
+    char note[sizeof s->info.note + 64];
+    if (s->info.note[0]) fprintf(aside, "note: %s\n", cli_as_typed(s->info.note, note, sizeof note));
     fflush(stdout);
 
     s->bufs = calloc(s->m.nres ? s->m.nres : 1, sizeof *s->bufs);
@@ -578,6 +583,9 @@ int cmd_run(int argc, char **argv)
             o.iterations = (uint32_t)n;
         } else if (r == 0 && (r = cli_opt(argc, argv, &i, "--output-dir", &v)) > 0) {
             o.output_dir = v;
+        } else if (r == 0 && !strcmp(argv[i], "--allow-any-output-path")) {
+            o.any_output_path = true;
+            r = 1;
         }
         if (r < 0) return CLI_USAGE;
         if (r > 0) continue;
@@ -597,7 +605,8 @@ int cmd_run(int argc, char **argv)
     }
     run_state s = {0};
     bool oom = false;
-    if (!model_load(o.model_path, o.output_dir, &s.m, &oom)) return oom ? CLI_FAIL : CLI_USAGE;
+    const model_options mo = {.output_dir = o.output_dir, .any_output_path = o.any_output_path};
+    if (!model_load(o.model_path, &mo, &s.m, &oom)) return oom ? CLI_FAIL : CLI_USAGE;
     /* Made once the library has accepted the context, the operators and the buffers, so
      * that a refused model leaves no directory; still before anything runs. */
     int rc = prepare(&s, &o);

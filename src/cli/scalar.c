@@ -1,5 +1,6 @@
 #include "scalar.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -169,10 +170,17 @@ static int int_text(const char *p, uint64_t *bits, bool *negative)
     return errno ? 2 : 0;
 }
 
+/* strtod and strtoll skip leading white space; a value's text is the number alone. */
+static bool padded(const char *s)
+{
+    return isspace((unsigned char)*s) != 0;
+}
+
 const char *scalar_from_text(DML_TENSOR_DATA_TYPE t, const char *s, void *dst)
 {
     char *end;
     errno = 0;
+    if (padded(s)) return "has white space before its number";
     if (scalar_is_float(t)) {
         double v = strtod(s, &end); /* also "inf", "nan" */
         if (!*s || *end) return "is not a number";
@@ -182,11 +190,9 @@ const char *scalar_from_text(DML_TENSOR_DATA_TYPE t, const char *s, void *dst)
     uint64_t hi;
     const char *e = int_range(t, &lo, &hi);
     if (e) return e;
-    const char *p = s;
-    while (*p == ' ') p++;
     uint64_t bits;
     bool negative;
-    const int r = int_text(p, &bits, &negative);
+    const int r = int_text(s, &bits, &negative);
     if (r == 1) return "is not an integer";
     if (r == 2 || (negative ? (int64_t)bits < lo : bits > hi)) return "is out of range for the data type";
     store_int(t, bits, dst);
@@ -209,6 +215,7 @@ const char *scalar_cast_double(DML_TENSOR_DATA_TYPE t, double v, void *dst)
 
 const char *scalar_cast_text(DML_TENSOR_DATA_TYPE t, const char *s, void *dst)
 {
+    if (padded(s)) return "has white space before its number";
     if (scalar_is_float(t)) {
         /* As a C cast: out of range becomes an infinity. */
         char *end;
@@ -217,11 +224,9 @@ const char *scalar_cast_text(DML_TENSOR_DATA_TYPE t, const char *s, void *dst)
         return store_float(t, v, dst);
     }
     if (!dmlops_data_type_size(t)) return "is not a supported data type";
-    const char *p = s;
-    while (*p == ' ') p++;
     uint64_t bits;
     bool negative;
-    const int r = int_text(p, &bits, &negative);
+    const int r = int_text(s, &bits, &negative);
     if (r == 0) {
         store_int(t, bits, dst);
         return NULL;
