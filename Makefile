@@ -223,7 +223,7 @@ help:
 	@echo "           README.md, \"Other platforms\") SO_UNVERSIONED=1 (libdmlops.so as its own soname)"
 
 deps:
-	@$(DEPS_ENV) .ci/deps.sh test
+	@$(DEPS_ENV) .ci/deps.sh --say test
 
 deps-check:
 	@$(DEPS_ENV) .ci/deps.sh $(DEPS_PROFILE)

@@ -6,7 +6,7 @@
 # exits 1. Nothing runs it for a plain `make`: `make deps` (everything), `make demo`
 # (demo) and `make test` (test) do, passing the Makefile's CC, PKG_CONFIG, VOLK_SRC, ...
 #
-# Usage: .ci/deps.sh [--check] [build|demo|test]
+# Usage: .ci/deps.sh [--check] [--say] [build|demo|test]
 #   build  what `make` needs: a C compiler, pkg-config with the vulkan and libcjson
 #          modules, glslangValidator, spirv-val, spirv-opt and the volk source (the default)
 #   demo   also a Vulkan driver (Mesa's lavapipe on Debian), for `make demo`
@@ -19,13 +19,17 @@
 #   platforms  build, and the cross compilers and emulators of .ci/platforms.sh (MinGW-w64,
 #          aarch64 and armhf gcc, qemu-user, wine, Xvfb)
 #   --check  only report, never install
+#   --say    also say so when nothing is missing (`make deps`; the checks before
+#            `make test` and `make demo` stay quiet)
 check_only=
+say=
 profile=build
 for a in "$@"; do
     case $a in
     --check) check_only=1 ;;
+    --say) say=1 ;;
     build | demo | test | valgrind | fuzz | platforms) profile=$a ;;
-    *) echo "usage: $0 [--check] [build|demo|test|valgrind|fuzz|platforms]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--check] [--say] [build|demo|test|valgrind|fuzz|platforms]" >&2; exit 2 ;;
     esac
 done
 
@@ -137,8 +141,13 @@ report() {
     echo "  apt-get install -y --no-install-recommends$pkgs" >&2
 }
 
+present() {
+    [ -z "$say" ] || echo "deps: nothing missing for the $profile profile (CC=$CC, $PKG_CONFIG, $GLSLANG, $SPIRV_VAL, $SPIRV_OPT, $VOLK_SRC$([ "$profile" = build ] || echo ', and the rest .ci/deps.sh lists for it'))"
+    exit 0
+}
+
 check
-[ -z "$missing" ] && exit 0
+[ -z "$missing" ] && present
 if [ -n "$check_only" ] || [ "$(id -u)" != 0 ] || [ ! -r /etc/debian_version ] || ! have apt-get; then
     report
     exit 1
@@ -150,7 +159,7 @@ apt-get update -qq >/dev/null 2>&1 || apt-get update
 apt-get install -y -qq --no-install-recommends $pkgs >/dev/null 2>&1 ||
     apt-get install -y --no-install-recommends $pkgs || exit 1
 check
-[ -z "$missing" ] && exit 0
+[ -z "$missing" ] && present
 echo "deps: still missing after installing the packages" >&2
 report
 exit 1

@@ -260,7 +260,8 @@ int cmd_bench(int argc, char **argv)
     const bool vulkan = bench_is_vulkan(&run);
     printf("dmlops bench on %s (%s), %s backend%s\n", run.device, run.driver, run.backend,
            o.quick ? ", quick suite" : "");
-    if (run.ctx.note[0]) printf("note: %s\n", run.ctx.note);
+    char note[sizeof run.ctx.note + 64];
+    if (run.ctx.note[0]) printf("note: %s\n", cli_as_typed(run.ctx.note, note, sizeof note));
     if (vulkan) {
         bench_memory_init(&run.ctx, &run.mem);
         print_memory(&run);

@@ -170,6 +170,11 @@ typedef struct bench_overhead {
 typedef struct bench_creation {
     bool measured;
     double cold_ms, warm_ms, hot_ms;
+    /* False when the driver keeps nothing in its pipeline cache (lavapipe: the file holds a
+     * header only, cache_bytes, after a pipeline as before one): a warm start would time a
+     * second cold one, so none is reported. */
+    bool warm_measured;
+    uint64_t cache_bytes;
 } bench_creation;
 
 /* CPU backend: a headline case at 1, 2, 4 ... N threads. */

@@ -4,6 +4,7 @@
  * how the headline cases scale with threads. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -119,23 +120,38 @@ void bench_run_overhead(dmlops_context *ctx, bool vulkan, bench_overhead *ov)
     dmlops_buffer_destroy(pong);
 }
 
+/* The size of the file at path, 0 when there is none. */
+static uint64_t file_bytes(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
 /* Operator creation on Vulkan (bench_creation): fresh contexts on the run's device, the
  * first with an empty pipeline cache file in a temporary directory, each later one reading
  * the file the one before wrote when it was destroyed. One warm sample is one context's
  * first operator, which a single reading leaves to the machine's noise: the median of
- * WARM contexts is reported. */
+ * WARM contexts is reported. A context that creates nothing writes the file a driver
+ * keeps no pipeline in; when the cold pass leaves no more, there is no warm cache to time. */
 void bench_run_creation(const dmlops_context_desc *desc, bench_creation *cr)
 {
     enum { HOT = 21, WARM = 7 };
-    char dir[] = "/tmp/dmlops-bench-XXXXXX", path[64];
+    char dir[] = "/tmp/dmlops-bench-XXXXXX", path[64], empty[64];
     if (!mkdtemp(dir)) return;
     snprintf(path, sizeof path, "%s/pipelines", dir);
+    snprintf(empty, sizeof empty, "%s/empty", dir);
     small_op so;
     small_op_init(&so);
-    dmlops_context_options opt = {.pipeline_cache_path = path};
+    dmlops_context_options opt = {.pipeline_cache_path = empty};
     double cold = -1, warm[WARM], hot[HOT];
-    bool ok = true;
-    for (int pass = 0; pass <= WARM && ok; pass++) {
+    dmlops_context *bare = NULL;
+    bool ok = dmlops_context_create_with_options(desc, &opt, &bare) == DMLOPS_SUCCESS;
+    dmlops_context_destroy(bare); /* writes what the driver keeps of no pipeline */
+    const uint64_t empty_bytes = file_bytes(empty);
+    remove(empty);
+    opt.pipeline_cache_path = path;
+    int passes = WARM;
+    for (int pass = 0; pass <= passes && ok; pass++) {
         dmlops_context *ctx = NULL;
         dmlops_operator *op = NULL;
         ok = dmlops_context_create_with_options(desc, &opt, &ctx) == DMLOPS_SUCCESS;
@@ -151,6 +167,10 @@ void bench_run_creation(const dmlops_context_desc *desc, bench_creation *cr)
             dmlops_operator_destroy(op);
         }
         dmlops_context_destroy(ctx); /* writes the cache file */
+        if (pass == 0) {
+            cr->cache_bytes = file_bytes(path);
+            if (cr->cache_bytes <= empty_bytes) passes = 0; /* the driver kept nothing */
+        }
     }
     remove(path);
     rmdir(dir);
@@ -160,7 +180,8 @@ void bench_run_creation(const dmlops_context_desc *desc, bench_creation *cr)
     }
     cr->measured = true;
     cr->cold_ms = cold;
-    cr->warm_ms = cli_median(warm, WARM);
+    cr->warm_measured = passes > 0;
+    cr->warm_ms = cr->warm_measured ? cli_median(warm, WARM) : -1;
     cr->hot_ms = cli_median(hot, HOT);
 }
 
