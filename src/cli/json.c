@@ -539,7 +539,7 @@ static bool pk_value(jp *j)
     if (c == '[') return pk_array(j);
     if (c == '"') {
         const char *q = jp_string_end(j);
-        size_t n;
+        size_t n = 0;
         if (!q || !pk_reserve(j, (size_t)(q - j->p) + 1)) return false;
         j->pk[j->pk_len++] = 's';
         if (!jp_string_into(j, (char *)j->pk + j->pk_len, &n)) return false;
@@ -547,8 +547,8 @@ static bool pk_value(jp *j)
         return true;
     }
     if (c == 't' || c == 'f' || c == 'n') {
-        json_kind kind;
-        bool boolean;
+        json_kind kind = JSON_NULL;
+        bool boolean = false;
         if (!jp_literal(j, &kind, &boolean) || !pk_reserve(j, 1)) return false;
         j->pk[j->pk_len++] = kind == JSON_NULL ? 'z' : boolean ? 't' : 'f';
         return true;
