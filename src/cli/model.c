@@ -464,8 +464,9 @@ bool model_load(const char *path, const model_options *o, model *m, bool *oom)
         *oom = strstr(err, "out of memory") != NULL;
         return false;
     }
-    /* Arrays of numbers take about their text parsed; a text that would take more than
-     * the budget (objects by the million) is refused as it is read. */
+    /* Arrays of numbers take about their text parsed, a node takes 80 bytes: the budget
+     * (m_model_budget) bounds the parse as it goes, then the tables the model needs
+     * (m_check_tables) before they are made. */
     const uint64_t budget = m_model_budget(len);
     const json_options strict = {.max_memory = budget}, relaxed_syntax = {.relaxed = true, .max_memory = budget};
     json_doc doc;
