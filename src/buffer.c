@@ -21,6 +21,7 @@ dmlops_status dmlops_buffer_create(dmlops_context *ctx, uint64_t size_in_bytes, 
         free(buf);
         return st;
     }
+    dm_buffer_adopt(buf);
     *out = buf;
     return DMLOPS_SUCCESS;
 }
@@ -44,32 +45,77 @@ static dmlops_status dm_check_range(const char *fn, const dmlops_buffer *buf, ui
     return DMLOPS_SUCCESS;
 }
 
+/* Synchronous reads and writes wait for the work in flight (it may use the bytes), then
+ * copy through the backend's own path (mappings, or staging with submissions waited for
+ * under the lock). */
 dmlops_status dmlops_buffer_write(dmlops_buffer *buf, uint64_t offset, const void *src, uint64_t size)
 {
-    DM_TRY(dm_check_range("dmlops_buffer_write", buf, offset, src, size));
-    DM_TRY(dm_check_lost(buf->ctx, "dmlops_buffer_write"));
+    static const char fn[] = "dmlops_buffer_write";
+    DM_TRY(dm_check_range(fn, buf, offset, src, size));
+    DM_TRY(dm_check_lost(buf->ctx, fn));
+    DM_TRY(dm_name_call(fn, dm_wait_in_flight(buf->ctx)));
     return size ? buf->ctx->vt->buffer_write(buf, offset, src, size) : DMLOPS_SUCCESS;
 }
 
 dmlops_status dmlops_buffer_read(dmlops_buffer *buf, uint64_t offset, void *dst, uint64_t size)
 {
-    DM_TRY(dm_check_range("dmlops_buffer_read", buf, offset, dst, size));
-    DM_TRY(dm_check_lost(buf->ctx, "dmlops_buffer_read"));
+    static const char fn[] = "dmlops_buffer_read";
+    DM_TRY(dm_check_range(fn, buf, offset, dst, size));
+    DM_TRY(dm_check_lost(buf->ctx, fn));
+    DM_TRY(dm_name_call(fn, dm_wait_in_flight(buf->ctx)));
     return size ? buf->ctx->vt->buffer_read(buf, offset, dst, size) : DMLOPS_SUCCESS;
+}
+
+static dmlops_status dm_buffer_async(const char *fn, dm_sub_kind kind, dmlops_buffer *buf, uint64_t offset, void *host,
+                                     uint64_t size, const dmlops_submit_info *submit, dmlops_fence **fence)
+{
+    if (fence) *fence = NULL;
+    DM_TRY(dm_check_range(fn, buf, offset, host, size));
+    DM_TRY(dm_check_lost(buf->ctx, fn));
+    dm_sub s = {.ctx = buf->ctx, .kind = kind, .nbind = 1, .offset = offset, .size = size, .host = host};
+    s.bind[0] = (dmlops_binding){buf, offset, size};
+    return dm_name_call(fn, dm_submit(fn, &s, submit, false, fence));
+}
+
+dmlops_status dmlops_buffer_write_async(dmlops_buffer *buf, uint64_t offset, const void *src, uint64_t size,
+                                        const dmlops_submit_info *submit, dmlops_fence **fence)
+{
+    return dm_buffer_async("dmlops_buffer_write_async", DM_SUB_WRITE, buf, offset, (void *)(uintptr_t)src, size, submit,
+                           fence);
+}
+
+dmlops_status dmlops_buffer_read_async(dmlops_buffer *buf, uint64_t offset, void *dst, uint64_t size,
+                                       const dmlops_submit_info *submit, dmlops_fence **fence)
+{
+    return dm_buffer_async("dmlops_buffer_read_async", DM_SUB_READ, buf, offset, dst, size, submit, fence);
 }
 
 uint64_t dmlops_buffer_size(const dmlops_buffer *buf) { return buf ? buf->size : 0; }
 
-void dm_buffer_retain(dmlops_buffer *buf) { atomic_fetch_add_explicit(&buf->extra_refs, 1, memory_order_relaxed); }
+void dm_buffer_adopt(dmlops_buffer *buf)
+{
+    atomic_init(&buf->refs, 1);
+    dm_context_retain(buf->ctx);
+    dm_handles_open(buf->ctx);
+}
+
+void dm_buffer_retain(dmlops_buffer *buf) { atomic_fetch_add_explicit(&buf->refs, 1, memory_order_relaxed); }
 
 void dm_buffer_release(dmlops_buffer *buf)
 {
-    if (atomic_fetch_sub_explicit(&buf->extra_refs, 1, memory_order_acq_rel) != 0) return; /* still held */
-    buf->ctx->vt->buffer_destroy(buf);
+    if (atomic_fetch_sub_explicit(&buf->refs, 1, memory_order_acq_rel) != 1) return; /* still held */
+    dmlops_context *ctx = buf->ctx;
+    ctx->vt->buffer_destroy(buf);
     free(buf);
+    dm_context_release(ctx);
 }
 
 void dmlops_buffer_destroy(dmlops_buffer *buf)
 {
-    if (buf) dm_buffer_release(buf);
+    if (!buf) return;
+    dmlops_context *ctx = buf->ctx;
+    dm_context_retain(ctx); /* across the close, which may wait for work using the buffer */
+    dm_buffer_release(buf);
+    dm_handles_close(ctx);
+    dm_context_release(ctx);
 }

@@ -23,6 +23,9 @@ dmlops_status dmlops_command_list_create(dmlops_context *ctx, dmlops_command_lis
         free(list);
         return st;
     }
+    atomic_init(&list->refs, 1);
+    dm_context_retain(ctx);
+    dm_handles_open(ctx);
     *out = list;
     return DMLOPS_SUCCESS;
 }
@@ -66,6 +69,7 @@ static bool dm_hazard(const dmlops_command_list *l, const dm_range *rd, uint32_t
 static dmlops_status dm_append(dmlops_command_list *l, dm_list_entry *e, const dm_range *rd, uint32_t nrd,
                                const dm_range *wr, uint32_t nwr)
 {
+    dm_list_wait(l); /* its execution in flight reads the entries */
     if (!dm_grow((void **)&l->entries, &l->cap, l->count + 1, sizeof *e) || !dm_range_set_reserve(&l->reads, nrd) ||
         !dm_range_set_reserve(&l->writes, nwr))
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_command_list_record: out of host memory");
@@ -203,19 +207,36 @@ dmlops_status dmlops_command_list_record_compute_copy(dmlops_command_list *list,
 
 dmlops_status dmlops_command_list_execute(dmlops_command_list *list)
 {
+    static const char fn[] = "dmlops_command_list_execute";
     DM_CHECK_ARG(list, "dmlops_command_list_execute");
-    const bool serial = !list->ctx->vt->concurrent_execute;
-    if (serial) dm_mutex_lock(&list->ctx->lock);
-    double t0 = dm_now();
-    dmlops_status st = list->ctx->vt->list_execute(list);
-    list->stats.wall_seconds = dm_now() - t0;
-    if (serial) dm_mutex_unlock(&list->ctx->lock);
-    return st;
+    DM_TRY(dm_check_lost(list->ctx, fn));
+    if (list->ctx->vt->sync_inline) { /* on the caller's thread, after the work in flight */
+        DM_TRY(dm_wait_in_flight(list->ctx));
+        const double t0 = dm_now();
+        DM_TRY(list->ctx->vt->list_execute(list));
+        list->stats.wall_seconds = dm_now() - t0;
+        list->executed = true;
+        return DMLOPS_SUCCESS;
+    }
+    dm_sub s = {.ctx = list->ctx, .kind = DM_SUB_LIST, .list = list};
+    return dm_name_call(fn, dm_submit(fn, &s, NULL, true, NULL));
+}
+
+dmlops_status dmlops_command_list_execute_async(dmlops_command_list *list, const dmlops_submit_info *submit,
+                                                dmlops_fence **fence)
+{
+    static const char fn[] = "dmlops_command_list_execute_async";
+    if (fence) *fence = NULL;
+    DM_CHECK_ARG(list, "dmlops_command_list_execute_async");
+    DM_TRY(dm_check_lost(list->ctx, fn));
+    dm_sub s = {.ctx = list->ctx, .kind = DM_SUB_LIST, .list = list};
+    return dm_name_call(fn, dm_submit(fn, &s, submit, false, fence));
 }
 
 dmlops_status dmlops_command_list_reset(dmlops_command_list *list)
 {
     DM_CHECK_ARG(list, "dmlops_command_list_reset");
+    dm_list_wait(list); /* its execution in flight uses what the reset forgets */
     list->ctx->vt->list_reset(list);
     dm_release_entries(list);
     list->count = 0;
@@ -237,6 +258,8 @@ dmlops_status dmlops_command_list_get_stats(const dmlops_command_list *list, dml
 {
     DM_CHECK_ARG(list, "dmlops_command_list_get_stats");
     DM_CHECK_ARG(stats, "dmlops_command_list_get_stats");
+    if (!list->executed) /* as get_access_stats: there is nothing to report yet */
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_command_list_get_stats: the list has not been executed yet");
     *stats = list->stats;
     return DMLOPS_SUCCESS;
 }
@@ -253,14 +276,28 @@ dmlops_status dmlops_command_list_get_access_stats(const dmlops_command_list *li
     return DMLOPS_SUCCESS;
 }
 
-void dmlops_command_list_destroy(dmlops_command_list *list)
+void dm_list_retain(dmlops_command_list *list) { atomic_fetch_add_explicit(&list->refs, 1, memory_order_relaxed); }
+
+void dm_list_release(dmlops_command_list *list)
 {
-    if (!list) return;
-    list->ctx->vt->list_reset(list);
+    if (atomic_fetch_sub_explicit(&list->refs, 1, memory_order_acq_rel) != 1) return; /* still held */
+    dmlops_context *ctx = list->ctx;
+    ctx->vt->list_reset(list);
     dm_release_entries(list);
-    list->ctx->vt->list_destroy(list);
+    ctx->vt->list_destroy(list);
     free(list->entries);
     dm_range_set_free(&list->reads);
     dm_range_set_free(&list->writes);
     free(list);
+    dm_context_release(ctx);
+}
+
+void dmlops_command_list_destroy(dmlops_command_list *list)
+{
+    if (!list) return;
+    dmlops_context *ctx = list->ctx;
+    dm_context_retain(ctx); /* across the close, which may wait for the list's execution */
+    dm_list_release(list);
+    dm_handles_close(ctx);
+    dm_context_release(ctx);
 }

@@ -14,7 +14,7 @@ dmlops_status dmlops_operator_create(dmlops_context *ctx, const DML_OPERATOR_DES
     *out = NULL;
     dmlops_operator *op = dm_calloc(1, sizeof *op);
     if (!op) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_operator_create: out of host memory");
-    dmlops_status st = dm_op_parse(desc, ctx->level, &op->op);
+    dmlops_status st = dm_op_parse_as("dmlops_operator_create", desc, ctx->level, &op->op);
     if (st == DMLOPS_SUCCESS) {
         op->ctx = ctx;
         op->info.type = op->op.type;
@@ -27,22 +27,32 @@ dmlops_status dmlops_operator_create(dmlops_context *ctx, const DML_OPERATOR_DES
         free(op);
         return st;
     }
+    atomic_init(&op->refs, 1);
+    dm_context_retain(ctx);
+    dm_handles_open(ctx);
     *out = op;
     return DMLOPS_SUCCESS;
 }
 
-void dm_operator_retain(dmlops_operator *op) { atomic_fetch_add_explicit(&op->extra_refs, 1, memory_order_relaxed); }
+void dm_operator_retain(dmlops_operator *op) { atomic_fetch_add_explicit(&op->refs, 1, memory_order_relaxed); }
 
 void dm_operator_release(dmlops_operator *op)
 {
-    if (atomic_fetch_sub_explicit(&op->extra_refs, 1, memory_order_acq_rel) != 0) return; /* still held */
-    op->ctx->vt->operator_destroy(op);
+    if (atomic_fetch_sub_explicit(&op->refs, 1, memory_order_acq_rel) != 1) return; /* still held */
+    dmlops_context *ctx = op->ctx;
+    ctx->vt->operator_destroy(op);
     free(op);
+    dm_context_release(ctx);
 }
 
 void dmlops_operator_destroy(dmlops_operator *op)
 {
-    if (op) dm_operator_release(op);
+    if (!op) return;
+    dmlops_context *ctx = op->ctx;
+    dm_context_retain(ctx); /* across the close, which may wait for work using the operator */
+    dm_operator_release(op);
+    dm_handles_close(ctx);
+    dm_context_release(ctx);
 }
 
 dmlops_status dmlops_operator_get_info(const dmlops_operator *op, dmlops_operator_info *info)
@@ -128,15 +138,35 @@ dmlops_status dm_check_bindings(const dmlops_operator *op, uint32_t input_count,
 }
 #undef DM_NAME
 
+/* The synchronous and asynchronous executions: bindings checked, then inline (the CPU
+ * backend's synchronous calls, after the work in flight) or as a submission. */
+static dmlops_status dm_operator_run(const char *fn, dmlops_operator *op, uint32_t input_count,
+                                     const dmlops_binding *inputs, uint32_t output_count,
+                                     const dmlops_binding *outputs, const dmlops_submit_info *submit,
+                                     bool sync, dmlops_fence **fence)
+{
+    if (fence) *fence = NULL;
+    if (!op) return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: op is NULL", fn);
+    dm_sub s = {.ctx = op->ctx, .kind = DM_SUB_OPERATOR, .op = op, .nbind = op->op.input_count + op->op.output_count};
+    DM_TRY(dm_check_bindings(op, input_count, inputs, output_count, outputs, s.bind));
+    DM_TRY(dm_check_lost(op->ctx, fn));
+    if (sync && op->ctx->vt->sync_inline) {
+        DM_TRY(dm_wait_in_flight(op->ctx));
+        return op->ctx->vt->operator_execute(op, s.bind);
+    }
+    return dm_submit(fn, &s, submit, sync, fence);
+}
+
 dmlops_status dmlops_operator_execute(dmlops_operator *op, uint32_t input_count, const dmlops_binding *inputs,
                                       uint32_t output_count, const dmlops_binding *outputs)
 {
-    dmlops_binding bound[DM_MAX_BINDINGS];
-    DM_CHECK_ARG(op, "dmlops_operator_execute");
-    DM_TRY(dm_check_bindings(op, input_count, inputs, output_count, outputs, bound));
-    const bool serial = !op->ctx->vt->concurrent_execute;
-    if (serial) dm_mutex_lock(&op->ctx->lock);
-    dmlops_status st = op->ctx->vt->operator_execute(op, bound);
-    if (serial) dm_mutex_unlock(&op->ctx->lock);
-    return st;
+    return dm_operator_run("dmlops_operator_execute", op, input_count, inputs, output_count, outputs, NULL, true, NULL);
+}
+
+dmlops_status dmlops_operator_execute_async(dmlops_operator *op, uint32_t input_count, const dmlops_binding *inputs,
+                                            uint32_t output_count, const dmlops_binding *outputs,
+                                            const dmlops_submit_info *submit, dmlops_fence **fence)
+{
+    return dm_operator_run("dmlops_operator_execute_async", op, input_count, inputs, output_count, outputs, submit,
+                           false, fence);
 }

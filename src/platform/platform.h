@@ -53,6 +53,9 @@ void dm_mutex_unlock(dm_mutex *m);
 bool dm_cond_init(dm_cond *c);
 void dm_cond_destroy(dm_cond *c);
 void dm_cond_wait(dm_cond *c, dm_mutex *m);
+/* dm_cond_wait for at most timeout_ns nanoseconds; false when the time ran out (it may
+ * also return early, as a wait may wake spuriously: callers test their condition). */
+bool dm_cond_timedwait(dm_cond *c, dm_mutex *m, uint64_t timeout_ns);
 void dm_cond_signal(dm_cond *c);
 void dm_cond_broadcast(dm_cond *c);
 

@@ -42,6 +42,12 @@ bool dm_cond_init(dm_cond *c)
 }
 void dm_cond_destroy(dm_cond *c) { (void)c; }
 void dm_cond_wait(dm_cond *c, dm_mutex *m) { SleepConditionVariableSRW(dm_cv(c), dm_srw(m), INFINITE, 0); }
+bool dm_cond_timedwait(dm_cond *c, dm_mutex *m, uint64_t timeout_ns)
+{
+    /* Milliseconds, rounded up, and below INFINITE (which would never end). */
+    const uint64_t ms = timeout_ns / 1000000 + (timeout_ns % 1000000 != 0);
+    return SleepConditionVariableSRW(dm_cv(c), dm_srw(m), ms < INFINITE ? (DWORD)ms : INFINITE - 1, 0) != 0;
+}
 void dm_cond_signal(dm_cond *c) { WakeConditionVariable(dm_cv(c)); }
 void dm_cond_broadcast(dm_cond *c) { WakeAllConditionVariable(dm_cv(c)); }
 

@@ -30,13 +30,17 @@ static const dm_backend_vtbl dm_vk_vtbl = {
     .buffer_read = dm_vk_buffer_read,
     .operator_create = dm_vk_operator_create,
     .operator_destroy = dm_vk_operator_destroy,
-    .operator_execute = dm_vk_operator_execute,
     .list_create = dm_vk_list_create,
     .list_destroy = dm_vk_list_destroy,
     .list_record = dm_vk_list_record,
-    .list_execute = dm_vk_list_execute,
     .list_reset = dm_vk_list_reset,
     .lost = dm_vk_lost,
+    .sub_size = sizeof(dm_vk_sub),
+    .sub_start = dm_vk_sub_start,
+    .sub_wait = dm_vk_sub_wait,
+    .sub_done = dm_vk_sub_done,
+    .sub_retire = dm_vk_sub_retire,
+    .sub_free = dm_vk_sub_free,
 };
 
 dmlops_status dm_vk_context_setup(dmlops_context *ctx, dm_vk_ctx *vk, const dm_vk_params *params)

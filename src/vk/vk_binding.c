@@ -355,3 +355,9 @@ void dm_vk_table_slabs(dmlops_binding_table *t, const dmlops_binding *bind)
     t->copy_dst = dst->one.buffer;
     t->path = slabs ? DMLOPS_PATH_COPY_REGIONS : DMLOPS_PATH_KERNEL;
 }
+
+void dm_vk_table_kernel(dmlops_binding_table *t)
+{
+    t->nregions = 0; /* the descriptor sets bound for the kernel are untouched by slabs */
+    t->path = DMLOPS_PATH_KERNEL;
+}

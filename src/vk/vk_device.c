@@ -80,6 +80,33 @@ static uint32_t dm_vk_device_extensions(dm_vk_device *d, const char **names)
     return n;
 }
 
+/* Testing: DMLOPS_VK_TIMELINE=0 makes submissions signal VkFences on any device, as on
+ * one without timeline semaphores (docs/api.md). */
+static bool dm_vk_timeline_off(void)
+{
+    const char *env = getenv("DMLOPS_VK_TIMELINE");
+    return env && !strcmp(env, "0");
+}
+
+/* Whether submissions can signal a timeline semaphore on our device: Vulkan 1.2's feature
+ * (device and instance of 1.2), else VK_KHR_timeline_semaphore's; *khr says which, and
+ * the extension's name is added to names. The feature is asked for in tf. */
+static bool dm_vk_timeline_offered(dm_vk_device *d, const char **names, uint32_t *n, bool *khr,
+                                   VkPhysicalDeviceTimelineSemaphoreFeatures *tf)
+{
+    const bool core = d->info.api_version >= VK_API_VERSION_1_2 && d->inst.api_version >= VK_API_VERSION_1_2;
+    const bool ext = !core && dm_vk_has_device_extension(&d->inst.vki, d->phys, VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME);
+    if ((!core && !ext) || dm_vk_timeline_off()) return false;
+    *tf = (VkPhysicalDeviceTimelineSemaphoreFeatures){.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES};
+    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = tf};
+    d->inst.vki.GetPhysicalDeviceFeatures2(d->phys, &f2);
+    tf->pNext = NULL;
+    if (!tf->timelineSemaphore) return false;
+    if (ext) names[(*n)++] = VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME;
+    *khr = ext;
+    return true;
+}
+
 uint64_t dm_vk_heap_room(const dm_vk_device *d)
 {
     if (!d->memory_budget || !d->inst.vki.GetPhysicalDeviceMemoryProperties2) return UINT64_MAX;
@@ -100,16 +127,22 @@ dmlops_status dm_vk_device_open(dm_vk_device *d, bool debug, bool quiet, const c
                                    .queueFamilyIndex = d->queue_family,
                                    .queueCount = 1,
                                    .pQueuePriorities = &prio};
-    const char *extensions[2];
+    const char *extensions[3];
     VkDeviceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                              .queueCreateInfoCount = 1,
                              .pQueueCreateInfos = &qci,
                              .ppEnabledExtensionNames = extensions};
     ci.enabledExtensionCount = dm_vk_device_extensions(d, extensions);
+    VkPhysicalDeviceTimelineSemaphoreFeatures tf;
+    bool khr = false;
+    const bool timeline = dm_vk_timeline_offered(d, extensions, &ci.enabledExtensionCount, &khr, &tf);
+    if (timeline) ci.pNext = &tf;
     VkResult r = d->inst.vki.CreateDevice(d->phys, &ci, NULL, &d->device);
     if (r != VK_SUCCESS) return dm_vk_fail(NULL, r, "vkCreateDevice", d->info.name);
     d->owned = true;
-    return dm_vk_device_finish(d);
+    DM_TRY(dm_vk_device_finish(d));
+    d->timeline = timeline && dm_vk_load_timeline(&d->inst.vki, d->device, khr, &d->vkd);
+    return DMLOPS_SUCCESS;
 }
 
 dmlops_status dm_vk_device_adopt(dm_vk_device *d, PFN_vkGetInstanceProcAddr gipa, VkInstance instance,
@@ -128,6 +161,19 @@ dmlops_status dm_vk_device_adopt(dm_vk_device *d, PFN_vkGetInstanceProcAddr gipa
                        VK_API_VERSION_MAJOR(d->info.api_version), VK_API_VERSION_MINOR(d->info.api_version));
     d->device = device;
     return dm_vk_device_finish(d);
+}
+
+dmlops_status dm_vk_device_adopt_timeline(dm_vk_device *d, uint32_t api_version, const char *fn)
+{
+    const bool core = d->info.api_version >= VK_API_VERSION_1_2 && api_version >= VK_API_VERSION_1_2;
+    if (!dm_vk_load_timeline(&d->inst.vki, d->device, !core, &d->vkd))
+        return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
+                       "%s: device_features has DMLOPS_VULKAN_DEVICE_FEATURE_TIMELINE_SEMAPHORE, but the device has no "
+                       "%s (enable %s)",
+                       fn, core ? "vkWaitSemaphores" : "vkWaitSemaphoresKHR",
+                       core ? "the timelineSemaphore feature" : "VK_KHR_timeline_semaphore and its feature");
+    d->timeline = !dm_vk_timeline_off();
+    return DMLOPS_SUCCESS;
 }
 
 void dm_vk_device_wait_idle(dm_vk_device *d)

@@ -18,6 +18,8 @@ typedef struct dm_vk_device {
     uint32_t timestamp_bits; /* of the queue's family; 0: no timestamps */
     bool memory_budget;      /* VK_EXT_memory_budget enabled on our device (dm_vk_heap_room) */
     bool portability;        /* VK_KHR_portability_subset enabled on our device */
+    bool timeline;           /* timeline semaphores enabled (vkd's WaitSemaphores and
+                                GetSemaphoreCounterValue loaded): submissions signal one */
     bool owned;              /* created here: waited on and destroyed with the context */
     _Atomic bool lost;       /* VK_ERROR_DEVICE_LOST was seen: every later call that would touch the
                               * device fails (read without the context lock: dm_check_lost) */
@@ -37,6 +39,10 @@ dmlops_status dm_vk_device_open(dm_vk_device *d, bool debug, bool quiet, const c
 dmlops_status dm_vk_device_adopt(dm_vk_device *d, PFN_vkGetInstanceProcAddr gipa, VkInstance instance,
                                  VkPhysicalDevice phys, VkDevice device, VkQueue queue, uint32_t queue_family,
                                  const char *fn);
+/* On an adopted device: the application enabled timeline semaphores (Vulkan 1.2's, or
+ * VK_KHR_timeline_semaphore's), and its instance has apiVersion api_version (0: 1.1).
+ * UNSUPPORTED, naming fn, when the device exposes no such functions. */
+dmlops_status dm_vk_device_adopt_timeline(dm_vk_device *d, uint32_t api_version, const char *fn);
 
 /* What is left of heap 0 by VK_EXT_memory_budget (its budget less the process's usage);
  * UINT64_MAX where our device does not have the extension enabled. */

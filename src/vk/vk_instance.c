@@ -126,7 +126,10 @@ dmlops_status dm_vk_instance_create(bool debug, bool quiet, dm_vk_instance *inst
         .pApplicationName = "libdmlops",
         .pEngineName = "libdmlops",
         .engineVersion = VK_MAKE_API_VERSION(0, DMLOPS_VERSION_MAJOR, DMLOPS_VERSION_MINOR, DMLOPS_VERSION_PATCH),
-        .apiVersion = VK_API_VERSION_1_1};
+        /* 1.2 where the loader has it, so that devices of 1.2 give their timeline
+         * semaphores (dm_vk_device_open); nothing else of 1.2 is used. */
+        .apiVersion = api >= VK_API_VERSION_1_2 ? VK_API_VERSION_1_2 : VK_API_VERSION_1_1};
+    inst->api_version = app.apiVersion;
     VkDebugUtilsMessengerCreateInfoEXT dbg = {
         .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
         .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
@@ -162,6 +165,7 @@ dmlops_status dm_vk_instance_create(bool debug, bool quiet, dm_vk_instance *inst
 void dm_vk_instance_adopt(PFN_vkGetInstanceProcAddr gipa, VkInstance instance, dm_vk_instance *inst)
 {
     inst->instance = instance;
+    inst->api_version = VK_API_VERSION_1_1; /* the application's says otherwise (dm_vk_device_adopt) */
     inst->owned = false;
     dm_vk_load_instance_table(gipa, instance, &inst->vki);
 }

@@ -18,6 +18,7 @@ typedef struct dm_vk_instance {
     VkDebugUtilsMessengerEXT messenger; /* DMLOPS_CONTEXT_FLAG_DEBUG */
     atomic_uint debug_count;            /* validation warnings and errors so far */
     bool quiet;                         /* count them without printing */
+    uint32_t api_version;               /* the instance's apiVersion: what device functions may be used */
 } dm_vk_instance;
 
 /* The loader's vkGetInstanceProcAddr; NO_DEVICE (with the reason) without a loader. */

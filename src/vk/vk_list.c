@@ -39,6 +39,7 @@ dmlops_status dm_vk_list_create(dmlops_command_list *list)
         free(l);
         return st;
     }
+    l->dirty = true; /* recorded at the first execution, even with nothing in it */
     list->impl = l;
     list->access_status = DMLOPS_ERROR_INVALID_ARGUMENT;
     snprintf(list->access_error, sizeof list->access_error, "dmlops_command_list_get_access_stats: the list has not "
@@ -153,13 +154,15 @@ dmlops_status dm_vk_list_record(dmlops_command_list *list, dm_list_entry *e)
 }
 
 /* Records every entry, between the leading barrier and the one towards the host. */
-static dmlops_status dm_vk_list_rerecord(dmlops_command_list *list)
+static dmlops_status dm_vk_list_rerecord(dmlops_command_list *list, bool may_read_aux)
 {
     dm_vk_device *d = &dm_vk(list->ctx)->dev;
     dm_vk_list *l = list->impl;
     for (uint32_t i = 0; i < list->count; i++) {
         dm_list_entry *e = &list->entries[i];
-        if (e->op && ((dmlops_binding_table *)e->impl)->dynamic) dm_vk_table_slabs(e->impl, e->bind);
+        if (!e->op || !((dmlops_binding_table *)e->impl)->dynamic) continue;
+        if (may_read_aux) dm_vk_table_slabs(e->impl, e->bind);
+        else dm_vk_table_kernel(e->impl);
     }
     DM_TRY(dm_vk_begin(d, l->cmd, false, "dmlops_command_list_execute")); /* resubmitted */
     if (l->tracer) dm_vk_trace_begin(d, l->cmd, &dm_vk(list->ctx)->trace, l->tracer);
@@ -188,14 +191,19 @@ static dmlops_status dm_vk_list_rerecord(dmlops_command_list *list)
     return DMLOPS_SUCCESS;
 }
 
-/* Called with the context lock held. */
-dmlops_status dm_vk_list_execute(dmlops_command_list *list)
+dmlops_status dm_vk_list_prepare(dmlops_command_list *list, bool may_read_aux, VkCommandBuffer *cmd)
+{
+    dm_vk_list *l = list->impl;
+    if (l->dirty || l->dynamic) DM_TRY(dm_vk_list_rerecord(list, may_read_aux)); /* dynamic entries: every time */
+    *cmd = l->cmd;
+    return DMLOPS_SUCCESS;
+}
+
+void dm_vk_list_completed(dmlops_command_list *list)
 {
     dm_vk_ctx *vk = dm_vk(list->ctx);
     const dm_vk_device *d = &vk->dev;
     dm_vk_list *l = list->impl;
-    if (l->dirty || l->dynamic) DM_TRY(dm_vk_list_rerecord(list)); /* dynamic entries: every time */
-    DM_TRY(dm_vk_submit_wait(&vk->dev, &vk->sub, l->cmd, "dmlops_command_list_execute"));
     list->stats.gpu_seconds = -1;
     uint64_t ts[2];
     if (l->queries && d->vkd.GetQueryPoolResults(d->device, l->queries, 0, 2, sizeof ts, ts, sizeof ts[0],
@@ -213,5 +221,4 @@ dmlops_status dm_vk_list_execute(dmlops_command_list *list)
                  list->access_status == DMLOPS_SUCCESS ? "" : dmlops_last_error_message());
         dm_set_message("%s", before);
     }
-    return DMLOPS_SUCCESS;
 }

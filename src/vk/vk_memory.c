@@ -162,6 +162,44 @@ void dm_vk_buffer_free(const dm_vk_device *d, dm_vk_buffer *b)
     b->nseg = 0;
 }
 
+dmlops_status dm_vk_staging_alloc(dm_vk_device *d, uint64_t size, const char *what, dm_vk_buffer *b)
+{
+    const uint64_t seg = d->lim.seg_size;
+    const uint64_t n = size / seg + (size % seg != 0);
+    memset(b, 0, sizeof *b);
+    if (n > UINT32_MAX)
+        return dm_fail(DMLOPS_ERROR_UNSUPPORTED, "%s: %llu bytes of staging would need more than 2^32 allocations",
+                       what, (unsigned long long)size);
+    b->nseg = (uint32_t)n;
+    b->seg_size = n > 1 ? seg : UINT64_MAX;
+    b->seg = n > 1 ? dm_calloc(n, sizeof *b->seg) : &b->one;
+    if (!b->seg) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
+    dmlops_status st = DMLOPS_SUCCESS;
+    for (uint32_t i = 0; i < b->nseg && st == DMLOPS_SUCCESS; i++) {
+        const uint64_t bytes = i + 1 < b->nseg ? seg : size - (uint64_t)i * seg;
+        st = dm_vk_alloc(d, bytes, DM_VK_MEM_HOST, what, &b->seg[i]);
+        if (st == DMLOPS_SUCCESS && !b->seg[i].map)
+            st = dm_fail(DMLOPS_ERROR_UNSUPPORTED, "%s: the host cannot map %llu bytes of staging memory", what,
+                         (unsigned long long)bytes);
+    }
+    if (st != DMLOPS_SUCCESS) dm_vk_buffer_free(d, b);
+    b->transfer = st == DMLOPS_SUCCESS;
+    return st;
+}
+
+void dm_vk_staging_copy(const dm_vk_buffer *b, void *host, uint64_t size, bool to_staging)
+{
+    for (uint64_t at = 0; at < size;) {
+        uint64_t inner;
+        const dm_vk_memory *m = dm_vk_at(b, at, &inner);
+        const uint64_t n = dm_min_u64(size - at, dm_vk_seg_room(b, at));
+        uint8_t *mapped = (uint8_t *)m->map + inner, *h = (uint8_t *)host + at;
+        if (to_staging) memcpy(mapped, h, (size_t)n);
+        else memcpy(h, mapped, (size_t)n);
+        at += n;
+    }
+}
+
 void dm_vk_buffer_wrap(VkBuffer buffer, uint64_t offset, bool transfer, bool texel, dm_vk_buffer *b)
 {
     memset(b, 0, sizeof *b);
