@@ -450,7 +450,8 @@ test-asan:
 # on a 4-thread pool) under ThreadSanitizer, on both backends, a third of the random cases
 # (the forced Vulkan paths took 307 s of 490 at all of them). test/tsan.supp explains the
 # one suppression (lavapipe's own threads).
-TSAN_BIN := build-tsan/test/test_threads build-tsan/test/thread_fail build-tsan/test/test_random
+TSAN_BIN := build-tsan/test/test_threads build-tsan/test/thread_fail build-tsan/test/test_random build-tsan/test/test_async \
+            build-tsan/test/test_lifetimes
 test-tsan: deps-check
 	@$(MAKE) --no-print-directory B=build-tsan CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" $(TSAN_BIN)
 	@TSAN_OPTIONS="suppressions=$(CURDIR)/test/tsan.supp halt_on_error=1 second_deadlock_stack=1" \

@@ -357,6 +357,61 @@ DMLOPS_API dmlops_status dmlops_context_create_with_options(const dmlops_context
                                                             const dmlops_context_options *options,
                                                             dmlops_context **out);
 
+/* Host memory for a context (chained to its create info). The context's objects, their
+ * backends' records, submissions, fences and, on the CPU backend, buffer contents are
+ * allocated through these callbacks; a few internal allocations (the operator planner's
+ * tables, the CPU worker pool, pipeline-cache files) still use the C library's. Called
+ * from any thread that calls the library (never from its own threads), so they must be
+ * thread-safe. The structure is copied at creation. */
+typedef struct dmlops_allocation_callbacks {
+    dmlops_structure_type s_type; /* DMLOPS_STRUCTURE_TYPE_ALLOCATION_CALLBACKS */
+    const void *next;
+    void *user_data;
+    /* size bytes aligned to alignment (a power of two, at least 16), or NULL when out of
+     * memory, which the call that asked reports as DMLOPS_ERROR_OUT_OF_HOST_MEMORY. */
+    void *(*allocate)(void *user_data, size_t size, size_t alignment);
+    void (*deallocate)(void *user_data, void *memory); /* memory from allocate, never NULL */
+} dmlops_allocation_callbacks;
+
+/* What the library tells the application (dmlops_log_callback). */
+typedef enum dmlops_log_severity {
+    DMLOPS_LOG_NOTE = 0,    /* what the library chose and why (a context's note, a fallback) */
+    DMLOPS_LOG_WARNING = 1, /* something the application should look at; the call went on */
+    DMLOPS_LOG_ERROR = 2    /* a failing call's message, as dmlops_last_error_message gives it */
+} dmlops_log_severity;
+
+/* What a message concerns. */
+typedef enum dmlops_log_object {
+    DMLOPS_LOG_OBJECT_CONTEXT = 0,
+    DMLOPS_LOG_OBJECT_BUFFER,
+    DMLOPS_LOG_OBJECT_OPERATOR,
+    DMLOPS_LOG_OBJECT_COMMAND_LIST,
+    DMLOPS_LOG_OBJECT_FENCE,
+    DMLOPS_LOG_OBJECT_BINDING_TABLE,
+    DMLOPS_LOG_OBJECT_VULKAN   /* a Vulkan validation-layer message (DMLOPS_CONTEXT_FLAG_DEBUG) */
+} dmlops_log_object;
+
+/* A context's messages (chained to its create info): every failure of a call on the
+ * context or its objects (DMLOPS_LOG_ERROR, the same text as dmlops_last_error_message),
+ * the note of its creation (DMLOPS_LOG_NOTE), and with DMLOPS_CONTEXT_FLAG_DEBUG the
+ * validation layer's warnings and errors (DMLOPS_LOG_OBJECT_VULKAN), which then go here
+ * instead of stderr (they are still counted in dmlops_context_info.debug_message_count).
+ * object is the handle concerned (a dmlops_context *, dmlops_buffer *, ...; the context
+ * for Vulkan messages), valid during the call only. Called on the thread of the call
+ * that logs, or a driver's thread for validation messages, never with a library lock
+ * held: it may call the library, but not destroy the object it is told about. message
+ * is valid during the call only. Without a callback, validation messages go to stderr
+ * (DMLOPS_CONTEXT_FLAG_QUIET: nowhere) and the rest nowhere. */
+typedef void (*dmlops_log_fn)(void *user_data, dmlops_log_severity severity, dmlops_log_object object_type,
+                              const void *object, const char *message);
+typedef struct dmlops_log_callback {
+    dmlops_structure_type s_type; /* DMLOPS_STRUCTURE_TYPE_LOG_CALLBACK */
+    const void *next;
+    dmlops_log_fn callback;
+    void *user_data;
+    dmlops_log_severity min_severity; /* messages below it are not sent */
+} dmlops_log_callback;
+
 /* Everything dmlops_context_desc and dmlops_context_options hold, in one extensible
  * structure; zero means "default" for every field, as there. Its chain may hold a
  * dmlops_allocation_callbacks, a dmlops_log_callback and (dmlops_vulkan.h) a
@@ -472,6 +527,29 @@ typedef struct dmlops_context_info {
 /* Thread-safe. */
 DMLOPS_API dmlops_status dmlops_context_get_info(dmlops_context *ctx, dmlops_context_info *info);
 
+/* Memory a context or an operator holds, and what DirectML's GetBindingProperties tells
+ * of an operator (dmlops_context_get_memory_info; chained to a dmlops_operator_info2). */
+typedef struct dmlops_memory_info {
+    dmlops_structure_type s_type; /* DMLOPS_STRUCTURE_TYPE_MEMORY_INFO */
+    void *next;
+    uint64_t device_bytes;     /* Vulkan device memory held (the VkDeviceMemory allocations' sizes):
+                                  a context's, all of it (buffers, staging, parameters, work in
+                                  flight); an operator's, its parameter records. 0 on the CPU */
+    uint64_t host_bytes;       /* host memory held through the context's allocator (headers
+                                  aside), and on the CPU backend the buffers' contents: a
+                                  context's, everything of it and its objects; an operator's,
+                                  its own records, plan and binding tables */
+    uint64_t temporary_bytes;  /* TemporaryResourceSize: the scratch buffer an execution needs the
+                                  caller to bind. Always 0: the library keeps what it needs */
+    uint64_t persistent_bytes; /* PersistentResourceSize: the buffer the caller must keep for the
+                                  operator. Always 0 (its parameters are in device_bytes) */
+    uint32_t descriptor_sets;  /* descriptor sets an execution binds (an operator's; 0 off the
+                                  kernel path) */
+} dmlops_memory_info;
+
+/* A context's memory (above): what it and its objects hold now. Thread-safe. */
+DMLOPS_API dmlops_status dmlops_context_get_memory_info(dmlops_context *ctx, dmlops_memory_info *info);
+
 /* ---- Buffers ----------------------------------------------------------------------- */
 
 /* Creates a zero-filled buffer of size_in_bytes (>= 1) bytes. On Vulkan it is device
@@ -544,6 +622,39 @@ typedef struct dmlops_operator_info {
 
 /* Thread-safe. */
 DMLOPS_API dmlops_status dmlops_operator_get_info(const dmlops_operator *op, dmlops_operator_info *info);
+
+/* What an operator's planned pipeline runs (chained to a dmlops_operator_info2): on
+ * Vulkan's kernel path; zeros and empty names on the CPU backend and where the plan is
+ * copy regions (dmlops_operator_info.planned_path says which). The facts come from the
+ * plan the pipeline was made from (src/vk/vk_describe.c). */
+typedef struct dmlops_operator_kernel_info {
+    dmlops_structure_type s_type;  /* DMLOPS_STRUCTURE_TYPE_OPERATOR_KERNEL_INFO */
+    void *next;
+    char kernel[16];               /* the kernel family, glsl/<kernel>.comp: "slice", "reverse", "one_hot" */
+    char variant[24];              /* its variant (docs/design.md): "general", "stream", "pairs", "words",
+                                      "along", "across", "flat", "flat_rows", "columns", "tiles",
+                                      "tile_columns", "tile_hot" */
+    uint32_t tiles;                /* 1: the GPU tiles (rows staged in shared memory) */
+    uint32_t texel;                /* 1: sources read through uniform texel buffers; 0: storage buffers */
+    uint32_t workgroup_size;       /* invocations per workgroup */
+    uint32_t workgroup_count;      /* workgroups of its largest dispatch (the grid; kernels loop past it) */
+    uint32_t dispatch_count;       /* dispatches per execution */
+    uint32_t shared_memory_bytes;  /* shared memory a workgroup of the pipeline declares */
+    uint32_t run;                  /* 16-byte chunks an invocation (or LANES of them) takes per step of a row */
+    uint32_t lanes;                /* consecutive invocations that share a run */
+    uint32_t element_size;         /* bytes per element the pipeline is specialised for */
+} dmlops_operator_kernel_info;
+
+/* dmlops_operator_info, extensible: its chain may hold a dmlops_operator_kernel_info and
+ * a dmlops_memory_info, which are filled too. */
+typedef struct dmlops_operator_info2 {
+    dmlops_structure_type s_type; /* DMLOPS_STRUCTURE_TYPE_OPERATOR_INFO2 */
+    void *next;
+    dmlops_operator_info info;    /* what dmlops_operator_get_info gives */
+} dmlops_operator_info2;
+
+/* Thread-safe. INVALID_ARGUMENT for a wrong s_type or a chain that breaks the rules. */
+DMLOPS_API dmlops_status dmlops_operator_get_info2(const dmlops_operator *op, dmlops_operator_info2 *info);
 
 /* Short name of a path, a data type ("FLOAT32"), an operator type ("SLICE1") or a
  * feature level ("6_4"); "?" when unknown. Thread-safe. */

@@ -53,6 +53,10 @@ DMLOPS_API dmlops_status dmlops_context_create_vulkan(const dmlops_vulkan_contex
  * extension enabled too). Submissions then signal a timeline semaphore the application
  * may wait on (dmlops_fence_get_vulkan_semaphore); without it, each signals a VkFence. */
 #define DMLOPS_VULKAN_DEVICE_FEATURE_TIMELINE_SEMAPHORE 0x1u
+/* VK_KHR_external_memory_fd enabled: dmlops_buffer_import_vulkan takes opaque fds. */
+#define DMLOPS_VULKAN_DEVICE_FEATURE_EXTERNAL_MEMORY_FD 0x2u
+/* VK_EXT_external_memory_dma_buf enabled too: it takes dma-bufs. */
+#define DMLOPS_VULKAN_DEVICE_FEATURE_EXTERNAL_MEMORY_DMA_BUF 0x4u
 
 /* dmlops_vulkan_context_desc's fields in an extensible structure, and more. Its chain may
  * hold a dmlops_allocation_callbacks, a dmlops_log_callback and a
@@ -80,6 +84,17 @@ typedef struct dmlops_vulkan_context_create_info {
 DMLOPS_API dmlops_status dmlops_context_create_vulkan2(const dmlops_vulkan_context_create_info *info,
                                                        dmlops_context **out);
 
+/* The application's VkAllocationCallbacks for every Vulkan object libdmlops makes for the
+ * context (chained to its create info, either one): on a device of its own the instance
+ * and device too; on an interop context the objects it makes on the application's device.
+ * The VkAllocationCallbacks are copied at creation; their pUserData and functions must
+ * stay valid while the context lives, and be thread-safe (Vulkan's rules). */
+typedef struct dmlops_vulkan_allocation_callbacks {
+    dmlops_structure_type s_type;          /* DMLOPS_STRUCTURE_TYPE_VULKAN_ALLOCATION_CALLBACKS */
+    const void *next;
+    const VkAllocationCallbacks *callbacks; /* not NULL */
+} dmlops_vulkan_allocation_callbacks;
+
 /* Wraps bytes [offset, offset + size) of the application's VkBuffer. usage must be the
  * buffer's creation usage and include VK_BUFFER_USAGE_STORAGE_BUFFER_BIT; with both
  * TRANSFER_SRC and TRANSFER_DST the copy-region path may be used as well. The VkBuffer
@@ -88,6 +103,40 @@ DMLOPS_API dmlops_status dmlops_context_create_vulkan2(const dmlops_vulkan_conte
 DMLOPS_API dmlops_status dmlops_buffer_wrap_vulkan(dmlops_context *ctx, VkBuffer buffer, VkDeviceSize offset,
                                         VkDeviceSize size, VkBufferUsageFlags usage,
                                         dmlops_buffer **out);
+
+/* Memory another API or process exported, as a POSIX file descriptor
+ * (VK_KHR_external_memory_fd; dma-bufs with VK_EXT_external_memory_dma_buf), for
+ * dmlops_buffer_import_vulkan: zero-copy from a camera, a decoder, another device's
+ * driver or another process. */
+typedef struct dmlops_vulkan_external_memory {
+    dmlops_structure_type s_type;                   /* DMLOPS_STRUCTURE_TYPE_VULKAN_EXTERNAL_MEMORY */
+    const void *next;
+    VkExternalMemoryHandleTypeFlagBits handle_type; /* ..._OPAQUE_FD_BIT or ..._DMA_BUF_BIT_EXT */
+    int fd;                    /* the handle: libdmlops owns it once the import succeeded (and
+                                  closes it with the buffer), as Vulkan's import does; the
+                                  caller keeps it when the call fails */
+    uint64_t allocation_size;  /* bytes of the memory the handle names (the exporter's
+                                  allocationSize; a dma-buf's size) */
+    uint32_t memory_type_index; /* OPAQUE_FD: the exporter's memoryTypeIndex, which Vulkan
+                                   requires the import to use; ignored for a dma-buf (the
+                                   driver says which types take it) */
+    uint64_t offset;           /* where the buffer starts in the memory: a multiple of 16 and
+                                  of the VkBuffer's required alignment */
+} dmlops_vulkan_external_memory;
+
+/* A buffer of size bytes on external memory (above), on a Vulkan context whose device has
+ * the extension: on a device of libdmlops's own, VK_KHR_external_memory_fd and
+ * VK_EXT_external_memory_dma_buf are enabled where the driver offers them; an interop
+ * context says what the application enabled (dmlops_vulkan_context_create_info.
+ * device_features). UNSUPPORTED, naming what is missing, on the CPU backend, for a handle
+ * type the device does not take, and for memory of a type the buffer cannot use;
+ * INVALID_ARGUMENT for a wrong s_type, a negative fd, size 0, or a range past
+ * allocation_size; the driver's failure to import (a handle of another device or driver)
+ * as the Vulkan call's. Its contents are the memory's: not zero-filled. The buffer is used
+ * as any other (operators, copies, host reads and writes, asynchronous work); ordering
+ * with the exporter's own use of the memory is the application's. Thread-safe. */
+DMLOPS_API dmlops_status dmlops_buffer_import_vulkan(dmlops_context *ctx, const dmlops_vulkan_external_memory *memory,
+                                                     uint64_t size, dmlops_buffer **out);
 
 /* The VkBuffer and byte offset behind a dmlops_buffer (offset may be NULL).
  * DMLOPS_ERROR_UNSUPPORTED for a buffer of several allocations or of the CPU backend. */

@@ -8,19 +8,19 @@
 #include "checked.h"
 #include "internal.h"
 
-dmlops_status dmlops_command_list_create(dmlops_context *ctx, dmlops_command_list **out)
+static dmlops_status dm_command_list_create_impl(dmlops_context *ctx, dmlops_command_list **out)
 {
     DM_CHECK_ARG(ctx, "dmlops_command_list_create");
     DM_CHECK_ARG(out, "dmlops_command_list_create");
     *out = NULL;
     DM_TRY(dm_check_lost(ctx, "dmlops_command_list_create"));
-    dmlops_command_list *list = dm_calloc(1, sizeof *list);
+    dmlops_command_list *list = dm_zalloc(&ctx->alloc, 1, sizeof *list);
     if (!list) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_command_list_create: out of host memory");
     list->ctx = ctx;
     list->stats.gpu_seconds = -1;
     dmlops_status st = ctx->vt->list_create(list);
     if (st != DMLOPS_SUCCESS) {
-        free(list);
+        dm_afree(&ctx->alloc, list);
         return st;
     }
     atomic_init(&list->refs, 1);
@@ -30,14 +30,20 @@ dmlops_status dmlops_command_list_create(dmlops_context *ctx, dmlops_command_lis
     return DMLOPS_SUCCESS;
 }
 
-static bool dm_grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
+dmlops_status dmlops_command_list_create(dmlops_context *ctx, dmlops_command_list **out)
+{
+    const dmlops_status st = dm_command_list_create_impl(ctx, out);
+    return ctx ? dm_logged(ctx, DMLOPS_LOG_OBJECT_CONTEXT, ctx, st) : st;
+}
+
+static bool dm_grow(dm_allocator *a, void **p, uint32_t *cap, uint32_t need, size_t elem)
 {
     if (need <= *cap) return true;
     uint32_t n = *cap ? *cap * 2 : 16;
     while (n < need) n *= 2;
     size_t bytes;
     if (!dm_size_mul(n, elem, &bytes)) return false; /* a 32-bit size_t would wrap */
-    void *q = dm_realloc(*p, bytes);
+    void *q = dm_ralloc(a, *p, bytes);
     if (!q) return false;
     *p = q;
     *cap = n;
@@ -70,8 +76,8 @@ static dmlops_status dm_append(dmlops_command_list *l, dm_list_entry *e, const d
                                const dm_range *wr, uint32_t nwr)
 {
     dm_list_wait(l); /* its execution in flight reads the entries */
-    if (!dm_grow((void **)&l->entries, &l->cap, l->count + 1, sizeof *e) || !dm_range_set_reserve(&l->reads, nrd) ||
-        !dm_range_set_reserve(&l->writes, nwr))
+    if (!dm_grow(&l->ctx->alloc, (void **)&l->entries, &l->cap, l->count + 1, sizeof *e) ||
+        !dm_range_set_reserve(&l->ctx->alloc, &l->reads, nrd) || !dm_range_set_reserve(&l->ctx->alloc, &l->writes, nwr))
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_command_list_record: out of host memory");
     e->barrier_before = dm_hazard(l, rd, nrd, wr, nwr);
     dm_list_entry *slot = &l->entries[l->count];
@@ -94,7 +100,7 @@ static void dm_release_entries(dmlops_command_list *l)
     for (uint32_t i = 0; i < l->count; i++) dm_entry_hold(&l->entries[i], false);
 }
 
-dmlops_status dmlops_command_list_record(dmlops_command_list *list, dmlops_operator *op, uint32_t input_count,
+static dmlops_status dm_command_list_record_impl(dmlops_command_list *list, dmlops_operator *op, uint32_t input_count,
                                          const dmlops_binding *inputs, uint32_t output_count,
                                          const dmlops_binding *outputs)
 {
@@ -113,6 +119,14 @@ dmlops_status dmlops_command_list_record(dmlops_command_list *list, dmlops_opera
         else wr[nwr++] = r;
     }
     return dm_append(list, &e, rd, nrd, wr, nwr);
+}
+
+dmlops_status dmlops_command_list_record(dmlops_command_list *list, dmlops_operator *op, uint32_t input_count,
+                                         const dmlops_binding *inputs, uint32_t output_count,
+                                         const dmlops_binding *outputs)
+{
+    const dmlops_status st = dm_command_list_record_impl(list, op, input_count, inputs, output_count, outputs);
+    return list ? dm_logged(list->ctx, DMLOPS_LOG_OBJECT_COMMAND_LIST, list, st) : st;
 }
 
 /* The checks both kinds of copy share, past the NULL checks; fills the entry and its byte ranges. */
@@ -139,7 +153,7 @@ static dmlops_status dm_copy_entry(const char *fn, dmlops_command_list *list, dm
     return DMLOPS_SUCCESS;
 }
 
-dmlops_status dmlops_command_list_record_copy(dmlops_command_list *list, dmlops_buffer *dst, uint64_t dst_offset,
+static dmlops_status dm_command_list_record_copy_impl(dmlops_command_list *list, dmlops_buffer *dst, uint64_t dst_offset,
                                               dmlops_buffer *src, uint64_t src_offset, uint64_t size)
 {
     dm_list_entry e;
@@ -150,6 +164,13 @@ dmlops_status dmlops_command_list_record_copy(dmlops_command_list *list, dmlops_
     DM_TRY(dm_check_lost(list->ctx, "dmlops_command_list_record_copy"));
     DM_TRY(dm_copy_entry("dmlops_command_list_record_copy", list, dst, dst_offset, src, src_offset, size, &e, &rd, &wr));
     return dm_append(list, &e, &rd, 1, &wr, 1);
+}
+
+dmlops_status dmlops_command_list_record_copy(dmlops_command_list *list, dmlops_buffer *dst, uint64_t dst_offset,
+                                              dmlops_buffer *src, uint64_t src_offset, uint64_t size)
+{
+    const dmlops_status st = dm_command_list_record_copy_impl(list, dst, dst_offset, src, src_offset, size);
+    return list ? dm_logged(list->ctx, DMLOPS_LOG_OBJECT_COMMAND_LIST, list, st) : st;
 }
 
 /* A shape's fields as the backend takes them: zeros replaced by the plain copy's values
@@ -171,7 +192,7 @@ static dmlops_status dm_copy_shape(const char *fn, const dmlops_compute_copy_sha
     return DMLOPS_SUCCESS;
 }
 
-dmlops_status dmlops_command_list_record_compute_copy_shaped(dmlops_command_list *list, dmlops_buffer *dst,
+static dmlops_status dm_command_list_record_compute_copy_shaped_impl(dmlops_command_list *list, dmlops_buffer *dst,
                                                              uint64_t dst_offset, dmlops_buffer *src,
                                                              uint64_t src_offset, uint64_t size,
                                                              const dmlops_compute_copy_shape *shape)
@@ -198,6 +219,15 @@ dmlops_status dmlops_command_list_record_compute_copy_shaped(dmlops_command_list
     return dm_append(list, &e, &rd, 1, &wr, 1);
 }
 
+dmlops_status dmlops_command_list_record_compute_copy_shaped(dmlops_command_list *list, dmlops_buffer *dst,
+                                                             uint64_t dst_offset, dmlops_buffer *src,
+                                                             uint64_t src_offset, uint64_t size,
+                                                             const dmlops_compute_copy_shape *shape)
+{
+    const dmlops_status st = dm_command_list_record_compute_copy_shaped_impl(list, dst, dst_offset, src, src_offset, size, shape);
+    return list ? dm_logged(list->ctx, DMLOPS_LOG_OBJECT_COMMAND_LIST, list, st) : st;
+}
+
 dmlops_status dmlops_command_list_record_compute_copy(dmlops_command_list *list, dmlops_buffer *dst,
                                                       uint64_t dst_offset, dmlops_buffer *src, uint64_t src_offset,
                                                       uint64_t size)
@@ -205,7 +235,7 @@ dmlops_status dmlops_command_list_record_compute_copy(dmlops_command_list *list,
     return dmlops_command_list_record_compute_copy_shaped(list, dst, dst_offset, src, src_offset, size, NULL);
 }
 
-dmlops_status dmlops_command_list_execute(dmlops_command_list *list)
+static dmlops_status dm_command_list_execute_impl(dmlops_command_list *list)
 {
     static const char fn[] = "dmlops_command_list_execute";
     DM_CHECK_ARG(list, "dmlops_command_list_execute");
@@ -222,7 +252,13 @@ dmlops_status dmlops_command_list_execute(dmlops_command_list *list)
     return dm_name_call(fn, dm_submit(fn, &s, NULL, true, NULL));
 }
 
-dmlops_status dmlops_command_list_execute_async(dmlops_command_list *list, const dmlops_submit_info *submit,
+dmlops_status dmlops_command_list_execute(dmlops_command_list *list)
+{
+    const dmlops_status st = dm_command_list_execute_impl(list);
+    return list ? dm_logged(list->ctx, DMLOPS_LOG_OBJECT_COMMAND_LIST, list, st) : st;
+}
+
+static dmlops_status dm_command_list_execute_async_impl(dmlops_command_list *list, const dmlops_submit_info *submit,
                                                 dmlops_fence **fence)
 {
     static const char fn[] = "dmlops_command_list_execute_async";
@@ -233,7 +269,14 @@ dmlops_status dmlops_command_list_execute_async(dmlops_command_list *list, const
     return dm_name_call(fn, dm_submit(fn, &s, submit, false, fence));
 }
 
-dmlops_status dmlops_command_list_reset(dmlops_command_list *list)
+dmlops_status dmlops_command_list_execute_async(dmlops_command_list *list, const dmlops_submit_info *submit,
+                                                dmlops_fence **fence)
+{
+    const dmlops_status st = dm_command_list_execute_async_impl(list, submit, fence);
+    return list ? dm_logged(list->ctx, DMLOPS_LOG_OBJECT_COMMAND_LIST, list, st) : st;
+}
+
+static dmlops_status dm_command_list_reset_impl(dmlops_command_list *list)
 {
     DM_CHECK_ARG(list, "dmlops_command_list_reset");
     dm_list_wait(list); /* its execution in flight uses what the reset forgets */
@@ -245,6 +288,12 @@ dmlops_status dmlops_command_list_reset(dmlops_command_list *list)
     return DMLOPS_SUCCESS;
 }
 
+dmlops_status dmlops_command_list_reset(dmlops_command_list *list)
+{
+    const dmlops_status st = dm_command_list_reset_impl(list);
+    return list ? dm_logged(list->ctx, DMLOPS_LOG_OBJECT_COMMAND_LIST, list, st) : st;
+}
+
 dmlops_status dmlops_command_list_get_counts(const dmlops_command_list *list, uint32_t *operation_count,
                                              uint32_t *barrier_count)
 {
@@ -254,7 +303,7 @@ dmlops_status dmlops_command_list_get_counts(const dmlops_command_list *list, ui
     return DMLOPS_SUCCESS;
 }
 
-dmlops_status dmlops_command_list_get_stats(const dmlops_command_list *list, dmlops_execution_stats *stats)
+static dmlops_status dm_command_list_get_stats_impl(const dmlops_command_list *list, dmlops_execution_stats *stats)
 {
     DM_CHECK_ARG(list, "dmlops_command_list_get_stats");
     DM_CHECK_ARG(stats, "dmlops_command_list_get_stats");
@@ -264,7 +313,13 @@ dmlops_status dmlops_command_list_get_stats(const dmlops_command_list *list, dml
     return DMLOPS_SUCCESS;
 }
 
-dmlops_status dmlops_command_list_get_access_stats(const dmlops_command_list *list, dmlops_access_stats *stats)
+dmlops_status dmlops_command_list_get_stats(const dmlops_command_list *list, dmlops_execution_stats *stats)
+{
+    const dmlops_status st = dm_command_list_get_stats_impl(list, stats);
+    return list ? dm_logged(list->ctx, DMLOPS_LOG_OBJECT_COMMAND_LIST, list, st) : st;
+}
+
+static dmlops_status dm_command_list_get_access_stats_impl(const dmlops_command_list *list, dmlops_access_stats *stats)
 {
     DM_CHECK_ARG(list, "dmlops_command_list_get_access_stats");
     DM_CHECK_ARG(stats, "dmlops_command_list_get_access_stats");
@@ -276,6 +331,12 @@ dmlops_status dmlops_command_list_get_access_stats(const dmlops_command_list *li
     return DMLOPS_SUCCESS;
 }
 
+dmlops_status dmlops_command_list_get_access_stats(const dmlops_command_list *list, dmlops_access_stats *stats)
+{
+    const dmlops_status st = dm_command_list_get_access_stats_impl(list, stats);
+    return list ? dm_logged(list->ctx, DMLOPS_LOG_OBJECT_COMMAND_LIST, list, st) : st;
+}
+
 void dm_list_retain(dmlops_command_list *list) { atomic_fetch_add_explicit(&list->refs, 1, memory_order_relaxed); }
 
 void dm_list_release(dmlops_command_list *list)
@@ -285,10 +346,10 @@ void dm_list_release(dmlops_command_list *list)
     ctx->vt->list_reset(list);
     dm_release_entries(list);
     ctx->vt->list_destroy(list);
-    free(list->entries);
-    dm_range_set_free(&list->reads);
-    dm_range_set_free(&list->writes);
-    free(list);
+    dm_afree(&ctx->alloc, list->entries);
+    dm_range_set_free(&ctx->alloc, &list->reads);
+    dm_range_set_free(&ctx->alloc, &list->writes);
+    dm_afree(&ctx->alloc, list);
     dm_context_release(ctx);
 }
 

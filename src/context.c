@@ -147,6 +147,7 @@ static dmlops_status dm_context_create(const dmlops_context_create_info *info, c
     const char *env_device = getenv("DMLOPS_DEVICE");
     dm_vk_params params = {
         .loader = info->vulkan_loader,
+        .vulkan_alloc = ext->vulkan_alloc,
         /* An empty name is no name, from the descriptor as from the environment: "" would
          * otherwise let AUTO take a software device as if one had been named. */
         .device = info->device && *info->device ? info->device : (env_device && *env_device ? env_device : NULL),
@@ -224,6 +225,7 @@ static dmlops_status dm_context_create(const dmlops_context_create_info *info, c
     }
     ctx->backend = backend;
     dm_note_choice(ctx, why);
+    dm_created(ctx, params.env_rejected);
     *out = ctx;
     return DMLOPS_SUCCESS;
 }
@@ -272,7 +274,25 @@ dmlops_status dmlops_context_create2(const dmlops_context_create_info *info, dml
     dm_create_ext ext;
     DM_TRY(dm_create_ext_parse(fn, "dmlops_context_create_info", info, DMLOPS_STRUCTURE_TYPE_CONTEXT_CREATE_INFO, &ext));
     static const dm_field_names names = {"dmlops_context_create_info", "dmlops_context_create_info"};
-    return dm_name_call(fn, dm_context_create(info, &ext, &names, out));
+    return dm_create_failed(&ext, dm_name_call(fn, dm_context_create(info, &ext, &names, out)));
+}
+
+void dm_created(dmlops_context *ctx, const char *env_rejected)
+{
+    dm_log(ctx, DMLOPS_LOG_NOTE, DMLOPS_LOG_OBJECT_CONTEXT, ctx, ctx->note);
+    if (env_rejected && *env_rejected) {
+        char text[512];
+        snprintf(text, sizeof text, "tuning variables ignored, not understood (docs/api.md): %s", env_rejected);
+        dm_log(ctx, DMLOPS_LOG_WARNING, DMLOPS_LOG_OBJECT_CONTEXT, ctx, text);
+    }
+}
+
+dmlops_status dm_create_failed(const dm_create_ext *ext, dmlops_status st)
+{
+    if (st != DMLOPS_SUCCESS && ext->log && ext->log->min_severity <= DMLOPS_LOG_ERROR)
+        ext->log->callback(ext->log->user_data, DMLOPS_LOG_ERROR, DMLOPS_LOG_OBJECT_CONTEXT, NULL,
+                           dmlops_last_error_message());
+    return st;
 }
 
 dmlops_status dm_create_ext_parse(const char *fn, const char *what, const void *head, dmlops_structure_type type,
@@ -280,9 +300,40 @@ dmlops_status dm_create_ext_parse(const char *fn, const char *what, const void *
 {
     memset(ext, 0, sizeof *ext);
     DM_TRY(dm_chain_head(fn, what, head, type));
-    /* The structures a context's creation takes in its chain (none yet beyond the head). */
+    /* The structures a context's creation takes in its chain. */
+    static const dmlops_structure_type allowed[] = {DMLOPS_STRUCTURE_TYPE_ALLOCATION_CALLBACKS,
+                                                    DMLOPS_STRUCTURE_TYPE_LOG_CALLBACK,
+                                                    DMLOPS_STRUCTURE_TYPE_VULKAN_ALLOCATION_CALLBACKS};
+    const void *found[3];
     const dmlops_base_structure *b = head;
-    return dm_chain_parse(fn, what, b->next, NULL, 0, NULL);
+    DM_TRY(dm_chain_parse(fn, what, b->next, allowed, 3, found));
+    ext->alloc = found[0];
+    ext->log = found[1];
+    ext->vulkan_alloc = found[2];
+    if (ext->alloc && (!ext->alloc->allocate || !ext->alloc->deallocate))
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT,
+                       "%s: dmlops_allocation_callbacks.%s is NULL: both allocate and deallocate are needed", fn,
+                       !ext->alloc->allocate ? "allocate" : "deallocate");
+    if (ext->log && !ext->log->callback)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: dmlops_log_callback.callback is NULL", fn);
+    if (ext->log && (unsigned)ext->log->min_severity > DMLOPS_LOG_ERROR)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: dmlops_log_callback.min_severity = %d is not a dmlops_log_severity",
+                       fn, (int)ext->log->min_severity);
+    return DMLOPS_SUCCESS; /* the Vulkan callbacks are the Vulkan backend's to check */
+}
+
+void dm_log(const dmlops_context *ctx, dmlops_log_severity severity, dmlops_log_object type, const void *object,
+            const char *message)
+{
+    if (ctx->log.callback && severity >= ctx->log.min_severity)
+        ctx->log.callback(ctx->log.user_data, severity, type, object, message);
+}
+
+dmlops_status dm_logged(dmlops_context *ctx, dmlops_log_object type, const void *object, dmlops_status st)
+{
+    if (st != DMLOPS_SUCCESS && st != DMLOPS_NOT_READY && st != DMLOPS_TIMEOUT)
+        dm_log(ctx, DMLOPS_LOG_ERROR, type, object, dmlops_last_error_message());
+    return st;
 }
 
 dmlops_status dm_check_lost(const dmlops_context *ctx, const char *fn)
@@ -293,16 +344,23 @@ dmlops_status dm_check_lost(const dmlops_context *ctx, const char *fn)
 
 dmlops_status dm_context_alloc(DML_FEATURE_LEVEL level, uint32_t flags, const dm_create_ext *ext, dmlops_context **out)
 {
-    dmlops_context *ctx = dm_calloc(1, sizeof *ctx);
+    dm_allocator a;
+    dm_allocator_init(&a, ext->alloc);
+    dmlops_context *ctx = dm_alloc(&a, sizeof *ctx, 0);
     if (!ctx) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_context_create: out of host memory");
-    (void)ext;
+    ctx->alloc.cb = a.cb; /* counting the context itself */
+    if (ext->log) {
+        ctx->log = *ext->log;
+        ctx->log.next = NULL;
+    }
+    atomic_init(&ctx->alloc.bytes, atomic_load(&a.bytes));
     ctx->level = level;
     ctx->flags = flags;
     atomic_init(&ctx->refs, 1);
     atomic_init(&ctx->handles, 1);
     atomic_init(&ctx->in_flight, 0);
     if (!dm_mutex_init(&ctx->lock)) {
-        free(ctx);
+        dm_afree(&a, ctx);
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_context_create: out of resources creating a mutex");
     }
     *out = ctx;
@@ -312,7 +370,10 @@ dmlops_status dm_context_alloc(DML_FEATURE_LEVEL level, uint32_t flags, const dm
 void dm_context_free(dmlops_context *ctx)
 {
     dm_mutex_destroy(&ctx->lock);
-    free(ctx);
+    dm_allocator a; /* the context's own, which must outlive the block it is in */
+    a.cb = ctx->alloc.cb;
+    atomic_init(&a.bytes, atomic_load(&ctx->alloc.bytes));
+    dm_afree(&a, ctx);
 }
 
 void dm_context_retain(dmlops_context *ctx) { atomic_fetch_add_explicit(&ctx->refs, 1, memory_order_relaxed); }
@@ -358,6 +419,20 @@ dmlops_status dmlops_context_get_info(dmlops_context *ctx, dmlops_context_info *
     dm_mutex_lock(&ctx->lock);
     ctx->vt->context_info(ctx, info);
     dm_mutex_unlock(&ctx->lock);
+    return DMLOPS_SUCCESS;
+}
+
+dmlops_status dmlops_context_get_memory_info(dmlops_context *ctx, dmlops_memory_info *info)
+{
+    static const char fn[] = "dmlops_context_get_memory_info";
+    DM_CHECK_ARG(ctx, "dmlops_context_get_memory_info");
+    DM_CHECK_ARG(info, "dmlops_context_get_memory_info");
+    dmlops_status st = dm_chain_head(fn, "dmlops_memory_info", info, DMLOPS_STRUCTURE_TYPE_MEMORY_INFO);
+    if (st == DMLOPS_SUCCESS) st = dm_chain_parse(fn, "dmlops_memory_info", info->next, NULL, 0, NULL);
+    if (st != DMLOPS_SUCCESS) return dm_logged(ctx, DMLOPS_LOG_OBJECT_CONTEXT, ctx, st);
+    memset((char *)info + sizeof(dmlops_base_structure), 0, sizeof *info - sizeof(dmlops_base_structure));
+    info->host_bytes = atomic_load(&ctx->alloc.bytes) + atomic_load(&ctx->host_extra);
+    info->device_bytes = ctx->vt->device_bytes ? ctx->vt->device_bytes(ctx) : 0;
     return DMLOPS_SUCCESS;
 }
 

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "alloc.h"
 #include "op.h"
 #include "status.h"
 
@@ -124,6 +125,12 @@ typedef struct dm_backend_vtbl {
      * the context lock held, but for sub_wait. */
     bool sync_inline;
     size_t sub_size;                               /* bytes of a submission's impl */
+    /* dmlops_context_get_memory_info / dmlops_operator_get_info2: the device memory a
+     * context holds; an operator's memory (device_bytes, host_bytes of its backend part,
+     * descriptor_sets) and its kernel (NULL: none). */
+    uint64_t (*device_bytes)(const dmlops_context *ctx);
+    void (*operator_memory)(const dmlops_operator *op, dmlops_memory_info *m);
+    void (*operator_kernel)(const dmlops_operator *op, dmlops_operator_kernel_info *k);
     dmlops_status (*sub_start)(dm_sub *s);         /* starts s's work (it is in flight after) */
     /* Waits without the lock (s is pinned) at most timeout_ns for s's work: SUCCESS once it
      * completed, DMLOPS_TIMEOUT, or the failure of the wait (after which the work is known to
@@ -140,6 +147,10 @@ struct dmlops_context {
     DML_FEATURE_LEVEL level;
     uint32_t flags;
     char note[512];
+    dm_allocator alloc; /* host memory of the context and its objects (alloc.h) */
+    dmlops_log_callback log; /* the application's (callback NULL: none), its chain dropped */
+    _Atomic uint64_t host_extra; /* host memory held outside it: the CPU backend's buffer contents
+                                    when the context has no allocation callbacks */
     dm_mutex lock; /* serialises submissions and staging */
     _Atomic uint32_t refs;    /* the application's until dmlops_context_destroy, and one per object */
     _Atomic uint32_t handles; /* handles the application holds: the context's and its objects' */
@@ -180,9 +191,9 @@ typedef struct dm_range_set {
     uint32_t n, cap;
 } dm_range_set;
 bool dm_range_set_hits(const dm_range_set *s, dm_range q);
-bool dm_range_set_reserve(dm_range_set *s, uint32_t extra); /* room to add `extra` ranges */
-void dm_range_set_add(dm_range_set *s, dm_range q);         /* after a reserve */
-void dm_range_set_free(dm_range_set *s);
+bool dm_range_set_reserve(dm_allocator *a, dm_range_set *s, uint32_t extra); /* room to add `extra` ranges */
+void dm_range_set_add(dm_range_set *s, dm_range q);                         /* after a reserve */
+void dm_range_set_free(dm_allocator *a, dm_range_set *s);
 
 struct dmlops_command_list {
     dmlops_context *ctx;
@@ -225,6 +236,14 @@ dmlops_status dm_check_bindings(const dmlops_operator *op, uint32_t input_count,
 dm_range dm_binding_range(const dmlops_operator *op, uint32_t i, const dmlops_binding *b);
 bool dm_ranges_overlap(dm_range a, dm_range b);
 
+/* st; a failure's message (the thread's) goes to the context's log callback too, as an
+ * error about `object` (of type `type`). Every public call on a context or its objects
+ * returns through it. */
+dmlops_status dm_logged(dmlops_context *ctx, dmlops_log_object type, const void *object, dmlops_status st);
+/* Sends message to the context's log callback at `severity`, if it takes that severity. */
+void dm_log(const dmlops_context *ctx, dmlops_log_severity severity, dmlops_log_object type, const void *object,
+            const char *message);
+
 /* DMLOPS_ERROR_DEVICE_LOST, naming fn, once the context's device is lost: every call
  * that would create, record, execute, read or write fails so (docs/api.md); info
  * queries, resets and destroys still work. */
@@ -232,7 +251,9 @@ dmlops_status dm_check_lost(const dmlops_context *ctx, const char *fn);
 
 /* What a creation's chain of extensible structures asked for (dmlops.h). */
 typedef struct dm_create_ext {
-    int unused; /* nothing yet */
+    const dmlops_allocation_callbacks *alloc; /* checked, or NULL */
+    const dmlops_log_callback *log;           /* checked, or NULL */
+    const void *vulkan_alloc;                 /* a dmlops_vulkan_allocation_callbacks, or NULL */
 } dm_create_ext;
 /* Checks that head (a structure starting with s_type) has s_type `type`, and finds in its
  * chain the structures a context's creation takes; fn and what name the call and the
@@ -245,6 +266,12 @@ dmlops_status dm_create_ext_parse(const char *fn, const char *what, const void *
 typedef struct dm_field_names {
     const char *desc, *options;
 } dm_field_names;
+
+/* After a context's creation: its note to its log callback, and the tuning variables it
+ * did not understand (env_rejected, or NULL) as a warning. */
+void dm_created(dmlops_context *ctx, const char *env_rejected);
+/* st; a failed creation's message goes to the log callback of its chain, if any. */
+dmlops_status dm_create_failed(const dm_create_ext *ext, dmlops_status st);
 
 /* A context shell without a backend, and its release. */
 dmlops_status dm_context_alloc(DML_FEATURE_LEVEL level, uint32_t flags, const dm_create_ext *ext, dmlops_context **out);
@@ -262,6 +289,7 @@ dmlops_status dm_cpu_context_init(dmlops_context *ctx, const dm_cpu_params *para
 
 typedef struct dm_vk_params {
     void (*loader)(void);             /* the application's vkGetInstanceProcAddr; NULL: the system's */
+    const void *vulkan_alloc;         /* a dmlops_vulkan_allocation_callbacks, or NULL */
     const char *device;
     bool hardware_only;               /* AUTO: skip software (CPU-type) devices */
     const char *pipeline_cache_path;

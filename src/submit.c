@@ -26,10 +26,10 @@ static dm_sub *dm_sub_take(dmlops_context *ctx)
     if (s) {
         ctx->spare = s->next;
     } else {
-        s = dm_calloc(1, sizeof *s);
+        s = dm_zalloc(&ctx->alloc, 1, sizeof *s);
         if (!s) return NULL;
-        if (ctx->vt->sub_size && !(s->impl = dm_calloc(1, ctx->vt->sub_size))) {
-            free(s);
+        if (ctx->vt->sub_size && !(s->impl = dm_zalloc(&ctx->alloc, 1, ctx->vt->sub_size))) {
+            dm_afree(&ctx->alloc, s);
             return NULL;
         }
     }
@@ -46,8 +46,8 @@ void dm_subs_free(dmlops_context *ctx)
         dm_sub *s = ctx->spare;
         ctx->spare = s->next;
         if (ctx->vt->sub_free) ctx->vt->sub_free(s);
-        free(s->impl);
-        free(s);
+        dm_afree(&ctx->alloc, s->impl);
+        dm_afree(&ctx->alloc, s);
     }
 }
 
@@ -186,7 +186,7 @@ dmlops_status dm_submit(const char *fn, dm_sub *proto, const dmlops_submit_info 
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT,
                        "%s: a dmlops_vulkan_semaphores is chained, but the context runs on the CPU backend", fn);
     dmlops_fence *fence = NULL;
-    if (fence_out && !(fence = dm_calloc(1, sizeof *fence)))
+    if (fence_out && !(fence = dm_zalloc(&ctx->alloc, 1, sizeof *fence)))
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
     dm_sub *done = NULL;
     dmlops_status st = DMLOPS_SUCCESS;
@@ -251,7 +251,7 @@ dmlops_status dm_submit(const char *fn, dm_sub *proto, const dmlops_submit_info 
     }
     dm_mutex_unlock(&ctx->lock);
     dm_release(ctx, done);
-    if (st != DMLOPS_SUCCESS && !s) free(fence);
+    if (st != DMLOPS_SUCCESS && !s) dm_afree(&ctx->alloc, fence);
     else if (fence_out) *fence_out = fence;
     return st;
 }
@@ -262,11 +262,11 @@ static void dm_fence_release(dmlops_fence *f)
 {
     if (atomic_fetch_sub_explicit(&f->refs, 1, memory_order_acq_rel) != 1) return;
     dmlops_context *ctx = f->ctx;
-    free(f);
+    dm_afree(&ctx->alloc, f);
     dm_context_release(ctx);
 }
 
-dmlops_status dmlops_fence_wait(dmlops_fence *fence, uint64_t timeout_ns)
+static dmlops_status dm_fence_wait_impl(dmlops_fence *fence, uint64_t timeout_ns)
 {
     DM_CHECK_ARG(fence, "dmlops_fence_wait");
     dmlops_context *ctx = fence->ctx;
@@ -288,6 +288,12 @@ dmlops_status dmlops_fence_wait(dmlops_fence *fence, uint64_t timeout_ns)
     if (signalled && st != DMLOPS_SUCCESS)
         return dm_fail(st, "dmlops_fence_wait: the submission failed: %s", dmlops_status_string(st));
     return st;
+}
+
+dmlops_status dmlops_fence_wait(dmlops_fence *fence, uint64_t timeout_ns)
+{
+    const dmlops_status st = dm_fence_wait_impl(fence, timeout_ns);
+    return fence ? dm_logged(fence->ctx, DMLOPS_LOG_OBJECT_FENCE, fence, st) : st;
 }
 
 dmlops_status dmlops_fence_poll(dmlops_fence *fence)
@@ -316,8 +322,14 @@ void dmlops_fence_destroy(dmlops_fence *fence)
     dm_context_release(ctx);
 }
 
-dmlops_status dmlops_context_wait_idle(dmlops_context *ctx)
+static dmlops_status dm_context_wait_idle_impl(dmlops_context *ctx)
 {
     DM_CHECK_ARG(ctx, "dmlops_context_wait_idle");
     return dm_name_call("dmlops_context_wait_idle", dm_wait_in_flight(ctx));
+}
+
+dmlops_status dmlops_context_wait_idle(dmlops_context *ctx)
+{
+    const dmlops_status st = dm_context_wait_idle_impl(ctx);
+    return ctx ? dm_logged(ctx, DMLOPS_LOG_OBJECT_CONTEXT, ctx, st) : st;
 }

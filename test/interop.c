@@ -45,6 +45,9 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL app_debug(VkDebugUtilsMessageSeverityFlagB
 
 /* The application's objects; with timeline, a Vulkan 1.2 instance and device with the
  * timelineSemaphore feature enabled (false when the device has none of it). */
+static bool app_init_with(app *a, bool timeline);
+static bool app_external; /* the next app_init_with enables VK_KHR_external_memory_fd, where offered */
+
 static bool app_init_with(app *a, bool timeline)
 {
     memset(a, 0, sizeof *a);
@@ -103,8 +106,16 @@ static bool app_init_with(app *a, bool timeline)
         f12 = (VkPhysicalDeviceVulkan12Features){.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
                                                  .timelineSemaphore = VK_TRUE};
     }
+    const char *ext_fd = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
+    VkExtensionProperties exts[256];
+    uint32_t nexts = 256;
+    bool has_fd = false;
+    if (app_external && vkEnumerateDeviceExtensionProperties(a->phys, NULL, &nexts, exts) >= 0)
+        for (uint32_t i = 0; i < nexts; i++) has_fd |= !strcmp(exts[i].extensionName, ext_fd);
+    if (app_external && !has_fd) return false;
     VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = timeline ? &f12 : NULL,
-                              .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci};
+                              .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci,
+                              .enabledExtensionCount = app_external ? 1 : 0, .ppEnabledExtensionNames = &ext_fd};
     if (vkCreateDevice(a->phys, &dci, NULL, &a->device) != VK_SUCCESS) return false;
 #ifdef INTEROP_VOLK
     volkLoadDevice(a->device);
@@ -854,6 +865,129 @@ TEST(interop_binary_semaphores_without_a_timeline)
     vkDestroySemaphore(a.device, ready, NULL);
     app_buffer_destroy(&a, &in);
     app_buffer_destroy(&a, &out);
+    app_done(&a);
+    CHECK(app_messages == 0, "the validation layer reported %u messages", app_messages);
+}
+
+/* ---- external memory (dmlops_buffer_import_vulkan) ---- */
+
+/* Memory of the application's, exportable as an opaque fd, host-visible, with a buffer. */
+typedef struct app_export {
+    app_buffer b;
+    VkDeviceSize size;
+    uint32_t type;
+    int fd;
+} app_export;
+
+static bool app_export_create(app *a, VkDeviceSize size, app_export *e)
+{
+    memset(e, 0, sizeof *e);
+    e->fd = -1;
+    const VkExternalMemoryBufferCreateInfo ebi = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
+                                                  .handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT};
+    VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .pNext = &ebi, .size = size,
+                              .usage = APP_USAGE};
+    if (vkCreateBuffer(a->device, &bci, NULL, &e->b.buffer) != VK_SUCCESS) return false;
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(a->device, e->b.buffer, &req);
+    const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    e->type = UINT32_MAX;
+    for (uint32_t i = 0; i < a->mem.memoryTypeCount && e->type == UINT32_MAX; i++)
+        if ((req.memoryTypeBits & (1u << i)) && (a->mem.memoryTypes[i].propertyFlags & want) == want) e->type = i;
+    const VkExportMemoryAllocateInfo exp = {.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO,
+                                            .handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT};
+    VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .pNext = &exp,
+                                .allocationSize = req.size, .memoryTypeIndex = e->type};
+    e->size = req.size;
+    PFN_vkGetMemoryFdKHR get_fd = (PFN_vkGetMemoryFdKHR)vkGetDeviceProcAddr(a->device, "vkGetMemoryFdKHR");
+    if (e->type == UINT32_MAX || !get_fd || vkAllocateMemory(a->device, &mai, NULL, &e->b.memory) != VK_SUCCESS ||
+        vkBindBufferMemory(a->device, e->b.buffer, e->b.memory, 0) != VK_SUCCESS ||
+        vkMapMemory(a->device, e->b.memory, 0, VK_WHOLE_SIZE, 0, &e->b.map) != VK_SUCCESS)
+        return false;
+    const VkMemoryGetFdInfoKHR gfi = {.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR, .memory = e->b.memory,
+                                      .handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT};
+    return get_fd(a->device, &gfi, &e->fd) == VK_SUCCESS;
+}
+
+/* The application exports two memories as opaque fds; a context of libdmlops's own on the
+ * same device imports them as buffers and slices one into the other: the application sees
+ * the result in its own mapping, no copy anywhere. Refusals: a dma-buf where the driver
+ * takes none (lavapipe), a CPU context, a range past the memory, a bad fd. */
+TEST(interop_external_memory_is_imported)
+{
+    app a;
+    app_external = true;
+    const bool made = app_init_with(&a, false);
+    app_external = false;
+    if (!made) {
+        printf("    note: no device with VK_KHR_external_memory_fd for the application\n");
+        app_done(&a);
+        return;
+    }
+    dmlops_context *ctx = NULL;
+    dmlops_context_desc cd = {.backend = DMLOPS_BACKEND_VULKAN, .device = "0"};
+    REQUIRE_OK(dmlops_context_create(&cd, &ctx));
+    app_export in, out;
+    REQUIRE(app_export_create(&a, 128, &in) && app_export_create(&a, 32, &out));
+    float *x = in.b.map;
+    for (int i = 0; i < 32; i++) x[i] = (float)i * 1.5f;
+    memset(out.b.map, 0, 32);
+    dmlops_vulkan_external_memory em = {.s_type = DMLOPS_STRUCTURE_TYPE_VULKAN_EXTERNAL_MEMORY,
+                                        .handle_type = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, .fd = in.fd,
+                                        .allocation_size = in.size, .memory_type_index = in.type};
+    dmlops_buffer *bin = NULL, *bout = NULL;
+    /* Refusals first: the fd stays the caller's. */
+    em.offset = 16;
+    CHECK_STATUS(dmlops_buffer_import_vulkan(ctx, &em, in.size, &bin), DMLOPS_ERROR_INVALID_ARGUMENT,
+                 "are not inside allocation_size");
+    em.offset = 0;
+    em.handle_type = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
+    const dmlops_status dma = dmlops_buffer_import_vulkan(ctx, &em, 128, &bin);
+    CHECK(dma == DMLOPS_ERROR_UNSUPPORTED || dma == DMLOPS_ERROR_BACKEND || dma == DMLOPS_ERROR_INVALID_ARGUMENT,
+          "an opaque fd imported as a dma-buf: %s", dmlops_status_string(dma));
+    if (dma == DMLOPS_ERROR_UNSUPPORTED) printf("    dma-buf: %s\n", dmlops_last_error_message());
+    em.handle_type = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    em.fd = -1;
+    CHECK_STATUS(dmlops_buffer_import_vulkan(ctx, &em, 128, &bin), DMLOPS_ERROR_INVALID_ARGUMENT, "fd = -1");
+    em.fd = in.fd;
+    em.s_type = DMLOPS_STRUCTURE_TYPE_MEMORY_INFO;
+    CHECK_STATUS(dmlops_buffer_import_vulkan(ctx, &em, 128, &bin), DMLOPS_ERROR_INVALID_ARGUMENT, "s_type");
+    em.s_type = DMLOPS_STRUCTURE_TYPE_VULKAN_EXTERNAL_MEMORY;
+    dmlops_context *cpu = NULL;
+    dmlops_context_desc cpu_desc = {.backend = DMLOPS_BACKEND_CPU};
+    REQUIRE_OK(dmlops_context_create(&cpu_desc, &cpu));
+    CHECK_STATUS(dmlops_buffer_import_vulkan(cpu, &em, 128, &bin), DMLOPS_ERROR_UNSUPPORTED, "CPU backend");
+    dmlops_context_destroy(cpu);
+    /* The imports. */
+    REQUIRE_OK(dmlops_buffer_import_vulkan(ctx, &em, 128, &bin));
+    dmlops_vulkan_external_memory eo = em;
+    eo.fd = out.fd;
+    eo.allocation_size = out.size;
+    eo.memory_type_index = out.type;
+    REQUIRE_OK(dmlops_buffer_import_vulkan(ctx, &eo, 32, &bout));
+    dmlops_memory_info m = {.s_type = DMLOPS_STRUCTURE_TYPE_MEMORY_INFO};
+    CHECK_OK(dmlops_context_get_memory_info(ctx, &m));
+    CHECK(m.device_bytes >= in.size + out.size, "imported memory counted: %llu", (unsigned long long)m.device_bytes);
+    const uint32_t in_sizes[2] = {4, 8}, off[2] = {1, 2}, win[2] = {2, 4};
+    dmt_slice s;
+    dmt_slice_init(&s, DML_TENSOR_DATA_TYPE_FLOAT32, 2, in_sizes, off, win);
+    dmlops_operator *op = NULL;
+    REQUIRE_OK(dmlops_operator_create(ctx, &s.desc, &op));
+    const dmlops_binding bi = {bin, 0, 128}, bo = {bout, 0, 32};
+    CHECK_OK(dmlops_operator_execute(op, 1, &bi, 1, &bo));
+    const float *y = out.b.map;
+    for (int r = 0; r < 2; r++)
+        for (int c = 0; c < 4; c++)
+            CHECK(y[r * 4 + c] == x[(r + 1) * 8 + c + 2], "element (%d, %d): %g", r, c, y[r * 4 + c]);
+    float back[8];
+    CHECK_OK(dmlops_buffer_read(bout, 0, back, sizeof back)); /* the host's path to it works too */
+    CHECK(!memcmp(back, y, sizeof back));
+    dmlops_operator_destroy(op);
+    dmlops_buffer_destroy(bin); /* closes the fds the imports took */
+    dmlops_buffer_destroy(bout);
+    dmlops_context_destroy(ctx);
+    app_buffer_destroy(&a, &in.b);
+    app_buffer_destroy(&a, &out.b);
     app_done(&a);
     CHECK(app_messages == 0, "the validation layer reported %u messages", app_messages);
 }

@@ -76,7 +76,7 @@ static void dm_cpu_context_destroy(dmlops_context *ctx)
     dm_cond_destroy(&c->q.cv);
     dm_mutex_destroy(&c->q.mu);
     dm_pool_destroy(c->pool);
-    free(c);
+    dm_afree(&ctx->alloc, c);
 }
 
 static void dm_cpu_context_info(dmlops_context *ctx, dmlops_context_info *info)
@@ -95,7 +95,12 @@ static dmlops_status dm_cpu_buffer_create(dmlops_buffer *buf)
                        "dmlops_buffer_create: size_in_bytes = %llu exceeds the %llu bytes the CPU backend can allocate "
                        "on this host",
                        (unsigned long long)buf->size, (unsigned long long)most);
-    buf->impl = dm_cpu_memory_alloc((size_t)buf->size);
+    /* The application's callbacks, when it gave some, else the engine's own way to host
+     * memory (cpu_memory.c: pages from the system for large buffers). */
+    dmlops_context *ctx = buf->ctx;
+    buf->impl = ctx->alloc.cb.allocate ? dm_alloc(&ctx->alloc, (size_t)buf->size, 64)
+                                       : dm_cpu_memory_alloc((size_t)buf->size);
+    if (buf->impl && !ctx->alloc.cb.allocate) atomic_fetch_add(&ctx->host_extra, buf->size);
     if (!buf->impl)
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_buffer_create: cannot allocate %llu bytes of host memory",
                        (unsigned long long)buf->size);
@@ -103,7 +108,16 @@ static dmlops_status dm_cpu_buffer_create(dmlops_buffer *buf)
     return DMLOPS_SUCCESS;
 }
 
-static void dm_cpu_buffer_destroy(dmlops_buffer *buf) { dm_cpu_memory_free(buf->impl, (size_t)buf->size); }
+static void dm_cpu_buffer_destroy(dmlops_buffer *buf)
+{
+    dmlops_context *ctx = buf->ctx;
+    if (ctx->alloc.cb.allocate) {
+        dm_afree(&ctx->alloc, buf->impl);
+        return;
+    }
+    dm_cpu_memory_free(buf->impl, (size_t)buf->size);
+    atomic_fetch_sub(&ctx->host_extra, buf->size);
+}
 
 /* Executions are synchronous, so everything submitted by this thread is complete; work
  * of other threads on the same bytes is for the application to order (docs/api.md). The
@@ -140,7 +154,7 @@ static void dm_cpu_split(const dm_cpu_ctx *c, dm_cpu_op *o, uint64_t traffic, bo
 static dmlops_status dm_cpu_operator_create(dmlops_operator *op)
 {
     DM_TRY(dm_op_check_host_addressable(&op->op));
-    dm_cpu_op *o = dm_calloc(1, sizeof *o);
+    dm_cpu_op *o = dm_zalloc(&op->ctx->alloc, 1, sizeof *o);
     if (!o) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", op->op.name);
     dm_op_lower(&op->op, &o->g);
     dm_gather_order_by_output(&o->g);
@@ -155,7 +169,13 @@ static dmlops_status dm_cpu_operator_create(dmlops_operator *op)
     return DMLOPS_SUCCESS;
 }
 
-static void dm_cpu_operator_destroy(dmlops_operator *op) { free(op->impl); }
+static void dm_cpu_operator_destroy(dmlops_operator *op) { dm_afree(&op->ctx->alloc, op->impl); }
+
+static void dm_cpu_operator_memory(const dmlops_operator *op, dmlops_memory_info *m)
+{
+    (void)op;
+    m->host_bytes += sizeof(dm_cpu_op);
+}
 
 typedef struct dm_cpu_job {
     const dm_cpu_op *o;
@@ -250,7 +270,7 @@ static dmlops_status dm_cpu_sub_start(dm_sub *s)
     c->copy = NULL;
     atomic_store_explicit(&c->done, false, memory_order_relaxed);
     if (s->kind == DM_SUB_WRITE && s->size) { /* the caller may reuse its memory at once */
-        if (!(c->copy = dm_malloc((size_t)s->size)))
+        if (!(c->copy = dm_alloc(&s->ctx->alloc, (size_t)s->size, 0)))
             return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: cannot copy %llu bytes of host memory", s->fn,
                            (unsigned long long)s->size);
         memcpy(c->copy, s->host, (size_t)s->size);
@@ -304,7 +324,7 @@ static bool dm_cpu_sub_done(dm_sub *s, dmlops_status *status)
 static void dm_cpu_sub_retire(dm_sub *s)
 {
     dm_cpu_sub *c = s->impl;
-    free(c->copy);
+    dm_afree(&s->ctx->alloc, c->copy);
     c->copy = NULL;
 }
 
@@ -316,6 +336,7 @@ const dm_backend_vtbl dm_cpu_vtbl = {
     .sub_wait = dm_cpu_sub_wait,
     .sub_done = dm_cpu_sub_done,
     .sub_retire = dm_cpu_sub_retire,
+    .operator_memory = dm_cpu_operator_memory,
     .context_destroy = dm_cpu_context_destroy,
     .context_info = dm_cpu_context_info,
     .buffer_create = dm_cpu_buffer_create,
@@ -355,13 +376,13 @@ dmlops_status dm_cpu_context_init(dmlops_context *ctx, const dm_cpu_params *para
     /* Polling only pays when every thread has a CPU of its own: otherwise a spinning
      * thread takes the CPU from one that has work. */
     const bool spin = params->wait == DMLOPS_CPU_WAIT_SPIN || (params->wait == DMLOPS_CPU_WAIT_DEFAULT && threads <= cpus);
-    dm_cpu_ctx *c = dm_calloc(1, sizeof *c);
+    dm_cpu_ctx *c = dm_zalloc(&ctx->alloc, 1, sizeof *c);
     const bool mu = c && dm_mutex_init(&c->q.mu), cv = c && dm_cond_init(&c->q.cv);
     if (c && mu && cv) c->pool = dm_pool_create(threads, spin);
     if (!c || !c->pool) {
         if (mu) dm_mutex_destroy(&c->q.mu);
         if (cv) dm_cond_destroy(&c->q.cv);
-        free(c);
+        dm_afree(&ctx->alloc, c);
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_context_create: out of host memory");
     }
     c->threads = threads;

@@ -99,6 +99,11 @@ bool dm_replace_file(const char *tmp, const char *path);
 /* A number unique to this process among those running, for temporary file names. */
 unsigned long dm_process_id(void);
 
+/* A duplicate of file descriptor fd (-1 when it cannot be had, and on Windows, which has
+ * none), and closing one. */
+int dm_fd_dup(int fd);
+void dm_fd_close(int fd);
+
 /* Case-insensitive ASCII comparison (strcasecmp is POSIX, _stricmp Windows'). */
 int dm_strcasecmp(const char *a, const char *b);
 

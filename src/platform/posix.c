@@ -23,6 +23,9 @@ void dm_mutex_unlock(dm_mutex *m) { pthread_mutex_unlock(m); }
 bool dm_cond_init(dm_cond *c) { return pthread_cond_init(c, NULL) == 0; }
 void dm_cond_destroy(dm_cond *c) { pthread_cond_destroy(c); }
 void dm_cond_wait(dm_cond *c, dm_mutex *m) { pthread_cond_wait(c, m); }
+int dm_fd_dup(int fd) { return dup(fd); }
+void dm_fd_close(int fd) { close(fd); }
+
 bool dm_cond_timedwait(dm_cond *c, dm_mutex *m, uint64_t timeout_ns)
 {
     /* pthread_cond_timedwait takes a CLOCK_REALTIME deadline (macOS has no way to give it

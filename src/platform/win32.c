@@ -42,6 +42,13 @@ bool dm_cond_init(dm_cond *c)
 }
 void dm_cond_destroy(dm_cond *c) { (void)c; }
 void dm_cond_wait(dm_cond *c, dm_mutex *m) { SleepConditionVariableSRW(dm_cv(c), dm_srw(m), INFINITE, 0); }
+int dm_fd_dup(int fd)
+{
+    (void)fd;
+    return -1;
+}
+void dm_fd_close(int fd) { (void)fd; }
+
 bool dm_cond_timedwait(dm_cond *c, dm_mutex *m, uint64_t timeout_ns)
 {
     /* Milliseconds, rounded up, and below INFINITE (which would never end). */

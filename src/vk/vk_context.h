@@ -10,6 +10,7 @@
 
 typedef struct dm_vk_ctx {
     dm_vk_device dev;
+    _Atomic uint64_t device_bytes; /* of every allocation on dev (dev.device_bytes points here) */
     dm_vk_submitter sub;
     dm_vk_pipelines pipes;
     dm_vk_memory dummy; /* bound to the slots a gather does not use */

@@ -77,6 +77,16 @@ static uint32_t dm_vk_device_extensions(dm_vk_device *d, const char **names)
         names[n++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
         d->memory_budget = true;
     }
+    /* External memory as buffers (dmlops_buffer_import_vulkan): fds, and dma-bufs, where
+     * offered (VK_KHR_external_memory itself is Vulkan 1.1). */
+    if (dm_vk_has_device_extension(&d->inst.vki, d->phys, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME)) {
+        names[n++] = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
+        d->external_fd = true;
+        if (dm_vk_has_device_extension(&d->inst.vki, d->phys, VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME)) {
+            names[n++] = VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME;
+            d->external_dma_buf = true;
+        }
+    }
     return n;
 }
 
@@ -118,6 +128,7 @@ uint64_t dm_vk_heap_room(const dm_vk_device *d)
 
 dmlops_status dm_vk_device_open(dm_vk_device *d, bool debug, bool quiet, const char *request, bool hardware_only)
 {
+    d->inst.alloc = d->vk_alloc;
     DM_TRY(dm_vk_instance_create(debug, quiet, &d->inst));
     DM_TRY(dm_vk_choose_device(&d->inst, request, hardware_only, &d->phys, &d->info));
     d->queue_family = dm_pick_queue_family(d);
@@ -127,7 +138,7 @@ dmlops_status dm_vk_device_open(dm_vk_device *d, bool debug, bool quiet, const c
                                    .queueFamilyIndex = d->queue_family,
                                    .queueCount = 1,
                                    .pQueuePriorities = &prio};
-    const char *extensions[3];
+    const char *extensions[5];
     VkDeviceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                              .queueCreateInfoCount = 1,
                              .pQueueCreateInfos = &qci,
@@ -137,11 +148,12 @@ dmlops_status dm_vk_device_open(dm_vk_device *d, bool debug, bool quiet, const c
     bool khr = false;
     const bool timeline = dm_vk_timeline_offered(d, extensions, &ci.enabledExtensionCount, &khr, &tf);
     if (timeline) ci.pNext = &tf;
-    VkResult r = d->inst.vki.CreateDevice(d->phys, &ci, NULL, &d->device);
+    VkResult r = d->inst.vki.CreateDevice(d->phys, &ci, d->vk_alloc, &d->device);
     if (r != VK_SUCCESS) return dm_vk_fail(NULL, r, "vkCreateDevice", d->info.name);
     d->owned = true;
     DM_TRY(dm_vk_device_finish(d));
     d->timeline = timeline && dm_vk_load_timeline(&d->inst.vki, d->device, khr, &d->vkd);
+    dm_vk_load_external(d);
     return DMLOPS_SUCCESS;
 }
 
@@ -161,6 +173,14 @@ dmlops_status dm_vk_device_adopt(dm_vk_device *d, PFN_vkGetInstanceProcAddr gipa
                        VK_API_VERSION_MAJOR(d->info.api_version), VK_API_VERSION_MINOR(d->info.api_version));
     d->device = device;
     return dm_vk_device_finish(d);
+}
+
+void dm_vk_load_external(dm_vk_device *d)
+{
+    d->GetMemoryFdPropertiesKHR =
+        d->external_fd ? (PFN_vkGetMemoryFdPropertiesKHR)d->inst.vki.GetDeviceProcAddr(d->device, "vkGetMemoryFdPropertiesKHR")
+                       : NULL;
+    if (!d->GetMemoryFdPropertiesKHR) d->external_dma_buf = false; /* needed to import one */
 }
 
 dmlops_status dm_vk_device_adopt_timeline(dm_vk_device *d, uint32_t api_version, const char *fn)
@@ -183,7 +203,7 @@ void dm_vk_device_wait_idle(dm_vk_device *d)
 
 void dm_vk_device_close(dm_vk_device *d)
 {
-    if (d->device && d->owned) d->vkd.DestroyDevice(d->device, NULL);
+    if (d->device && d->owned) d->vkd.DestroyDevice(d->device, d->vk_alloc);
     d->device = VK_NULL_HANDLE;
     dm_vk_instance_destroy(&d->inst);
 }

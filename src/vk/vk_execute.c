@@ -35,7 +35,7 @@ dmlops_status dm_vk_operator_create(dmlops_operator *op)
 {
     dm_vk_ctx *vk = dm_vk(op->ctx);
     if (vk->dev.lost) return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost", op->op.name);
-    dm_vk_op *o = dm_calloc(1, sizeof *o);
+    dm_vk_op *o = dm_zalloc(&op->ctx->alloc, 1, sizeof *o);
     if (!o) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating an operator");
     dm_gather g;
     dm_op_lower(&op->op, &g);
@@ -51,7 +51,7 @@ dmlops_status dm_vk_operator_create(dmlops_operator *op)
         }
     }
     if (st != DMLOPS_SUCCESS) {
-        free(o);
+        dm_afree(&op->ctx->alloc, o);
         return dm_fail_prefix(st, "%s", op->op.name);
     }
     op->impl = o;
@@ -65,10 +65,10 @@ void dm_vk_operator_destroy(dmlops_operator *op)
 {
     dm_vk_op *o = op->impl;
     for (uint32_t i = 0; i < o->nspare; i++) dm_vk_table_destroy(o->spare[i]); /* all back: nothing holds op */
-    free(o->spare);
+    dm_afree(&op->ctx->alloc, o->spare);
     dm_vk_free(&dm_vk(op->ctx)->dev, &o->params);
     dm_vk_plan_free(&o->plan);
-    free(o);
+    dm_afree(&op->ctx->alloc, o);
 }
 
 /* A table no submission in flight uses: a kept one, or a new one (with room to keep it). */
@@ -79,7 +79,7 @@ static dmlops_status dm_vk_operator_table_get(dmlops_operator *op, dmlops_bindin
         *out = o->spare[--o->nspare];
         return DMLOPS_SUCCESS;
     }
-    dmlops_binding_table **room = dm_realloc(o->spare, (o->ntables + 1) * sizeof *room);
+    dmlops_binding_table **room = dm_ralloc(&op->ctx->alloc, o->spare, (o->ntables + 1) * sizeof *room);
     if (!room) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", op->op.name);
     o->spare = room;
     DM_TRY(dm_vk_table_create(op, o->plan.npieces, out));

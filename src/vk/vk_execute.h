@@ -35,6 +35,11 @@ dmlops_status dm_vk_list_prepare(dmlops_command_list *list, bool may_read_aux, V
 /* After an execution completed: its timestamps and access statistics. Lock held. */
 void dm_vk_list_completed(dmlops_command_list *list);
 
+/* vk_describe.c: dmlops_operator_get_info2 and dmlops_context_get_memory_info. */
+void dm_vk_operator_kernel(const dmlops_operator *op, dmlops_operator_kernel_info *k);
+void dm_vk_operator_memory(const dmlops_operator *op, dmlops_memory_info *m);
+uint64_t dm_vk_device_bytes(const dmlops_context *ctx);
+
 /* vk_sub.c: the backend's submissions (internal.h, dm_sub), and what each keeps. */
 typedef struct dm_vk_sub {
     VkCommandBuffer cmd;         /* from the submitter's pool; an operator's or a transfer's */

@@ -70,7 +70,12 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL dm_vk_debug_cb(VkDebugUtilsMessageSeverity
     (void)types;
     if (severity & (VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)) {
         atomic_fetch_add(&inst->debug_count, 1);
-        if (!inst->quiet) fprintf(stderr, "dmlops: Vulkan validation: %s\n", data->pMessage);
+        const bool error = (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) != 0;
+        const dmlops_log_severity level = error ? DMLOPS_LOG_ERROR : DMLOPS_LOG_WARNING;
+        if (inst->log && level >= inst->log->min_severity)
+            inst->log->callback(inst->log->user_data, level, DMLOPS_LOG_OBJECT_VULKAN, inst->log_object, data->pMessage);
+        else if (!inst->log && !inst->quiet)
+            fprintf(stderr, "dmlops: Vulkan validation: %s\n", data->pMessage);
     }
     return VK_FALSE;
 }
@@ -145,7 +150,7 @@ dmlops_status dm_vk_instance_create(bool debug, bool quiet, dm_vk_instance *inst
                                .ppEnabledLayerNames = layer_names,
                                .enabledExtensionCount = nexts,
                                .ppEnabledExtensionNames = ext_names};
-    VkResult r = create(&ci, NULL, &inst->instance);
+    VkResult r = create(&ci, inst->alloc, &inst->instance);
     if (r == VK_ERROR_INCOMPATIBLE_DRIVER)
         return dm_fail(DMLOPS_ERROR_NO_DEVICE, "no Vulkan device found: the loader found no usable driver "
                                                "(vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER)");
@@ -156,7 +161,7 @@ dmlops_status dm_vk_instance_create(bool debug, bool quiet, dm_vk_instance *inst
     inst->owned = true;
     dm_vk_load_instance_table(gipa, inst->instance, &inst->vki);
     if (debug) {
-        r = inst->vki.CreateDebugUtilsMessengerEXT(inst->instance, &dbg, NULL, &inst->messenger);
+        r = inst->vki.CreateDebugUtilsMessengerEXT(inst->instance, &dbg, inst->alloc, &inst->messenger);
         if (r != VK_SUCCESS) return dm_vk_fail(NULL, r, "vkCreateDebugUtilsMessengerEXT", "enabling validation");
     }
     return DMLOPS_SUCCESS;
@@ -172,8 +177,8 @@ void dm_vk_instance_adopt(PFN_vkGetInstanceProcAddr gipa, VkInstance instance, d
 
 void dm_vk_instance_destroy(dm_vk_instance *inst)
 {
-    if (inst->messenger) inst->vki.DestroyDebugUtilsMessengerEXT(inst->instance, inst->messenger, NULL);
-    if (inst->owned && inst->instance) inst->vki.DestroyInstance(inst->instance, NULL);
+    if (inst->messenger) inst->vki.DestroyDebugUtilsMessengerEXT(inst->instance, inst->messenger, inst->alloc);
+    if (inst->owned && inst->instance) inst->vki.DestroyInstance(inst->instance, inst->alloc);
     inst->messenger = VK_NULL_HANDLE;
     inst->instance = VK_NULL_HANDLE;
 }

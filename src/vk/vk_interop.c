@@ -25,7 +25,10 @@ static dmlops_status dm_vk_interop_create(const char *fn, const char *what, cons
     if (info->flags & ~known)
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: %s.flags = 0x%x has bits that do not apply to interop contexts",
                        fn, what, info->flags);
-    if (info->device_features & ~DMLOPS_VULKAN_DEVICE_FEATURE_TIMELINE_SEMAPHORE)
+    const uint32_t features = DMLOPS_VULKAN_DEVICE_FEATURE_TIMELINE_SEMAPHORE |
+                              DMLOPS_VULKAN_DEVICE_FEATURE_EXTERNAL_MEMORY_FD |
+                              DMLOPS_VULKAN_DEVICE_FEATURE_EXTERNAL_MEMORY_DMA_BUF;
+    if (info->device_features & ~features)
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: %s.device_features = 0x%x has unknown bits", fn, what,
                        info->device_features);
     DML_FEATURE_LEVEL level;
@@ -36,15 +39,27 @@ static dmlops_status dm_vk_interop_create(const char *fn, const char *what, cons
 
     dmlops_context *ctx = NULL;
     DM_TRY(dm_context_alloc(level, info->flags, ext, &ctx));
-    dm_vk_ctx *vk = dm_calloc(1, sizeof *vk);
+    dm_vk_ctx *vk = dm_zalloc(&ctx->alloc, 1, sizeof *vk);
+    if (vk) {
+        vk->dev.host = &ctx->alloc;
+        vk->dev.device_bytes = &vk->device_bytes;
+    }
     if (!vk) {
         dm_context_free(ctx);
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
     }
-    dmlops_status st = dm_vk_device_adopt(&vk->dev, gipa, info->instance, info->physical_device, info->device,
-                                          info->queue, info->queue_family_index, fn);
+    dmlops_status st = dm_vk_take_allocation_callbacks(&vk->dev, ext->vulkan_alloc, fn);
+    if (st == DMLOPS_SUCCESS)
+        st = dm_vk_device_adopt(&vk->dev, gipa, info->instance, info->physical_device, info->device, info->queue,
+                                info->queue_family_index, fn);
     if (st == DMLOPS_SUCCESS && (info->device_features & DMLOPS_VULKAN_DEVICE_FEATURE_TIMELINE_SEMAPHORE))
         st = dm_vk_device_adopt_timeline(&vk->dev, info->api_version, fn);
+    if (st == DMLOPS_SUCCESS) {
+        vk->dev.external_fd = (info->device_features & (DMLOPS_VULKAN_DEVICE_FEATURE_EXTERNAL_MEMORY_FD |
+                                                        DMLOPS_VULKAN_DEVICE_FEATURE_EXTERNAL_MEMORY_DMA_BUF)) != 0;
+        vk->dev.external_dma_buf = (info->device_features & DMLOPS_VULKAN_DEVICE_FEATURE_EXTERNAL_MEMORY_DMA_BUF) != 0;
+        dm_vk_load_external(&vk->dev);
+    }
     dm_vk_params params = {.pipeline_cache_path = info->pipeline_cache_path ? info->pipeline_cache_path
                                                                              : getenv("DMLOPS_PIPELINE_CACHE")};
     dm_env_vk_tuning(&params);
@@ -61,6 +76,7 @@ static dmlops_status dm_vk_interop_create(const char *fn, const char *what, cons
     const size_t used = strlen(why);
     dm_vk_tuning_note(ctx, &params, why + used, sizeof why - used);
     dm_note_choice(ctx, why);
+    dm_created(ctx, params.env_rejected);
     *out = ctx;
     return DMLOPS_SUCCESS;
 }
@@ -95,10 +111,10 @@ dmlops_status dmlops_context_create_vulkan2(const dmlops_vulkan_context_create_i
     *out = NULL;
     dm_create_ext ext;
     DM_TRY(dm_create_ext_parse(fn, what, info, DMLOPS_STRUCTURE_TYPE_VULKAN_CONTEXT_CREATE_INFO, &ext));
-    return dm_name_call(fn, dm_vk_interop_create(fn, what, info, &ext, out));
+    return dm_create_failed(&ext, dm_name_call(fn, dm_vk_interop_create(fn, what, info, &ext, out)));
 }
 
-dmlops_status dmlops_buffer_wrap_vulkan(dmlops_context *ctx, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize size,
+static dmlops_status dm_buffer_wrap_vulkan_impl(dmlops_context *ctx, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize size,
                                         VkBufferUsageFlags usage, dmlops_buffer **out)
 {
     const char *fn = "dmlops_buffer_wrap_vulkan";
@@ -133,11 +149,11 @@ dmlops_status dmlops_buffer_wrap_vulkan(dmlops_context *ctx, VkBuffer buffer, Vk
     if (!(usage & VK_BUFFER_USAGE_STORAGE_BUFFER_BIT))
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: usage 0x%x lacks VK_BUFFER_USAGE_STORAGE_BUFFER_BIT", fn,
                        (unsigned)usage);
-    dmlops_buffer *buf = dm_calloc(1, sizeof *buf);
-    dm_vk_buffer *b = dm_calloc(1, sizeof *b);
+    dmlops_buffer *buf = dm_zalloc(&ctx->alloc, 1, sizeof *buf);
+    dm_vk_buffer *b = dm_zalloc(&ctx->alloc, 1, sizeof *b);
     if (!buf || !b) {
-        free(buf);
-        free(b);
+        dm_afree(&ctx->alloc, buf);
+        dm_afree(&ctx->alloc, b);
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
     }
     const VkBufferUsageFlags both = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
@@ -150,6 +166,13 @@ dmlops_status dmlops_buffer_wrap_vulkan(dmlops_context *ctx, VkBuffer buffer, Vk
     dm_buffer_adopt(buf);
     *out = buf;
     return DMLOPS_SUCCESS;
+}
+
+dmlops_status dmlops_buffer_wrap_vulkan(dmlops_context *ctx, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize size,
+                                        VkBufferUsageFlags usage, dmlops_buffer **out)
+{
+    const dmlops_status st = dm_buffer_wrap_vulkan_impl(ctx, buffer, offset, size, usage, out);
+    return ctx ? dm_logged(ctx, DMLOPS_LOG_OBJECT_CONTEXT, ctx, st) : st;
 }
 
 dmlops_status dmlops_buffer_get_vulkan(const dmlops_buffer *buf, VkBuffer *buffer, VkDeviceSize *offset)
@@ -168,7 +191,7 @@ dmlops_status dmlops_buffer_get_vulkan(const dmlops_buffer *buf, VkBuffer *buffe
     return DMLOPS_SUCCESS;
 }
 
-dmlops_status dmlops_binding_table_create(dmlops_operator *op, dmlops_binding_table **out)
+static dmlops_status dm_binding_table_create_impl(dmlops_operator *op, dmlops_binding_table **out)
 {
     DM_CHECK_ARG(op, "dmlops_binding_table_create");
     DM_CHECK_ARG(out, "dmlops_binding_table_create");
@@ -187,7 +210,13 @@ dmlops_status dmlops_binding_table_create(dmlops_operator *op, dmlops_binding_ta
     return DMLOPS_SUCCESS;
 }
 
-dmlops_status dmlops_binding_table_bind(dmlops_binding_table *table, uint32_t input_count, const dmlops_binding *inputs,
+dmlops_status dmlops_binding_table_create(dmlops_operator *op, dmlops_binding_table **out)
+{
+    const dmlops_status st = dm_binding_table_create_impl(op, out);
+    return op ? dm_logged(op->ctx, DMLOPS_LOG_OBJECT_OPERATOR, op, st) : st;
+}
+
+static dmlops_status dm_binding_table_bind_impl(dmlops_binding_table *table, uint32_t input_count, const dmlops_binding *inputs,
                                         uint32_t output_count, const dmlops_binding *outputs)
 {
     dmlops_binding bound[DM_MAX_BINDINGS];
@@ -195,6 +224,13 @@ dmlops_status dmlops_binding_table_bind(dmlops_binding_table *table, uint32_t in
     DM_TRY(dm_check_lost(table->op->ctx, "dmlops_binding_table_bind"));
     DM_TRY(dm_check_bindings(table->op, input_count, inputs, output_count, outputs, bound));
     return dm_vk_table_bind(table, table->op, bound);
+}
+
+dmlops_status dmlops_binding_table_bind(dmlops_binding_table *table, uint32_t input_count, const dmlops_binding *inputs,
+                                        uint32_t output_count, const dmlops_binding *outputs)
+{
+    const dmlops_status st = dm_binding_table_bind_impl(table, input_count, inputs, output_count, outputs);
+    return table ? dm_logged(table->op->ctx, DMLOPS_LOG_OBJECT_BINDING_TABLE, table, st) : st;
 }
 
 void dmlops_binding_table_destroy(dmlops_binding_table *table)
@@ -209,7 +245,7 @@ void dmlops_binding_table_destroy(dmlops_binding_table *table)
     dm_context_release(ctx);
 }
 
-dmlops_status dmlops_operator_record_vulkan(dmlops_binding_table *table, VkCommandBuffer cmd)
+static dmlops_status dm_operator_record_vulkan_impl(dmlops_binding_table *table, VkCommandBuffer cmd)
 {
     DM_CHECK_ARG(table, "dmlops_operator_record_vulkan");
     DM_CHECK_ARG(cmd, "dmlops_operator_record_vulkan");
@@ -222,6 +258,12 @@ dmlops_status dmlops_operator_record_vulkan(dmlops_binding_table *table, VkComma
     dm_vk_note_path(table);
     dm_mutex_unlock(&table->op->ctx->lock);
     return DMLOPS_SUCCESS;
+}
+
+dmlops_status dmlops_operator_record_vulkan(dmlops_binding_table *table, VkCommandBuffer cmd)
+{
+    const dmlops_status st = dm_operator_record_vulkan_impl(table, cmd);
+    return table ? dm_logged(table->op->ctx, DMLOPS_LOG_OBJECT_BINDING_TABLE, table, st) : st;
 }
 
 dmlops_status dmlops_fence_get_vulkan_semaphore(const dmlops_fence *fence, VkSemaphore *semaphore, uint64_t *value)

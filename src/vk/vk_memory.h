@@ -12,6 +12,7 @@ typedef struct dm_vk_memory {
     VkDeviceMemory memory;
     void *map;           /* persistent mapping of coherent memory, or NULL */
     uint64_t size;
+    uint64_t bytes;      /* the allocation's size (VkMemoryAllocateInfo.allocationSize) */
 } dm_vk_memory;
 
 /* Every buffer the library allocates can be viewed as a uniform texel buffer, which the

@@ -71,7 +71,7 @@ dmlops_status dm_vk_sub_start(dm_sub *s)
     }
     if (!vk->sub.timeline && !vs->fence) {
         VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-        DM_VK_CALL(d, s->fn, CreateFence, (d->device, &fci, NULL, &vs->fence));
+        DM_VK_CALL(d, s->fn, CreateFence, (d->device, &fci, d->vk_alloc, &vs->fence));
         vs->fence_used = false;
     }
     if (vs->fence && vs->fence_used) {
@@ -177,6 +177,6 @@ void dm_vk_sub_free(dm_sub *s)
 {
     const dm_vk_device *d = &dm_vk(s->ctx)->dev;
     const dm_vk_sub *vs = s->impl;
-    if (vs->fence) d->vkd.DestroyFence(d->device, vs->fence, NULL);
+    if (vs->fence) d->vkd.DestroyFence(d->device, vs->fence, d->vk_alloc);
     /* The command buffer goes with the submitter's pool. */
 }

@@ -12,7 +12,7 @@ dmlops_status dm_vk_command_pool(dm_vk_device *d, VkCommandPool *pool, VkCommand
     VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                    .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
                                    .queueFamilyIndex = d->queue_family};
-    DM_VK_CALL(d, what, CreateCommandPool, (d->device, &pci, NULL, pool));
+    DM_VK_CALL(d, what, CreateCommandPool, (d->device, &pci, d->vk_alloc, pool));
     VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                        .commandPool = *pool,
                                        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
@@ -26,12 +26,12 @@ dmlops_status dm_vk_submitter_init(dm_vk_device *d, dm_mutex *lock, dm_vk_submit
     s->lock = lock;
     DM_TRY(dm_vk_command_pool(d, &s->pool, &s->cmd, "creating the context"));
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    DM_VK_CALL(d, "creating the context", CreateFence, (d->device, &fci, NULL, &s->fence));
+    DM_VK_CALL(d, "creating the context", CreateFence, (d->device, &fci, d->vk_alloc, &s->fence));
     if (d->timeline) {
         VkSemaphoreTypeCreateInfo type = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
                                           .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
         VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type};
-        DM_VK_CALL(d, "creating the context", CreateSemaphore, (d->device, &sci, NULL, &s->timeline));
+        DM_VK_CALL(d, "creating the context", CreateSemaphore, (d->device, &sci, d->vk_alloc, &s->timeline));
     }
     return DMLOPS_SUCCESS;
 }
@@ -52,7 +52,7 @@ dmlops_status dm_vk_queue_submit(dm_vk_device *d, const dm_vk_submitter *s, VkCo
     VkPipelineStageFlags *stage = stage_buf;
     if (nwait > 8 || nsignal > 8) {
         const size_t nw = nwait, ns = nsignal;
-        heap = dm_malloc(nw * (sizeof *wait + sizeof *wait_val + sizeof *stage) + ns * (sizeof *signal + sizeof *signal_val));
+        heap = dm_alloc(d->host, nw * (sizeof *wait + sizeof *wait_val + sizeof *stage) + ns * (sizeof *signal + sizeof *signal_val), 0);
         if (!heap) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
         wait_val = heap;
         signal_val = wait_val + nw;
@@ -93,17 +93,17 @@ dmlops_status dm_vk_queue_submit(dm_vk_device *d, const dm_vk_submitter *s, VkCo
                        .pSignalSemaphores = signal};
     d->submitted = true;
     const VkResult r = d->vkd.QueueSubmit(d->queue, 1, &si, fence);
-    free(heap);
+    dm_afree(d->host, heap);
     return r == VK_SUCCESS ? DMLOPS_SUCCESS : dm_vk_fail(&d->lost, r, "vkQueueSubmit", what);
 }
 
 void dm_vk_submitter_destroy(const dm_vk_device *d, dm_vk_submitter *s)
 {
     dm_vk_free(d, &s->staging);
-    if (s->fence) d->vkd.DestroyFence(d->device, s->fence, NULL);
-    if (s->timeline) d->vkd.DestroySemaphore(d->device, s->timeline, NULL);
+    if (s->fence) d->vkd.DestroyFence(d->device, s->fence, d->vk_alloc);
+    if (s->timeline) d->vkd.DestroySemaphore(d->device, s->timeline, d->vk_alloc);
     s->timeline = VK_NULL_HANDLE;
-    if (s->pool) d->vkd.DestroyCommandPool(d->device, s->pool, NULL); /* frees cmd */
+    if (s->pool) d->vkd.DestroyCommandPool(d->device, s->pool, d->vk_alloc); /* frees cmd */
     s->fence = VK_NULL_HANDLE;
     s->pool = VK_NULL_HANDLE;
     s->cmd = VK_NULL_HANDLE;
