@@ -44,7 +44,8 @@ typedef struct dmlops_vulkan_context_desc {
 } dmlops_vulkan_context_desc;
 
 /* Builds a context on the application's instance, device and queue. The application
- * keeps ownership of them and destroys them after dmlops_context_destroy. */
+ * keeps ownership of them, and destroys them only after the last of the context and its
+ * objects is destroyed (dmlops.h, lifetimes: the context lives while its objects do). */
 DMLOPS_API dmlops_status dmlops_context_create_vulkan(const dmlops_vulkan_context_desc *desc, dmlops_context **out);
 
 /* What the application enabled on its VkDevice that libdmlops may use

@@ -131,17 +131,6 @@ void dm_buffer_adopt(dmlops_buffer *buf)
     dm_handles_open(buf->ctx);
 }
 
-void dm_buffer_retain(dmlops_buffer *buf) { atomic_fetch_add_explicit(&buf->refs, 1, memory_order_relaxed); }
-
-void dm_buffer_release(dmlops_buffer *buf)
-{
-    if (atomic_fetch_sub_explicit(&buf->refs, 1, memory_order_acq_rel) != 1) return; /* still held */
-    dmlops_context *ctx = buf->ctx;
-    ctx->vt->buffer_destroy(buf);
-    dm_afree(&ctx->alloc, buf);
-    dm_context_release(ctx);
-}
-
 void dmlops_buffer_destroy(dmlops_buffer *buf)
 {
     if (!buf) return;

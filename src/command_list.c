@@ -50,17 +50,6 @@ static bool dm_grow(dm_allocator *a, void **p, uint32_t *cap, uint32_t need, siz
     return true;
 }
 
-/* Takes (or gives back) the entry's references to its operator and buffers, so that
- * destroying one of them while the list still names it cannot free it under the list. */
-static void dm_entry_hold(const dm_list_entry *e, bool take)
-{
-    if (e->op) take ? dm_operator_retain(e->op) : dm_operator_release(e->op);
-    for (uint32_t i = 0; i < e->nbind; i++)
-        if (e->bind[i].buffer) take ? dm_buffer_retain(e->bind[i].buffer) : dm_buffer_release(e->bind[i].buffer);
-    if (e->copy_dst) take ? dm_buffer_retain(e->copy_dst) : dm_buffer_release(e->copy_dst);
-    if (e->copy_src) take ? dm_buffer_retain(e->copy_src) : dm_buffer_release(e->copy_src);
-}
-
 /* True when an entry reading rd[] and writing wr[] must wait for earlier entries. */
 static bool dm_hazard(const dmlops_command_list *l, const dm_range *rd, uint32_t nrd, const dm_range *wr,
                       uint32_t nwr)
@@ -89,15 +78,9 @@ static dmlops_status dm_append(dmlops_command_list *l, dm_list_entry *e, const d
     }
     for (uint32_t i = 0; i < nrd; i++) dm_range_set_add(&l->reads, rd[i]);
     for (uint32_t i = 0; i < nwr; i++) dm_range_set_add(&l->writes, wr[i]);
-    dm_entry_hold(slot, true);
+    dm_list_entry_hold(slot, true);
     l->count++;
     return DMLOPS_SUCCESS;
-}
-
-/* Releases what the list's entries hold, after the backend forgot them. */
-static void dm_release_entries(dmlops_command_list *l)
-{
-    for (uint32_t i = 0; i < l->count; i++) dm_entry_hold(&l->entries[i], false);
 }
 
 static dmlops_status dm_command_list_record_impl(dmlops_command_list *list, dmlops_operator *op, uint32_t input_count,
@@ -244,8 +227,11 @@ static dmlops_status dm_command_list_execute_impl(dmlops_command_list *list)
         DM_TRY(dm_wait_in_flight(list->ctx));
         const double t0 = dm_now();
         DM_TRY(list->ctx->vt->list_execute(list));
-        list->stats.wall_seconds = dm_now() - t0;
+        const double wall = dm_now() - t0;
+        dm_mutex_lock(&list->ctx->lock); /* as a retired execution writes them */
+        list->stats.wall_seconds = wall;
         list->executed = true;
+        dm_mutex_unlock(&list->ctx->lock);
         return DMLOPS_SUCCESS;
     }
     dm_sub s = {.ctx = list->ctx, .kind = DM_SUB_LIST, .list = list};
@@ -281,7 +267,7 @@ static dmlops_status dm_command_list_reset_impl(dmlops_command_list *list)
     DM_CHECK_ARG(list, "dmlops_command_list_reset");
     dm_list_wait(list); /* its execution in flight uses what the reset forgets */
     list->ctx->vt->list_reset(list);
-    dm_release_entries(list);
+    dm_list_release_entries(list);
     list->count = 0;
     list->barrier_count = 0;
     list->reads.n = list->writes.n = 0;
@@ -307,9 +293,13 @@ static dmlops_status dm_command_list_get_stats_impl(const dmlops_command_list *l
 {
     DM_CHECK_ARG(list, "dmlops_command_list_get_stats");
     DM_CHECK_ARG(stats, "dmlops_command_list_get_stats");
-    if (!list->executed) /* as get_access_stats: there is nothing to report yet */
-        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_command_list_get_stats: the list has not been executed yet");
+    /* Retiring an execution (any thread's call may) writes them under the lock. */
+    dm_mutex_lock(&list->ctx->lock);
+    const bool executed = list->executed;
     *stats = list->stats;
+    dm_mutex_unlock(&list->ctx->lock);
+    if (!executed) /* as get_access_stats: there is nothing to report yet */
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_command_list_get_stats: the list has not been executed yet");
     return DMLOPS_SUCCESS;
 }
 
@@ -326,8 +316,13 @@ static dmlops_status dm_command_list_get_access_stats_impl(const dmlops_command_
     if (!(list->ctx->flags & DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES))
         return dm_fail(DMLOPS_ERROR_UNSUPPORTED, "dmlops_command_list_get_access_stats: the context was not created "
                                                  "with DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES");
-    if (list->access_status != DMLOPS_SUCCESS) return dm_fail(list->access_status, "%s", list->access_error);
+    dm_mutex_lock(&list->ctx->lock); /* written when an execution retires */
+    const dmlops_status st = list->access_status;
+    char error[sizeof list->access_error];
+    memcpy(error, list->access_error, sizeof error);
     *stats = list->access;
+    dm_mutex_unlock(&list->ctx->lock);
+    if (st != DMLOPS_SUCCESS) return dm_fail(st, "%s", error);
     return DMLOPS_SUCCESS;
 }
 
@@ -335,22 +330,6 @@ dmlops_status dmlops_command_list_get_access_stats(const dmlops_command_list *li
 {
     const dmlops_status st = dm_command_list_get_access_stats_impl(list, stats);
     return list ? dm_logged(list->ctx, DMLOPS_LOG_OBJECT_COMMAND_LIST, list, st) : st;
-}
-
-void dm_list_retain(dmlops_command_list *list) { atomic_fetch_add_explicit(&list->refs, 1, memory_order_relaxed); }
-
-void dm_list_release(dmlops_command_list *list)
-{
-    if (atomic_fetch_sub_explicit(&list->refs, 1, memory_order_acq_rel) != 1) return; /* still held */
-    dmlops_context *ctx = list->ctx;
-    ctx->vt->list_reset(list);
-    dm_release_entries(list);
-    ctx->vt->list_destroy(list);
-    dm_afree(&ctx->alloc, list->entries);
-    dm_range_set_free(&ctx->alloc, &list->reads);
-    dm_range_set_free(&ctx->alloc, &list->writes);
-    dm_afree(&ctx->alloc, list);
-    dm_context_release(ctx);
 }
 
 void dmlops_command_list_destroy(dmlops_command_list *list)

@@ -7,8 +7,6 @@
 #include "fault.h"
 #include "internal.h"
 
-double dm_now(void) { return (double)dm_now_ns() * 1e-9; }
-
 /* The value of variable name when it is a decimal number in [lo, hi]; else fallback. */
 static uint64_t dm_env_number(const char *name, uint64_t lo, uint64_t hi, uint64_t fallback)
 {
@@ -322,26 +320,6 @@ dmlops_status dm_create_ext_parse(const char *fn, const char *what, const void *
     return DMLOPS_SUCCESS; /* the Vulkan callbacks are the Vulkan backend's to check */
 }
 
-void dm_log(const dmlops_context *ctx, dmlops_log_severity severity, dmlops_log_object type, const void *object,
-            const char *message)
-{
-    if (ctx->log.callback && severity >= ctx->log.min_severity)
-        ctx->log.callback(ctx->log.user_data, severity, type, object, message);
-}
-
-dmlops_status dm_logged(dmlops_context *ctx, dmlops_log_object type, const void *object, dmlops_status st)
-{
-    if (st != DMLOPS_SUCCESS && st != DMLOPS_NOT_READY && st != DMLOPS_TIMEOUT)
-        dm_log(ctx, DMLOPS_LOG_ERROR, type, object, dmlops_last_error_message());
-    return st;
-}
-
-dmlops_status dm_check_lost(const dmlops_context *ctx, const char *fn)
-{
-    if (!ctx->vt->lost || !ctx->vt->lost(ctx)) return DMLOPS_SUCCESS;
-    return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost; the context is unusable", fn);
-}
-
 dmlops_status dm_context_alloc(DML_FEATURE_LEVEL level, uint32_t flags, const dm_create_ext *ext, dmlops_context **out)
 {
     dm_allocator a;
@@ -365,38 +343,6 @@ dmlops_status dm_context_alloc(DML_FEATURE_LEVEL level, uint32_t flags, const dm
     }
     *out = ctx;
     return DMLOPS_SUCCESS;
-}
-
-void dm_context_free(dmlops_context *ctx)
-{
-    dm_mutex_destroy(&ctx->lock);
-    dm_allocator a; /* the context's own, which must outlive the block it is in */
-    a.cb = ctx->alloc.cb;
-    atomic_init(&a.bytes, atomic_load(&ctx->alloc.bytes));
-    dm_afree(&a, ctx);
-}
-
-void dm_context_retain(dmlops_context *ctx) { atomic_fetch_add_explicit(&ctx->refs, 1, memory_order_relaxed); }
-
-void dm_context_release(dmlops_context *ctx)
-{
-    if (atomic_fetch_sub_explicit(&ctx->refs, 1, memory_order_acq_rel) != 1) return; /* still held */
-    dm_subs_free(ctx); /* nothing is in flight: every submission held an object */
-    ctx->vt->context_destroy(ctx);
-    dm_context_free(ctx);
-}
-
-void dm_handles_open(dmlops_context *ctx) { atomic_fetch_add_explicit(&ctx->handles, 1, memory_order_relaxed); }
-
-void dm_handles_close(dmlops_context *ctx)
-{
-    if (atomic_fetch_sub_explicit(&ctx->handles, 1, memory_order_acq_rel) != 1) return;
-    /* No handle is left to wait with: the work in flight is waited for here, and what it
-     * held is let go, which frees it (its failure has no one to be told to). */
-    char message[1024]; /* a destroy reports nothing: the thread's last message stays */
-    snprintf(message, sizeof message, "%s", dmlops_last_error_message());
-    (void)dm_wait_in_flight(ctx);
-    dm_set_message("%s", message);
 }
 
 /* Drops the application's handle: the context itself lives on while its objects do. */

@@ -50,6 +50,11 @@ typedef struct dm_list_entry {
     void *impl;                         /* backend data, e.g. a binding table */
 } dm_list_entry;
 
+/* A list entry takes (or gives back) its references to its operator and buffers; all of
+ * a list's entries give theirs back (after the backend forgot them). */
+void dm_list_entry_hold(const dm_list_entry *e, bool take);
+void dm_list_release_entries(dmlops_command_list *l);
+
 /* A submission (submit.c): one operator execution, list execution, write or read, from
  * its start until its references are dropped. The context keeps those in flight in
  * submission order; retiring one (under the context lock, once its backend says it has
@@ -334,6 +339,6 @@ void dm_note_choice(dmlops_context *ctx, const char *why);
 dmlops_status dm_vk_enumerate(dmlops_device_info *infos, uint32_t *count);
 
 /* Monotonic seconds. */
-double dm_now(void);
+static inline double dm_now(void) { return (double)dm_now_ns() * 1e-9; }
 
 #endif

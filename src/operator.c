@@ -41,17 +41,6 @@ dmlops_status dmlops_operator_create(dmlops_context *ctx, const DML_OPERATOR_DES
     return ctx ? dm_logged(ctx, DMLOPS_LOG_OBJECT_CONTEXT, ctx, st) : st;
 }
 
-void dm_operator_retain(dmlops_operator *op) { atomic_fetch_add_explicit(&op->refs, 1, memory_order_relaxed); }
-
-void dm_operator_release(dmlops_operator *op)
-{
-    if (atomic_fetch_sub_explicit(&op->refs, 1, memory_order_acq_rel) != 1) return; /* still held */
-    dmlops_context *ctx = op->ctx;
-    ctx->vt->operator_destroy(op);
-    dm_afree(&ctx->alloc, op);
-    dm_context_release(ctx);
-}
-
 void dmlops_operator_destroy(dmlops_operator *op)
 {
     if (!op) return;

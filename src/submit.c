@@ -1,17 +1,117 @@
-/* Submissions and fences (internal.h, dm_sub; dmlops.h, "Asynchronous submission"). The
- * context keeps its submissions in flight in submission order, under its lock; a
- * submission is retired once its backend says it has completed, which is checked at
- * every later submission, wait and poll. Waiting happens without the lock: the waiter
+/* The lifetimes of objects, and the submissions and fences that hold them (internal.h,
+ * "Lifetimes" and dm_sub; dmlops.h, "Asynchronous submission"): one unit, as releasing
+ * what a submission held and waiting for submissions when the last handle goes need each
+ * other. The context keeps its submissions in flight in submission order, under its
+ * lock; a submission is retired once its backend says it has completed, which is checked
+ * at every later submission, wait and poll. Waiting happens without the lock: the waiter
  * pins the submission, so that it is not reused under it, and the backend's wait reads
  * only what the submission keeps for its whole life (a VkFence, a timeline value, a done
  * flag). References are dropped after the lock is released, as the last one may free an
  * object, or the context. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "chain.h"
 #include "fault.h"
 #include "internal.h"
+
+/* ---- reference counts and handles (internal.h, "Lifetimes") ---------------------------- */
+
+dmlops_status dm_check_lost(const dmlops_context *ctx, const char *fn)
+{
+    if (!ctx->vt->lost || !ctx->vt->lost(ctx)) return DMLOPS_SUCCESS;
+    return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost; the context is unusable", fn);
+}
+
+void dm_context_free(dmlops_context *ctx)
+{
+    dm_mutex_destroy(&ctx->lock);
+    dm_allocator a; /* the context's own, which must outlive the block it is in */
+    a.cb = ctx->alloc.cb;
+    atomic_init(&a.bytes, atomic_load(&ctx->alloc.bytes));
+    dm_afree(&a, ctx);
+}
+
+void dm_context_retain(dmlops_context *ctx) { atomic_fetch_add_explicit(&ctx->refs, 1, memory_order_relaxed); }
+
+void dm_context_release(dmlops_context *ctx)
+{
+    if (atomic_fetch_sub_explicit(&ctx->refs, 1, memory_order_acq_rel) != 1) return; /* still held */
+    dm_subs_free(ctx); /* nothing is in flight: every submission held an object */
+    ctx->vt->context_destroy(ctx);
+    dm_context_free(ctx);
+}
+
+void dm_handles_open(dmlops_context *ctx) { atomic_fetch_add_explicit(&ctx->handles, 1, memory_order_relaxed); }
+
+void dm_handles_close(dmlops_context *ctx)
+{
+    if (atomic_fetch_sub_explicit(&ctx->handles, 1, memory_order_acq_rel) != 1) return;
+    /* No handle is left to wait with: the work in flight is waited for here, and what it
+     * held is let go, which frees it (its failure has no one to be told to). */
+    char message[1024]; /* a destroy reports nothing: the thread's last message stays */
+    snprintf(message, sizeof message, "%s", dmlops_last_error_message());
+    (void)dm_wait_in_flight(ctx);
+    dm_set_message("%s", message);
+}
+
+void dm_buffer_retain(dmlops_buffer *buf) { atomic_fetch_add_explicit(&buf->refs, 1, memory_order_relaxed); }
+
+void dm_buffer_release(dmlops_buffer *buf)
+{
+    if (atomic_fetch_sub_explicit(&buf->refs, 1, memory_order_acq_rel) != 1) return; /* still held */
+    dmlops_context *ctx = buf->ctx;
+    ctx->vt->buffer_destroy(buf);
+    dm_afree(&ctx->alloc, buf);
+    dm_context_release(ctx);
+}
+
+void dm_operator_retain(dmlops_operator *op) { atomic_fetch_add_explicit(&op->refs, 1, memory_order_relaxed); }
+
+void dm_operator_release(dmlops_operator *op)
+{
+    if (atomic_fetch_sub_explicit(&op->refs, 1, memory_order_acq_rel) != 1) return; /* still held */
+    dmlops_context *ctx = op->ctx;
+    ctx->vt->operator_destroy(op);
+    dm_afree(&ctx->alloc, op);
+    dm_context_release(ctx);
+}
+
+/* Takes (or gives back) the entry's references to its operator and buffers, so that
+ * destroying one of them while the list still names it cannot free it under the list. */
+void dm_list_entry_hold(const dm_list_entry *e, bool take)
+{
+    if (e->op) take ? dm_operator_retain(e->op) : dm_operator_release(e->op);
+    for (uint32_t i = 0; i < e->nbind; i++)
+        if (e->bind[i].buffer) take ? dm_buffer_retain(e->bind[i].buffer) : dm_buffer_release(e->bind[i].buffer);
+    if (e->copy_dst) take ? dm_buffer_retain(e->copy_dst) : dm_buffer_release(e->copy_dst);
+    if (e->copy_src) take ? dm_buffer_retain(e->copy_src) : dm_buffer_release(e->copy_src);
+}
+
+/* Releases what the list's entries hold, after the backend forgot them. */
+void dm_list_release_entries(dmlops_command_list *l)
+{
+    for (uint32_t i = 0; i < l->count; i++) dm_list_entry_hold(&l->entries[i], false);
+}
+
+void dm_list_retain(dmlops_command_list *list) { atomic_fetch_add_explicit(&list->refs, 1, memory_order_relaxed); }
+
+void dm_list_release(dmlops_command_list *list)
+{
+    if (atomic_fetch_sub_explicit(&list->refs, 1, memory_order_acq_rel) != 1) return; /* still held */
+    dmlops_context *ctx = list->ctx;
+    ctx->vt->list_reset(list);
+    dm_list_release_entries(list);
+    ctx->vt->list_destroy(list);
+    dm_afree(&ctx->alloc, list->entries);
+    dm_range_set_free(&ctx->alloc, &list->reads);
+    dm_range_set_free(&ctx->alloc, &list->writes);
+    dm_afree(&ctx->alloc, list);
+    dm_context_release(ctx);
+}
+
+/* ---- submissions ---------------------------------------------------------------------- */
 
 static void dm_sub_keep(dmlops_context *ctx, dm_sub *s)
 {
@@ -271,7 +371,7 @@ static dmlops_status dm_fence_wait_impl(dmlops_fence *fence, uint64_t timeout_ns
     DM_CHECK_ARG(fence, "dmlops_fence_wait");
     dmlops_context *ctx = fence->ctx;
     dm_sub *done = NULL;
-    dmlops_status st;
+    dmlops_status st = DMLOPS_SUCCESS;
     dm_mutex_lock(&ctx->lock);
     if (!fence->done) dm_retire(ctx, &done);
     if (!fence->done) {

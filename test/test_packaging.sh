@@ -54,6 +54,8 @@ check "a program links without -lvulkan" sh -c "$CC -Iinclude examples/quickstar
 
 check "examples/onnx_slice.c builds and runs (CPU backend)" sh -c "$CC -std=c11 -Wall -Wextra -Werror -Iinclude examples/onnx_slice.c $LDFLAGS $B/libdmlops.a -lm -ldl -lpthread -o $tmp/os && DMLOPS_BACKEND=cpu $tmp/os"
 check "examples/vulkan_interop.c builds and runs" sh -c "$CC -std=c11 -Wall -Wextra -Werror -Iinclude examples/vulkan_interop.c $LDFLAGS $B/libdmlops.a -lvulkan -lm -ldl -lpthread -o $tmp/vi && $tmp/vi"
+check "examples/async_overlap.c builds and runs (CPU backend and Vulkan)" sh -c "$CC -std=c11 -Wall -Wextra -Werror -Iinclude examples/async_overlap.c $LDFLAGS $B/libdmlops.a -lm -ldl -lpthread -o $tmp/ao && DMLOPS_BACKEND=cpu $tmp/ao && DMLOPS_BACKEND=vulkan $tmp/ao"
+check "examples/vulkan_semaphores.c builds and runs" sh -c "$CC -std=c11 -Wall -Wextra -Werror -Iinclude examples/vulkan_semaphores.c $LDFLAGS $B/libdmlops.a -lvulkan -lm -ldl -lpthread -o $tmp/vs && $tmp/vs"
 
 # ---- the shared library ------------------------------------------------------------------
 version_part() { sed -n "s/^#define DMLOPS_VERSION_$1  *\([0-9][0-9]*\).*/\1/p" include/*.h; }

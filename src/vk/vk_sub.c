@@ -158,6 +158,13 @@ bool dm_vk_sub_done(dm_sub *s, dmlops_status *status)
     }
     if (d->lost || r == VK_ERROR_DEVICE_LOST) {
         d->lost = true; /* nothing more will run: everything in flight ends so */
+        if (!vk->idle_after_loss) {
+            /* What was submitted before the loss may still run in the driver: before any of
+             * it is let go, wait for the queue once (a lost device answers at once). Under
+             * the lock, which serialises the queue. */
+            (void)(d->owned ? d->vkd.DeviceWaitIdle(d->device) : d->vkd.QueueWaitIdle(d->queue));
+            vk->idle_after_loss = true;
+        }
         *status = DMLOPS_ERROR_DEVICE_LOST;
         return true;
     }
