@@ -256,8 +256,8 @@ void dm_list_wait(dmlops_command_list *list)
     dmlops_context *ctx = list->ctx;
     dm_sub *done = NULL;
     dm_mutex_lock(&ctx->lock);
-    while (list->pending)
-        if (dm_wait_sub(ctx, list->pending, UINT64_MAX, &done) != DMLOPS_SUCCESS && list->pending) break;
+    for (dm_sub *p; (p = list->pending) != NULL;)
+        if (dm_wait_sub(ctx, p, UINT64_MAX, &done) != DMLOPS_SUCCESS && list->pending == p) break; /* stuck: reported */
     dm_mutex_unlock(&ctx->lock);
     dm_release(ctx, done);
 }
@@ -293,9 +293,9 @@ dmlops_status dm_submit(const char *fn, dm_sub *proto, const dmlops_submit_info 
     dm_mutex_lock(&ctx->lock);
     dm_retire(ctx, &done);
     /* A list runs one execution at a time (its command buffer, its statistics). */
-    while (proto->list && proto->list->pending && st == DMLOPS_SUCCESS) {
-        st = dm_wait_sub(ctx, proto->list->pending, UINT64_MAX, &done);
-        if (st != DMLOPS_SUCCESS && !proto->list->pending) st = DMLOPS_SUCCESS;
+    for (dm_sub *p; proto->list && (p = proto->list->pending) != NULL && st == DMLOPS_SUCCESS;) {
+        st = dm_wait_sub(ctx, p, UINT64_MAX, &done);
+        if (st != DMLOPS_SUCCESS && proto->list->pending != p) st = DMLOPS_SUCCESS; /* it ended after all */
     }
     /* A tracing context's kernels share one record buffer: one submission at a time. */
     if (st == DMLOPS_SUCCESS && (ctx->flags & DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES)) dm_wait_all(ctx, &done);
@@ -312,9 +312,11 @@ dmlops_status dm_submit(const char *fn, dm_sub *proto, const dmlops_submit_info 
         s->ticket = ctx->tickets + 1;
         s->t0 = dm_now();
         st = ctx->vt->sub_start(s);
+        /* Started: a backend thread may read the submission now (the CPU's reads a read's
+         * host pointer), so only what it never reads is touched here. */
         s->ext = NULL;
         s->fn = NULL;
-        s->host = s->kind == DM_SUB_READ ? s->host : NULL; /* a write's source is the caller's no longer */
+        if (s->kind == DM_SUB_WRITE) s->host = NULL; /* the caller's source, copied at the start */
         if (st != DMLOPS_SUCCESS) {
             dm_sub_keep(ctx, s); /* holds nothing yet */
             s = NULL;

@@ -371,7 +371,8 @@ TEST(log_callback_gets_notes_and_errors)
         CHECK(r.errors == 1 && !strcmp(r.last_error, dmlops_last_error_message()), "errors %d: \"%s\"", r.errors,
               r.last_error);
         CHECK(r.last_object == buf && r.last_type == DMLOPS_LOG_OBJECT_BUFFER, "the object is the buffer");
-        CHECK_STATUS(dmlops_buffer_create(ctx, 0, &buf), INVALID, "size_in_bytes = 0");
+        dmlops_buffer *none = NULL;
+        CHECK_STATUS(dmlops_buffer_create(ctx, 0, &none), INVALID, "size_in_bytes = 0");
         CHECK(r.errors == 2 && r.last_object == ctx && r.last_type == DMLOPS_LOG_OBJECT_CONTEXT, "errors %d", r.errors);
         dmlops_buffer_destroy(buf);
         dmlops_context_destroy(ctx);

@@ -233,12 +233,15 @@ static dmlops_status dm_cpu_list_execute(dmlops_command_list *list)
 static void dm_cpu_run(dm_cpu_sub *c)
 {
     const dm_sub *s = c->s;
-    uint8_t *data = s->nbind ? dm_cpu_data(s->bind[0].buffer) + s->offset : NULL;
     switch (s->kind) {
     case DM_SUB_OPERATOR: (void)dm_cpu_operator_execute(s->op, s->bind); break;
     case DM_SUB_LIST: (void)dm_cpu_list_execute(s->list); break;
-    case DM_SUB_WRITE: if (s->size) memcpy(data, c->copy, (size_t)s->size); break;
-    case DM_SUB_READ: if (s->size) memcpy(s->host, data, (size_t)s->size); break;
+    case DM_SUB_WRITE: /* a transfer holds its buffer in bind[0]; the copy exists when size does */
+        if (s->size && c->copy) memcpy(dm_cpu_data(s->bind[0].buffer) + s->offset, c->copy, (size_t)s->size);
+        break;
+    case DM_SUB_READ:
+        if (s->size && s->host) memcpy(s->host, dm_cpu_data(s->bind[0].buffer) + s->offset, (size_t)s->size);
+        break;
     }
 }
 
