@@ -28,7 +28,7 @@ static dmlops_status dm_buffer_create_impl(dmlops_context *ctx, uint64_t size_in
 
 dmlops_status dmlops_buffer_create(dmlops_context *ctx, uint64_t size_in_bytes, dmlops_buffer **out)
 {
-    const dmlops_status st = dm_buffer_create_impl(ctx, size_in_bytes, out);
+    const dmlops_status st = dm_name_call("dmlops_buffer_create", dm_buffer_create_impl(ctx, size_in_bytes, out));
     return ctx ? dm_logged(ctx, DMLOPS_LOG_OBJECT_CONTEXT, ctx, st) : st;
 }
 

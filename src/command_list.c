@@ -32,7 +32,7 @@ static dmlops_status dm_command_list_create_impl(dmlops_context *ctx, dmlops_com
 
 dmlops_status dmlops_command_list_create(dmlops_context *ctx, dmlops_command_list **out)
 {
-    const dmlops_status st = dm_command_list_create_impl(ctx, out);
+    const dmlops_status st = dm_name_call("dmlops_command_list_create", dm_command_list_create_impl(ctx, out));
     return ctx ? dm_logged(ctx, DMLOPS_LOG_OBJECT_CONTEXT, ctx, st) : st;
 }
 
@@ -108,7 +108,9 @@ dmlops_status dmlops_command_list_record(dmlops_command_list *list, dmlops_opera
                                          const dmlops_binding *inputs, uint32_t output_count,
                                          const dmlops_binding *outputs)
 {
-    const dmlops_status st = dm_command_list_record_impl(list, op, input_count, inputs, output_count, outputs);
+    const dmlops_status st =
+        dm_name_call("dmlops_command_list_record",
+                     dm_command_list_record_impl(list, op, input_count, inputs, output_count, outputs));
     return list ? dm_logged(list->ctx, DMLOPS_LOG_OBJECT_COMMAND_LIST, list, st) : st;
 }
 
@@ -152,7 +154,9 @@ static dmlops_status dm_command_list_record_copy_impl(dmlops_command_list *list,
 dmlops_status dmlops_command_list_record_copy(dmlops_command_list *list, dmlops_buffer *dst, uint64_t dst_offset,
                                               dmlops_buffer *src, uint64_t src_offset, uint64_t size)
 {
-    const dmlops_status st = dm_command_list_record_copy_impl(list, dst, dst_offset, src, src_offset, size);
+    const dmlops_status st =
+        dm_name_call("dmlops_command_list_record_copy",
+                     dm_command_list_record_copy_impl(list, dst, dst_offset, src, src_offset, size));
     return list ? dm_logged(list->ctx, DMLOPS_LOG_OBJECT_COMMAND_LIST, list, st) : st;
 }
 
@@ -276,7 +280,7 @@ static dmlops_status dm_command_list_reset_impl(dmlops_command_list *list)
 
 dmlops_status dmlops_command_list_reset(dmlops_command_list *list)
 {
-    const dmlops_status st = dm_command_list_reset_impl(list);
+    const dmlops_status st = dm_name_call("dmlops_command_list_reset", dm_command_list_reset_impl(list));
     return list ? dm_logged(list->ctx, DMLOPS_LOG_OBJECT_COMMAND_LIST, list, st) : st;
 }
 

@@ -212,7 +212,7 @@ static dmlops_status dm_binding_table_create_impl(dmlops_operator *op, dmlops_bi
 
 dmlops_status dmlops_binding_table_create(dmlops_operator *op, dmlops_binding_table **out)
 {
-    const dmlops_status st = dm_binding_table_create_impl(op, out);
+    const dmlops_status st = dm_name_call("dmlops_binding_table_create", dm_binding_table_create_impl(op, out));
     return op ? dm_logged(op->ctx, DMLOPS_LOG_OBJECT_OPERATOR, op, st) : st;
 }
 
@@ -229,7 +229,9 @@ static dmlops_status dm_binding_table_bind_impl(dmlops_binding_table *table, uin
 dmlops_status dmlops_binding_table_bind(dmlops_binding_table *table, uint32_t input_count, const dmlops_binding *inputs,
                                         uint32_t output_count, const dmlops_binding *outputs)
 {
-    const dmlops_status st = dm_binding_table_bind_impl(table, input_count, inputs, output_count, outputs);
+    const dmlops_status st =
+        dm_name_call("dmlops_binding_table_bind",
+                     dm_binding_table_bind_impl(table, input_count, inputs, output_count, outputs));
     return table ? dm_logged(table->op->ctx, DMLOPS_LOG_OBJECT_BINDING_TABLE, table, st) : st;
 }
 
@@ -262,7 +264,7 @@ static dmlops_status dm_operator_record_vulkan_impl(dmlops_binding_table *table,
 
 dmlops_status dmlops_operator_record_vulkan(dmlops_binding_table *table, VkCommandBuffer cmd)
 {
-    const dmlops_status st = dm_operator_record_vulkan_impl(table, cmd);
+    const dmlops_status st = dm_name_call("dmlops_operator_record_vulkan", dm_operator_record_vulkan_impl(table, cmd));
     return table ? dm_logged(table->op->ctx, DMLOPS_LOG_OBJECT_BINDING_TABLE, table, st) : st;
 }
 
