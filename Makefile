@@ -446,11 +446,14 @@ test-asan:
 	$(MAKE) B=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	    LDFLAGS="-fsanitize=address,undefined" TEST_SH="$(filter-out test/test_cmake.sh test/test_build.sh,$(TEST_SH))" test
 
-# The thread tests, the thread-creation failures and the random suites (whose CPU cases run
-# on a 4-thread pool) under ThreadSanitizer, on both backends, a third of the random cases
+# The thread tests (asynchronous submission from eight threads among them), the
+# thread-creation failures, the random suites (whose CPU cases run on a 4-thread pool), the
+# asynchronous submissions and the destroy orders with work in flight under
+# ThreadSanitizer, on both backends, a third of the random cases
 # (the forced Vulkan paths took 307 s of 490 at all of them). test/tsan.supp explains the
 # one suppression (lavapipe's own threads).
-TSAN_BIN := build-tsan/test/test_threads build-tsan/test/thread_fail build-tsan/test/test_random
+TSAN_BIN := build-tsan/test/test_threads build-tsan/test/thread_fail build-tsan/test/test_random build-tsan/test/test_async \
+            build-tsan/test/test_lifetimes
 test-tsan: deps-check
 	@$(MAKE) --no-print-directory B=build-tsan CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" $(TSAN_BIN)
 	@TSAN_OPTIONS="suppressions=$(CURDIR)/test/tsan.supp halt_on_error=1 second_deadlock_stack=1" \

@@ -19,9 +19,16 @@
  *    or the failing Vulkan call and its VkResult.
  *  - *_destroy(NULL) does nothing. Nothing is freed behind your back: there is no atexit
  *    handler and no static destructor.
+ *  - Lifetimes: every object is reference-counted. *_destroy drops the application's
+ *    handle; the object lives on while something still uses it (a command list that
+ *    records it, a binding table, work in flight), and every object keeps its context
+ *    alive. So objects may be destroyed in any order, the context first included, and a
+ *    destroyed context's objects keep working. When the application's last handle of a
+ *    context and its objects goes, the call that drops it waits for the context's work in
+ *    flight, and everything is freed. A handle must not be used after its *_destroy.
  *  - Thread safety is documented per function. In short: objects of one context may be
  *    used from several threads; calls that submit work to the device serialise on the
- *    context; an object must not be destroyed while another thread uses it.
+ *    context; an object must not be destroyed while another thread uses that object.
  */
 #ifndef DMLOPS_H
 #define DMLOPS_H
@@ -179,7 +186,10 @@ typedef enum dmlops_status {
     DMLOPS_ERROR_OUT_OF_DEVICE_MEMORY,
     DMLOPS_ERROR_NO_DEVICE,          /* no usable device, or the requested one is absent */
     DMLOPS_ERROR_DEVICE_LOST,        /* the device was lost; the context is unusable */
-    DMLOPS_ERROR_BACKEND             /* any other backend failure, described in the message */
+    DMLOPS_ERROR_BACKEND,            /* any other backend failure, described in the message */
+    /* Not failures: they set no message. */
+    DMLOPS_NOT_READY,                /* dmlops_fence_poll: the work has not completed yet */
+    DMLOPS_TIMEOUT                   /* dmlops_fence_wait: it did not complete in the time given */
 } dmlops_status;
 
 typedef struct dmlops_context dmlops_context;
@@ -187,6 +197,46 @@ typedef struct dmlops_buffer dmlops_buffer;
 typedef struct dmlops_operator dmlops_operator;
 typedef struct dmlops_command_list dmlops_command_list;
 typedef struct dmlops_binding_table dmlops_binding_table;
+typedef struct dmlops_fence dmlops_fence;
+
+/* ---- Extensible structures ------------------------------------------------------------
+ * Every structure the library reads from the caller that was added after 1.0, and every
+ * structure it fills that may grow, starts with s_type and next, as Vulkan's sType and
+ * pNext do: s_type names the structure (a dmlops_structure_type), next points to the next
+ * structure of a chain (or is NULL). A call names which structures its chain may hold. A
+ * chain holding a structure the call does not take, one whose s_type this library does
+ * not know (a newer header's), the same s_type twice, or more than 64 structures (a loop)
+ * is DMLOPS_ERROR_INVALID_ARGUMENT naming the s_type: the library never ignores what it
+ * was asked for. Later versions add fields only at the end of a structure, with a new
+ * s_type for the longer form, so that a binary built against an older header keeps
+ * working. The 1.0 structures (dmlops_context_desc, dmlops_context_options,
+ * dmlops_vulkan_context_desc, dmlops_operator_info, ...) are frozen: their entry points
+ * stay as they are, and the newer entry points take the extensible forms. */
+typedef enum dmlops_structure_type {
+    DMLOPS_STRUCTURE_TYPE_CONTEXT_CREATE_INFO = 1,       /* dmlops_context_create_info */
+    DMLOPS_STRUCTURE_TYPE_ALLOCATION_CALLBACKS = 2,      /* dmlops_allocation_callbacks */
+    DMLOPS_STRUCTURE_TYPE_LOG_CALLBACK = 3,              /* dmlops_log_callback */
+    DMLOPS_STRUCTURE_TYPE_SUBMIT_INFO = 4,               /* dmlops_submit_info */
+    DMLOPS_STRUCTURE_TYPE_OPERATOR_INFO2 = 5,            /* dmlops_operator_info2 */
+    DMLOPS_STRUCTURE_TYPE_OPERATOR_KERNEL_INFO = 6,      /* dmlops_operator_kernel_info */
+    DMLOPS_STRUCTURE_TYPE_MEMORY_INFO = 7,               /* dmlops_memory_info */
+    /* dmlops_vulkan.h */
+    DMLOPS_STRUCTURE_TYPE_VULKAN_CONTEXT_CREATE_INFO = 100,   /* dmlops_vulkan_context_create_info */
+    DMLOPS_STRUCTURE_TYPE_VULKAN_ALLOCATION_CALLBACKS = 101,  /* dmlops_vulkan_allocation_callbacks */
+    DMLOPS_STRUCTURE_TYPE_VULKAN_SEMAPHORES = 102,            /* dmlops_vulkan_semaphores */
+    DMLOPS_STRUCTURE_TYPE_VULKAN_EXTERNAL_MEMORY = 103,       /* dmlops_vulkan_external_memory */
+    /* Reserved for the on-device tuner (issue 49): dmlops_tuning_options, chained from a
+     * dmlops_context_create_info. Not defined yet: until it is, this library refuses it as
+     * any unknown s_type. */
+    DMLOPS_STRUCTURE_TYPE_TUNING_OPTIONS = 1000,
+    DMLOPS_STRUCTURE_TYPE_MAX_ENUM = 0x7fffffff
+} dmlops_structure_type;
+
+/* The head every extensible structure shares, for walking a chain. */
+typedef struct dmlops_base_structure {
+    dmlops_structure_type s_type;
+    const struct dmlops_base_structure *next;
+} dmlops_base_structure;
 
 /* "DMLOPS_SUCCESS", "DMLOPS_ERROR_INVALID_ARGUMENT", ...; "unknown status" otherwise.
  * Thread-safe. */
@@ -295,7 +345,7 @@ typedef struct dmlops_context_options {
  * then virtual GPU, then one of type "other". Without one it takes the CPU backend, which is faster than a
  * software Vulkan device (VK_PHYSICAL_DEVICE_TYPE_CPU: lavapipe, SwiftShader); such a
  * device runs only when asked for, with backend VULKAN, DMLOPS_BACKEND=vulkan, or by
- * naming it. VULKAN ranks discrete, integrated, virtual, then CPU devices. A named
+ * naming it. VULKAN ranks discrete, integrated, virtual, CPU, then "other" devices. A named
  * device that is absent gives DMLOPS_ERROR_NO_DEVICE with a message listing the
  * available ones, with AUTO or VULKAN (never the CPU backend instead); backend CPU
  * takes no device and ignores a name. dmlops_context_info.note says what was chosen
@@ -307,11 +357,96 @@ DMLOPS_API dmlops_status dmlops_context_create_with_options(const dmlops_context
                                                             const dmlops_context_options *options,
                                                             dmlops_context **out);
 
-/* Waits for the device to be idle (on a context from dmlops_context_create_vulkan it
- * does not wait on the application's device: every submission of the library has
- * already completed), then frees the context. Every buffer, operator, command list and
- * binding table of the context must have been destroyed first.
- * Not thread-safe with respect to other calls on the same context. */
+/* Host memory for a context (chained to its create info). The context's objects, their
+ * backends' records, submissions, fences and, on the CPU backend, buffer contents are
+ * allocated through these callbacks; a few internal allocations (the operator planner's
+ * tables, the CPU worker pool, pipeline-cache files) still use the C library's. Called
+ * from any thread that calls the library (never from its own threads), so they must be
+ * thread-safe. The structure is copied at creation. */
+typedef struct dmlops_allocation_callbacks {
+    dmlops_structure_type s_type; /* DMLOPS_STRUCTURE_TYPE_ALLOCATION_CALLBACKS */
+    const void *next;
+    void *user_data;
+    /* size bytes aligned to alignment (a power of two, at least 16), or NULL when out of
+     * memory, which the call that asked reports as DMLOPS_ERROR_OUT_OF_HOST_MEMORY. */
+    void *(*allocate)(void *user_data, size_t size, size_t alignment);
+    void (*deallocate)(void *user_data, void *memory); /* memory from allocate, never NULL */
+} dmlops_allocation_callbacks;
+
+/* What the library tells the application (dmlops_log_callback). */
+typedef enum dmlops_log_severity {
+    DMLOPS_LOG_NOTE = 0,    /* what the library chose and why (a context's note, a fallback) */
+    DMLOPS_LOG_WARNING = 1, /* something the application should look at; the call went on */
+    DMLOPS_LOG_ERROR = 2    /* a failing call's message, as dmlops_last_error_message gives it */
+} dmlops_log_severity;
+
+/* What a message concerns. */
+typedef enum dmlops_log_object {
+    DMLOPS_LOG_OBJECT_CONTEXT = 0,
+    DMLOPS_LOG_OBJECT_BUFFER,
+    DMLOPS_LOG_OBJECT_OPERATOR,
+    DMLOPS_LOG_OBJECT_COMMAND_LIST,
+    DMLOPS_LOG_OBJECT_FENCE,
+    DMLOPS_LOG_OBJECT_BINDING_TABLE,
+    DMLOPS_LOG_OBJECT_VULKAN   /* a Vulkan validation-layer message (DMLOPS_CONTEXT_FLAG_DEBUG) */
+} dmlops_log_object;
+
+/* A context's messages (chained to its create info): every failure of a call on the
+ * context or its objects (DMLOPS_LOG_ERROR, the same text as dmlops_last_error_message),
+ * the note of its creation (DMLOPS_LOG_NOTE), and with DMLOPS_CONTEXT_FLAG_DEBUG the
+ * validation layer's warnings and errors (DMLOPS_LOG_OBJECT_VULKAN), which then go here
+ * instead of stderr (they are still counted in dmlops_context_info.debug_message_count).
+ * object is the handle concerned (a dmlops_context *, dmlops_buffer *, ...; the context
+ * for Vulkan messages), valid during the call only. Called on the thread of the call
+ * that logs, or a driver's thread for validation messages, never with a library lock
+ * held: it may call the library, but not destroy the object it is told about. message
+ * is valid during the call only. Without a callback, validation messages go to stderr
+ * (DMLOPS_CONTEXT_FLAG_QUIET: nowhere) and the rest nowhere. */
+typedef void (*dmlops_log_fn)(void *user_data, dmlops_log_severity severity, dmlops_log_object object_type,
+                              const void *object, const char *message);
+typedef struct dmlops_log_callback {
+    dmlops_structure_type s_type; /* DMLOPS_STRUCTURE_TYPE_LOG_CALLBACK */
+    const void *next;
+    dmlops_log_fn callback;
+    void *user_data;
+    dmlops_log_severity min_severity; /* messages below it are not sent */
+} dmlops_log_callback;
+
+/* Everything dmlops_context_desc and dmlops_context_options hold, in one extensible
+ * structure; zero means "default" for every field, as there. Its chain may hold a
+ * dmlops_allocation_callbacks, a dmlops_log_callback and (dmlops_vulkan.h) a
+ * dmlops_vulkan_allocation_callbacks. */
+typedef struct dmlops_context_create_info {
+    dmlops_structure_type s_type;    /* DMLOPS_STRUCTURE_TYPE_CONTEXT_CREATE_INFO */
+    const void *next;
+    dmlops_backend backend;          /* dmlops_context_desc's four fields */
+    const char *device;
+    DML_FEATURE_LEVEL feature_level;
+    uint32_t flags;                  /* DMLOPS_CONTEXT_FLAG_* */
+    const char *pipeline_cache_path; /* dmlops_context_options' fields, as documented there */
+    uint64_t max_binding_range;
+    uint32_t max_workgroup_count;
+    uint64_t max_allocation_size;
+    uint32_t cpu_threads;
+    uint64_t cpu_chunk_bytes;
+    uint64_t cpu_stream_bytes;
+    uint32_t cpu_wait;
+    void (*vulkan_loader)(void);
+} dmlops_context_create_info;
+
+/* dmlops_context_create with everything in one extensible structure (NULL: the
+ * defaults). The same rules, environment variables and errors; also INVALID_ARGUMENT for
+ * an s_type other than DMLOPS_STRUCTURE_TYPE_CONTEXT_CREATE_INFO or a chain that breaks
+ * the rules above. Thread-safe. */
+DMLOPS_API dmlops_status dmlops_context_create2(const dmlops_context_create_info *info, dmlops_context **out);
+
+/* Drops the application's handle of the context. Its objects keep it alive: they may be
+ * destroyed before or after it, in any order, and keep working meanwhile. When the last
+ * of them goes (or now, when none is left), the context waits for its work in flight,
+ * then for the device to be idle (on a context from dmlops_context_create_vulkan it does
+ * not wait on the application's device: every submission of the library has completed
+ * by then), and is freed. Thread-safe with respect to calls on its objects; the handle
+ * itself must not be used afterwards, nor concurrently by another thread. */
 DMLOPS_API void dmlops_context_destroy(dmlops_context *ctx);
 
 typedef enum dmlops_device_type { /* same values as VkPhysicalDeviceType */
@@ -392,6 +527,29 @@ typedef struct dmlops_context_info {
 /* Thread-safe. */
 DMLOPS_API dmlops_status dmlops_context_get_info(dmlops_context *ctx, dmlops_context_info *info);
 
+/* Memory a context or an operator holds, and what DirectML's GetBindingProperties tells
+ * of an operator (dmlops_context_get_memory_info; chained to a dmlops_operator_info2). */
+typedef struct dmlops_memory_info {
+    dmlops_structure_type s_type; /* DMLOPS_STRUCTURE_TYPE_MEMORY_INFO */
+    void *next;
+    uint64_t device_bytes;     /* Vulkan device memory held (the VkDeviceMemory allocations' sizes):
+                                  a context's, all of it (buffers, staging, parameters, work in
+                                  flight); an operator's, its parameter records. 0 on the CPU */
+    uint64_t host_bytes;       /* host memory held through the context's allocator (headers
+                                  aside), and on the CPU backend the buffers' contents: a
+                                  context's, everything of it and its objects; an operator's,
+                                  its own records, plan and binding tables */
+    uint64_t temporary_bytes;  /* TemporaryResourceSize: the scratch buffer an execution needs the
+                                  caller to bind. Always 0: the library keeps what it needs */
+    uint64_t persistent_bytes; /* PersistentResourceSize: the buffer the caller must keep for the
+                                  operator. Always 0 (its parameters are in device_bytes) */
+    uint32_t descriptor_sets;  /* descriptor sets an execution binds (an operator's; 0 off the
+                                  kernel path) */
+} dmlops_memory_info;
+
+/* A context's memory (above): what it and its objects hold now. Thread-safe. */
+DMLOPS_API dmlops_status dmlops_context_get_memory_info(dmlops_context *ctx, dmlops_memory_info *info);
+
 /* ---- Buffers ----------------------------------------------------------------------- */
 
 /* Creates a zero-filled buffer of size_in_bytes (>= 1) bytes. On Vulkan it is device
@@ -408,8 +566,8 @@ DMLOPS_API dmlops_status dmlops_buffer_read(dmlops_buffer *buf, uint64_t offset,
 DMLOPS_API uint64_t dmlops_buffer_size(const dmlops_buffer *buf);
 
 /* Drops the application's reference. A command list that records the buffer keeps it
- * alive until the list is reset or destroyed. Not thread-safe with respect to other uses
- * of the same buffer. */
+ * alive until the list is reset or destroyed, and work in flight until it completes.
+ * Not thread-safe with respect to other uses of the same buffer. */
 DMLOPS_API void dmlops_buffer_destroy(dmlops_buffer *buf);
 
 /* ---- Operators --------------------------------------------------------------------- */
@@ -419,9 +577,10 @@ DMLOPS_API void dmlops_buffer_destroy(dmlops_buffer *buf);
  * after the call. Thread-safe. */
 DMLOPS_API dmlops_status dmlops_operator_create(dmlops_context *ctx, const DML_OPERATOR_DESC *desc, dmlops_operator **out);
 
-/* Drops the application's reference. A command list that records the operator keeps it
- * alive until the list is reset or destroyed. Not thread-safe with respect to other uses
- * of the same operator. */
+/* Drops the application's reference. A command list or binding table that records the
+ * operator keeps it alive until the list is reset or destroyed (the table destroyed),
+ * and work in flight until it completes. Not thread-safe with respect to other uses of
+ * the same operator. */
 DMLOPS_API void dmlops_operator_destroy(dmlops_operator *op);
 
 typedef struct dmlops_binding {
@@ -463,6 +622,39 @@ typedef struct dmlops_operator_info {
 
 /* Thread-safe. */
 DMLOPS_API dmlops_status dmlops_operator_get_info(const dmlops_operator *op, dmlops_operator_info *info);
+
+/* What an operator's planned pipeline runs (chained to a dmlops_operator_info2): on
+ * Vulkan's kernel path; zeros and empty names on the CPU backend and where the plan is
+ * copy regions (dmlops_operator_info.planned_path says which). The facts come from the
+ * plan the pipeline was made from (src/vk/vk_describe.c). */
+typedef struct dmlops_operator_kernel_info {
+    dmlops_structure_type s_type;  /* DMLOPS_STRUCTURE_TYPE_OPERATOR_KERNEL_INFO */
+    void *next;
+    char kernel[16];               /* the kernel family, glsl/<kernel>.comp: "slice", "reverse", "one_hot" */
+    char variant[24];              /* its variant (docs/design.md): "general", "stream", "pairs", "words",
+                                      "along", "across", "flat", "flat_rows", "columns", "tiles",
+                                      "tile_columns", "tile_hot" */
+    uint32_t tiles;                /* 1: the GPU tiles (rows staged in shared memory) */
+    uint32_t texel;                /* 1: sources read through uniform texel buffers; 0: storage buffers */
+    uint32_t workgroup_size;       /* invocations per workgroup */
+    uint32_t workgroup_count;      /* workgroups of its largest dispatch (the grid; kernels loop past it) */
+    uint32_t dispatch_count;       /* dispatches per execution */
+    uint32_t shared_memory_bytes;  /* shared memory a workgroup of the pipeline declares */
+    uint32_t run;                  /* 16-byte chunks an invocation (or LANES of them) takes per step of a row */
+    uint32_t lanes;                /* consecutive invocations that share a run */
+    uint32_t element_size;         /* bytes per element the pipeline is specialised for */
+} dmlops_operator_kernel_info;
+
+/* dmlops_operator_info, extensible: its chain may hold a dmlops_operator_kernel_info and
+ * a dmlops_memory_info, which are filled too. */
+typedef struct dmlops_operator_info2 {
+    dmlops_structure_type s_type; /* DMLOPS_STRUCTURE_TYPE_OPERATOR_INFO2 */
+    void *next;
+    dmlops_operator_info info;    /* what dmlops_operator_get_info gives */
+} dmlops_operator_info2;
+
+/* Thread-safe. INVALID_ARGUMENT for a wrong s_type or a chain that breaks the rules. */
+DMLOPS_API dmlops_status dmlops_operator_get_info2(const dmlops_operator *op, dmlops_operator_info2 *info);
 
 /* Short name of a path, a data type ("FLOAT32"), an operator type ("SLICE1") or a
  * feature level ("6_4"); "?" when unknown. Thread-safe. */
@@ -559,7 +751,79 @@ typedef struct dmlops_execution_stats {
 DMLOPS_API dmlops_status dmlops_command_list_get_stats(const dmlops_command_list *list,
                                             dmlops_execution_stats *stats);
 
+/* Drops the application's reference; an execution in flight keeps the list (and what
+ * it records) alive until it completes. */
 DMLOPS_API void dmlops_command_list_destroy(dmlops_command_list *list);
+
+/* ---- Asynchronous submission ----------------------------------------------------------
+ * The *_async calls check their arguments as their synchronous forms do, start the work
+ * and return at once, with a fence that tells when it has completed. The work of a context
+ * runs in submission order, each submission after everything submitted before it, the
+ * synchronous calls included (which wait for earlier asynchronous work first), so a write,
+ * an execute and a read submitted one after another need no waiting in between. Several
+ * submissions may be in flight; each holds what it uses (operator, buffers, list), so they
+ * may be destroyed at once; bindings are never rebound under work in flight.
+ * Vulkan: each submission is one vkQueueSubmit to the context's queue, signalling the
+ * context's timeline semaphore where the device has timeline semaphores (Vulkan 1.2, or
+ * VK_KHR_timeline_semaphore on 1.1; interop contexts: when the application says it enabled
+ * them), else a VkFence of its own. CPU: the work runs on a thread of the context, which
+ * splits it over the context's worker pool as a synchronous call would.
+ * A failure to start (a bad binding, out of memory) is returned by the *_async call, which
+ * then had no effect; a failure while running (a lost device) by the fence's wait. */
+
+/* How to submit (NULL: plainly). Its chain may hold (dmlops_vulkan.h) a
+ * dmlops_vulkan_semaphores, on an interop context only. */
+typedef struct dmlops_submit_info {
+    dmlops_structure_type s_type; /* DMLOPS_STRUCTURE_TYPE_SUBMIT_INFO */
+    const void *next;
+} dmlops_submit_info;
+
+/* dmlops_operator_execute without the wait: *fence (NULL if not wanted) receives a new
+ * fence, which the application destroys. Thread-safe, as dmlops_operator_execute. */
+DMLOPS_API dmlops_status dmlops_operator_execute_async(dmlops_operator *op,
+                                            uint32_t input_count, const dmlops_binding *inputs,
+                                            uint32_t output_count, const dmlops_binding *outputs,
+                                            const dmlops_submit_info *submit, dmlops_fence **fence);
+
+/* dmlops_command_list_execute without the wait. A list runs one execution at a time:
+ * executing it again, recording into it or resetting it while an execution is in flight
+ * first waits for that one (record several lists to overlap them). Its statistics are the
+ * last completed execution's. */
+DMLOPS_API dmlops_status dmlops_command_list_execute_async(dmlops_command_list *list,
+                                                const dmlops_submit_info *submit, dmlops_fence **fence);
+
+/* dmlops_buffer_write without the wait: the size bytes at src are copied before the call
+ * returns (src may be reused at once), and reach the buffer in submission order. Vulkan:
+ * through staging memory of the submission's own, so the buffer needs TRANSFER usage when
+ * wrapped (UNSUPPORTED otherwise). */
+DMLOPS_API dmlops_status dmlops_buffer_write_async(dmlops_buffer *buf, uint64_t offset, const void *src,
+                                        uint64_t size, const dmlops_submit_info *submit,
+                                        dmlops_fence **fence);
+
+/* dmlops_buffer_read without the wait: the bytes are in dst once the fence has signalled
+ * (dmlops_fence_wait or _poll returned DMLOPS_SUCCESS). dst must stay valid and untouched
+ * until then; destroying the fence before that waits for the read. */
+DMLOPS_API dmlops_status dmlops_buffer_read_async(dmlops_buffer *buf, uint64_t offset, void *dst, uint64_t size,
+                                       const dmlops_submit_info *submit, dmlops_fence **fence);
+
+/* Waits at most timeout_ns nanoseconds (UINT64_MAX: for ever, 0: not at all) for the
+ * fence's work: DMLOPS_SUCCESS once it completed, DMLOPS_TIMEOUT when the time ran out
+ * (no message), or the failure the work met (DMLOPS_ERROR_DEVICE_LOST) or waiting met.
+ * Once signalled, a fence stays so. Thread-safe, several threads may wait on one fence. */
+DMLOPS_API dmlops_status dmlops_fence_wait(dmlops_fence *fence, uint64_t timeout_ns);
+
+/* dmlops_fence_wait(fence, 0), answering DMLOPS_NOT_READY (no message) rather than
+ * DMLOPS_TIMEOUT while the work runs. Thread-safe. */
+DMLOPS_API dmlops_status dmlops_fence_poll(dmlops_fence *fence);
+
+/* Drops the application's fence. The work goes on (a read's fence first waits for it, as
+ * the read writes the caller's memory). Not thread-safe with respect to other uses of the
+ * same fence. */
+DMLOPS_API void dmlops_fence_destroy(dmlops_fence *fence);
+
+/* Waits for every submission of the context so far: DMLOPS_SUCCESS, or the first failure
+ * one of them met. Thread-safe. */
+DMLOPS_API dmlops_status dmlops_context_wait_idle(dmlops_context *ctx);
 
 /* ---- Diagnostics: the access model ---------------------------------------------------
  * What a GPU's memory system would see of the kernels, measured on any Vulkan device

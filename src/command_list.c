@@ -8,48 +8,46 @@
 #include "checked.h"
 #include "internal.h"
 
-dmlops_status dmlops_command_list_create(dmlops_context *ctx, dmlops_command_list **out)
+static dmlops_status dm_command_list_create_impl(dmlops_context *ctx, dmlops_command_list **out)
 {
     DM_CHECK_ARG(ctx, "dmlops_command_list_create");
     DM_CHECK_ARG(out, "dmlops_command_list_create");
     *out = NULL;
     DM_TRY(dm_check_lost(ctx, "dmlops_command_list_create"));
-    dmlops_command_list *list = dm_calloc(1, sizeof *list);
+    dmlops_command_list *list = dm_zalloc(&ctx->alloc, 1, sizeof *list);
     if (!list) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_command_list_create: out of host memory");
     list->ctx = ctx;
     list->stats.gpu_seconds = -1;
     dmlops_status st = ctx->vt->list_create(list);
     if (st != DMLOPS_SUCCESS) {
-        free(list);
+        dm_afree(&ctx->alloc, list);
         return st;
     }
+    atomic_init(&list->refs, 1);
+    dm_context_retain(ctx);
+    dm_handles_open(ctx);
     *out = list;
     return DMLOPS_SUCCESS;
 }
 
-static bool dm_grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
+dmlops_status dmlops_command_list_create(dmlops_context *ctx, dmlops_command_list **out)
+{
+    const dmlops_status st = dm_name_call("dmlops_command_list_create", dm_command_list_create_impl(ctx, out));
+    return ctx ? dm_logged(ctx, DMLOPS_LOG_OBJECT_CONTEXT, ctx, st) : st;
+}
+
+static bool dm_grow(dm_allocator *a, void **p, uint32_t *cap, uint32_t need, size_t elem)
 {
     if (need <= *cap) return true;
     uint32_t n = *cap ? *cap * 2 : 16;
     while (n < need) n *= 2;
     size_t bytes;
     if (!dm_size_mul(n, elem, &bytes)) return false; /* a 32-bit size_t would wrap */
-    void *q = dm_realloc(*p, bytes);
+    void *q = dm_ralloc(a, *p, bytes);
     if (!q) return false;
     *p = q;
     *cap = n;
     return true;
-}
-
-/* Takes (or gives back) the entry's references to its operator and buffers, so that
- * destroying one of them while the list still names it cannot free it under the list. */
-static void dm_entry_hold(const dm_list_entry *e, bool take)
-{
-    if (e->op) take ? dm_operator_retain(e->op) : dm_operator_release(e->op);
-    for (uint32_t i = 0; i < e->nbind; i++)
-        if (e->bind[i].buffer) take ? dm_buffer_retain(e->bind[i].buffer) : dm_buffer_release(e->bind[i].buffer);
-    if (e->copy_dst) take ? dm_buffer_retain(e->copy_dst) : dm_buffer_release(e->copy_dst);
-    if (e->copy_src) take ? dm_buffer_retain(e->copy_src) : dm_buffer_release(e->copy_src);
 }
 
 /* True when an entry reading rd[] and writing wr[] must wait for earlier entries. */
@@ -66,8 +64,9 @@ static bool dm_hazard(const dmlops_command_list *l, const dm_range *rd, uint32_t
 static dmlops_status dm_append(dmlops_command_list *l, dm_list_entry *e, const dm_range *rd, uint32_t nrd,
                                const dm_range *wr, uint32_t nwr)
 {
-    if (!dm_grow((void **)&l->entries, &l->cap, l->count + 1, sizeof *e) || !dm_range_set_reserve(&l->reads, nrd) ||
-        !dm_range_set_reserve(&l->writes, nwr))
+    dm_list_wait(l); /* its execution in flight reads the entries */
+    if (!dm_grow(&l->ctx->alloc, (void **)&l->entries, &l->cap, l->count + 1, sizeof *e) ||
+        !dm_range_set_reserve(&l->ctx->alloc, &l->reads, nrd) || !dm_range_set_reserve(&l->ctx->alloc, &l->writes, nwr))
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_command_list_record: out of host memory");
     e->barrier_before = dm_hazard(l, rd, nrd, wr, nwr);
     dm_list_entry *slot = &l->entries[l->count];
@@ -79,18 +78,12 @@ static dmlops_status dm_append(dmlops_command_list *l, dm_list_entry *e, const d
     }
     for (uint32_t i = 0; i < nrd; i++) dm_range_set_add(&l->reads, rd[i]);
     for (uint32_t i = 0; i < nwr; i++) dm_range_set_add(&l->writes, wr[i]);
-    dm_entry_hold(slot, true);
+    dm_list_entry_hold(slot, true);
     l->count++;
     return DMLOPS_SUCCESS;
 }
 
-/* Releases what the list's entries hold, after the backend forgot them. */
-static void dm_release_entries(dmlops_command_list *l)
-{
-    for (uint32_t i = 0; i < l->count; i++) dm_entry_hold(&l->entries[i], false);
-}
-
-dmlops_status dmlops_command_list_record(dmlops_command_list *list, dmlops_operator *op, uint32_t input_count,
+static dmlops_status dm_command_list_record_impl(dmlops_command_list *list, dmlops_operator *op, uint32_t input_count,
                                          const dmlops_binding *inputs, uint32_t output_count,
                                          const dmlops_binding *outputs)
 {
@@ -109,6 +102,16 @@ dmlops_status dmlops_command_list_record(dmlops_command_list *list, dmlops_opera
         else wr[nwr++] = r;
     }
     return dm_append(list, &e, rd, nrd, wr, nwr);
+}
+
+dmlops_status dmlops_command_list_record(dmlops_command_list *list, dmlops_operator *op, uint32_t input_count,
+                                         const dmlops_binding *inputs, uint32_t output_count,
+                                         const dmlops_binding *outputs)
+{
+    const dmlops_status st =
+        dm_name_call("dmlops_command_list_record",
+                     dm_command_list_record_impl(list, op, input_count, inputs, output_count, outputs));
+    return list ? dm_logged(list->ctx, DMLOPS_LOG_OBJECT_COMMAND_LIST, list, st) : st;
 }
 
 /* The checks both kinds of copy share, past the NULL checks; fills the entry and its byte ranges. */
@@ -135,7 +138,7 @@ static dmlops_status dm_copy_entry(const char *fn, dmlops_command_list *list, dm
     return DMLOPS_SUCCESS;
 }
 
-dmlops_status dmlops_command_list_record_copy(dmlops_command_list *list, dmlops_buffer *dst, uint64_t dst_offset,
+static dmlops_status dm_command_list_record_copy_impl(dmlops_command_list *list, dmlops_buffer *dst, uint64_t dst_offset,
                                               dmlops_buffer *src, uint64_t src_offset, uint64_t size)
 {
     dm_list_entry e;
@@ -146,6 +149,15 @@ dmlops_status dmlops_command_list_record_copy(dmlops_command_list *list, dmlops_
     DM_TRY(dm_check_lost(list->ctx, "dmlops_command_list_record_copy"));
     DM_TRY(dm_copy_entry("dmlops_command_list_record_copy", list, dst, dst_offset, src, src_offset, size, &e, &rd, &wr));
     return dm_append(list, &e, &rd, 1, &wr, 1);
+}
+
+dmlops_status dmlops_command_list_record_copy(dmlops_command_list *list, dmlops_buffer *dst, uint64_t dst_offset,
+                                              dmlops_buffer *src, uint64_t src_offset, uint64_t size)
+{
+    const dmlops_status st =
+        dm_name_call("dmlops_command_list_record_copy",
+                     dm_command_list_record_copy_impl(list, dst, dst_offset, src, src_offset, size));
+    return list ? dm_logged(list->ctx, DMLOPS_LOG_OBJECT_COMMAND_LIST, list, st) : st;
 }
 
 /* A shape's fields as the backend takes them: zeros replaced by the plain copy's values
@@ -167,7 +179,7 @@ static dmlops_status dm_copy_shape(const char *fn, const dmlops_compute_copy_sha
     return DMLOPS_SUCCESS;
 }
 
-dmlops_status dmlops_command_list_record_compute_copy_shaped(dmlops_command_list *list, dmlops_buffer *dst,
+static dmlops_status dm_command_list_record_compute_copy_shaped_impl(dmlops_command_list *list, dmlops_buffer *dst,
                                                              uint64_t dst_offset, dmlops_buffer *src,
                                                              uint64_t src_offset, uint64_t size,
                                                              const dmlops_compute_copy_shape *shape)
@@ -194,6 +206,15 @@ dmlops_status dmlops_command_list_record_compute_copy_shaped(dmlops_command_list
     return dm_append(list, &e, &rd, 1, &wr, 1);
 }
 
+dmlops_status dmlops_command_list_record_compute_copy_shaped(dmlops_command_list *list, dmlops_buffer *dst,
+                                                             uint64_t dst_offset, dmlops_buffer *src,
+                                                             uint64_t src_offset, uint64_t size,
+                                                             const dmlops_compute_copy_shape *shape)
+{
+    const dmlops_status st = dm_command_list_record_compute_copy_shaped_impl(list, dst, dst_offset, src, src_offset, size, shape);
+    return list ? dm_logged(list->ctx, DMLOPS_LOG_OBJECT_COMMAND_LIST, list, st) : st;
+}
+
 dmlops_status dmlops_command_list_record_compute_copy(dmlops_command_list *list, dmlops_buffer *dst,
                                                       uint64_t dst_offset, dmlops_buffer *src, uint64_t src_offset,
                                                       uint64_t size)
@@ -201,27 +222,66 @@ dmlops_status dmlops_command_list_record_compute_copy(dmlops_command_list *list,
     return dmlops_command_list_record_compute_copy_shaped(list, dst, dst_offset, src, src_offset, size, NULL);
 }
 
-dmlops_status dmlops_command_list_execute(dmlops_command_list *list)
+static dmlops_status dm_command_list_execute_impl(dmlops_command_list *list)
 {
+    static const char fn[] = "dmlops_command_list_execute";
     DM_CHECK_ARG(list, "dmlops_command_list_execute");
-    const bool serial = !list->ctx->vt->concurrent_execute;
-    if (serial) dm_mutex_lock(&list->ctx->lock);
-    double t0 = dm_now();
-    dmlops_status st = list->ctx->vt->list_execute(list);
-    list->stats.wall_seconds = dm_now() - t0;
-    if (serial) dm_mutex_unlock(&list->ctx->lock);
-    return st;
+    DM_TRY(dm_check_lost(list->ctx, fn));
+    if (list->ctx->vt->sync_inline) { /* on the caller's thread, after the work in flight */
+        DM_TRY(dm_wait_in_flight(list->ctx));
+        const double t0 = dm_now();
+        DM_TRY(list->ctx->vt->list_execute(list));
+        const double wall = dm_now() - t0;
+        dm_mutex_lock(&list->ctx->lock); /* as a retired execution writes them */
+        list->stats.wall_seconds = wall;
+        list->executed = true;
+        dm_mutex_unlock(&list->ctx->lock);
+        return DMLOPS_SUCCESS;
+    }
+    dm_sub s = {.ctx = list->ctx, .kind = DM_SUB_LIST, .list = list};
+    return dm_name_call(fn, dm_submit(fn, &s, NULL, true, NULL));
 }
 
-dmlops_status dmlops_command_list_reset(dmlops_command_list *list)
+dmlops_status dmlops_command_list_execute(dmlops_command_list *list)
+{
+    const dmlops_status st = dm_command_list_execute_impl(list);
+    return list ? dm_logged(list->ctx, DMLOPS_LOG_OBJECT_COMMAND_LIST, list, st) : st;
+}
+
+static dmlops_status dm_command_list_execute_async_impl(dmlops_command_list *list, const dmlops_submit_info *submit,
+                                                dmlops_fence **fence)
+{
+    static const char fn[] = "dmlops_command_list_execute_async";
+    if (fence) *fence = NULL;
+    DM_CHECK_ARG(list, "dmlops_command_list_execute_async");
+    DM_TRY(dm_check_lost(list->ctx, fn));
+    dm_sub s = {.ctx = list->ctx, .kind = DM_SUB_LIST, .list = list};
+    return dm_name_call(fn, dm_submit(fn, &s, submit, false, fence));
+}
+
+dmlops_status dmlops_command_list_execute_async(dmlops_command_list *list, const dmlops_submit_info *submit,
+                                                dmlops_fence **fence)
+{
+    const dmlops_status st = dm_command_list_execute_async_impl(list, submit, fence);
+    return list ? dm_logged(list->ctx, DMLOPS_LOG_OBJECT_COMMAND_LIST, list, st) : st;
+}
+
+static dmlops_status dm_command_list_reset_impl(dmlops_command_list *list)
 {
     DM_CHECK_ARG(list, "dmlops_command_list_reset");
+    dm_list_wait(list); /* its execution in flight uses what the reset forgets */
     list->ctx->vt->list_reset(list);
-    dm_release_entries(list);
+    dm_list_release_entries(list);
     list->count = 0;
     list->barrier_count = 0;
     list->reads.n = list->writes.n = 0;
     return DMLOPS_SUCCESS;
+}
+
+dmlops_status dmlops_command_list_reset(dmlops_command_list *list)
+{
+    const dmlops_status st = dm_name_call("dmlops_command_list_reset", dm_command_list_reset_impl(list));
+    return list ? dm_logged(list->ctx, DMLOPS_LOG_OBJECT_COMMAND_LIST, list, st) : st;
 }
 
 dmlops_status dmlops_command_list_get_counts(const dmlops_command_list *list, uint32_t *operation_count,
@@ -233,34 +293,55 @@ dmlops_status dmlops_command_list_get_counts(const dmlops_command_list *list, ui
     return DMLOPS_SUCCESS;
 }
 
-dmlops_status dmlops_command_list_get_stats(const dmlops_command_list *list, dmlops_execution_stats *stats)
+static dmlops_status dm_command_list_get_stats_impl(const dmlops_command_list *list, dmlops_execution_stats *stats)
 {
     DM_CHECK_ARG(list, "dmlops_command_list_get_stats");
     DM_CHECK_ARG(stats, "dmlops_command_list_get_stats");
+    /* Retiring an execution (any thread's call may) writes them under the lock. */
+    dm_mutex_lock(&list->ctx->lock);
+    const bool executed = list->executed;
     *stats = list->stats;
+    dm_mutex_unlock(&list->ctx->lock);
+    if (!executed) /* as get_access_stats: there is nothing to report yet */
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_command_list_get_stats: the list has not been executed yet");
     return DMLOPS_SUCCESS;
 }
 
-dmlops_status dmlops_command_list_get_access_stats(const dmlops_command_list *list, dmlops_access_stats *stats)
+dmlops_status dmlops_command_list_get_stats(const dmlops_command_list *list, dmlops_execution_stats *stats)
+{
+    const dmlops_status st = dm_command_list_get_stats_impl(list, stats);
+    return list ? dm_logged(list->ctx, DMLOPS_LOG_OBJECT_COMMAND_LIST, list, st) : st;
+}
+
+static dmlops_status dm_command_list_get_access_stats_impl(const dmlops_command_list *list, dmlops_access_stats *stats)
 {
     DM_CHECK_ARG(list, "dmlops_command_list_get_access_stats");
     DM_CHECK_ARG(stats, "dmlops_command_list_get_access_stats");
     if (!(list->ctx->flags & DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES))
         return dm_fail(DMLOPS_ERROR_UNSUPPORTED, "dmlops_command_list_get_access_stats: the context was not created "
                                                  "with DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES");
-    if (list->access_status != DMLOPS_SUCCESS) return dm_fail(list->access_status, "%s", list->access_error);
+    dm_mutex_lock(&list->ctx->lock); /* written when an execution retires */
+    const dmlops_status st = list->access_status;
+    char error[sizeof list->access_error];
+    memcpy(error, list->access_error, sizeof error);
     *stats = list->access;
+    dm_mutex_unlock(&list->ctx->lock);
+    if (st != DMLOPS_SUCCESS) return dm_fail(st, "%s", error);
     return DMLOPS_SUCCESS;
+}
+
+dmlops_status dmlops_command_list_get_access_stats(const dmlops_command_list *list, dmlops_access_stats *stats)
+{
+    const dmlops_status st = dm_command_list_get_access_stats_impl(list, stats);
+    return list ? dm_logged(list->ctx, DMLOPS_LOG_OBJECT_COMMAND_LIST, list, st) : st;
 }
 
 void dmlops_command_list_destroy(dmlops_command_list *list)
 {
     if (!list) return;
-    list->ctx->vt->list_reset(list);
-    dm_release_entries(list);
-    list->ctx->vt->list_destroy(list);
-    free(list->entries);
-    dm_range_set_free(&list->reads);
-    dm_range_set_free(&list->writes);
-    free(list);
+    dmlops_context *ctx = list->ctx;
+    dm_context_retain(ctx); /* across the close, which may wait for the list's execution */
+    dm_list_release(list);
+    dm_handles_close(ctx);
+    dm_context_release(ctx);
 }

@@ -3,10 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chain.h"
 #include "fault.h"
 #include "internal.h"
-
-double dm_now(void) { return (double)dm_now_ns() * 1e-9; }
 
 /* The value of variable name when it is a decimal number in [lo, hi]; else fallback. */
 static uint64_t dm_env_number(const char *name, uint64_t lo, uint64_t hi, uint64_t fallback)
@@ -72,9 +71,13 @@ static dmlops_status dm_backend_from_env(dmlops_backend *backend)
     return DMLOPS_SUCCESS;
 }
 
-dmlops_status dmlops_context_create(const dmlops_context_desc *desc, dmlops_context **out)
+/* The four fields every creation takes, from the 1.0 descriptor. */
+static void dm_create_info_from_desc(dmlops_context_create_info *info, const dmlops_context_desc *desc)
 {
-    return dmlops_context_create_with_options(desc, NULL, out);
+    info->backend = desc->backend;
+    info->device = desc->device;
+    info->feature_level = desc->feature_level;
+    info->flags = desc->flags;
 }
 
 static const char *dm_device_type_name(dmlops_device_type t)
@@ -123,66 +126,63 @@ static bool dm_auto_falls_back(dmlops_status st, uint32_t flags, void (*loader)(
     return false;
 }
 
-dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc, const dmlops_context_options *options,
-                                                 dmlops_context **out)
+/* Creates a context from the fields of info (every entry point's fields, in one place).
+ * `names` says what the caller called the fields' structures, for messages. */
+static dmlops_status dm_context_create(const dmlops_context_create_info *info, const dm_create_ext *ext,
+                                       const dm_field_names *names, dmlops_context **out)
 {
-    static const dmlops_context_desc defaults = {0};
-    static const dmlops_context_options no_options = {0};
-    DM_CHECK_ARG(out, "dmlops_context_create");
-    *out = NULL;
-    if (!desc) desc = &defaults;
-    if (!options) options = &no_options;
-
     dmlops_backend backend = DMLOPS_BACKEND_AUTO;
     bool from_env = false;
-    if (desc->backend != DMLOPS_BACKEND_AUTO) {
-        backend = desc->backend;
+    if (info->backend != DMLOPS_BACKEND_AUTO) {
+        backend = info->backend;
     } else {
         DM_TRY(dm_backend_from_env(&backend));
         from_env = backend != DMLOPS_BACKEND_AUTO;
     }
     if (backend > DMLOPS_BACKEND_CPU)
-        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_context_desc.backend = %d is not a dmlops_backend",
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s.backend = %d is not a dmlops_backend", names->desc,
                        (int)backend);
     const char *env_device = getenv("DMLOPS_DEVICE");
     dm_vk_params params = {
-        .loader = options->vulkan_loader,
+        .loader = info->vulkan_loader,
+        .vulkan_alloc = ext->vulkan_alloc,
         /* An empty name is no name, from the descriptor as from the environment: "" would
          * otherwise let AUTO take a software device as if one had been named. */
-        .device = desc->device && *desc->device ? desc->device : (env_device && *env_device ? env_device : NULL),
-        .pipeline_cache_path = options->pipeline_cache_path ? options->pipeline_cache_path : getenv("DMLOPS_PIPELINE_CACHE"),
-        .max_binding_range = options->max_binding_range,
-        .max_workgroup_count = options->max_workgroup_count,
-        .max_allocation_size = options->max_allocation_size,
+        .device = info->device && *info->device ? info->device : (env_device && *env_device ? env_device : NULL),
+        .pipeline_cache_path = info->pipeline_cache_path ? info->pipeline_cache_path : getenv("DMLOPS_PIPELINE_CACHE"),
+        .max_binding_range = info->max_binding_range,
+        .max_workgroup_count = info->max_workgroup_count,
+        .max_allocation_size = info->max_allocation_size,
     };
     dm_env_vk_tuning(&params);
     /* AUTO never picks a software Vulkan device: on a machine without a GPU the CPU
      * backend is faster than lavapipe or SwiftShader (docs/performance.md). */
     params.hardware_only = backend == DMLOPS_BACKEND_AUTO && !params.device;
     DML_FEATURE_LEVEL level;
-    DM_TRY(dm_feature_level_normalize(desc->feature_level, &level));
+    if (dm_feature_level_normalize(info->feature_level, &level) != DMLOPS_SUCCESS)
+        return dm_fail_prefix(DMLOPS_ERROR_INVALID_ARGUMENT, "%s.feature_level", names->desc);
     const uint32_t known = DMLOPS_CONTEXT_FLAG_DEBUG | DMLOPS_CONTEXT_FLAG_KERNELS_ONLY |
                            DMLOPS_CONTEXT_FLAG_PREFER_COPY | DMLOPS_CONTEXT_FLAG_QUIET |
                            DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES;
-    if (desc->flags & ~known)
-        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_context_desc.flags = 0x%x has unknown bits", desc->flags);
+    if (info->flags & ~known)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s.flags = 0x%x has unknown bits", names->desc, info->flags);
 
     dm_fault_arm(); /* testing: DMLOPS_FAULT_INJECT, inert when unset (fault.h) */
     dmlops_context *ctx = NULL;
-    DM_TRY(dm_context_alloc(level, desc->flags, &ctx));
+    DM_TRY(dm_context_alloc(level, info->flags, ext, &ctx));
 
     char why[1024];
     dmlops_status st = DMLOPS_SUCCESS;
     if (backend == DMLOPS_BACKEND_CPU)
-        snprintf(why, sizeof why, "asked for (%s)",
-                 from_env ? "DMLOPS_BACKEND=cpu" : "dmlops_context_desc.backend = DMLOPS_BACKEND_CPU");
+        snprintf(why, sizeof why, "asked for (%s%s)", from_env ? "DMLOPS_BACKEND=cpu" : names->desc,
+                 from_env ? "" : ".backend = DMLOPS_BACKEND_CPU");
     if (backend != DMLOPS_BACKEND_CPU) {
         /* A context that AUTO puts on the CPU is a success: the probe's failure must not
          * stay behind as the thread's last error message (api.md: "" until a failure). */
         char before[1024];
         snprintf(before, sizeof before, "%s", dmlops_last_error_message());
         st = dm_vk_context_init(ctx, &params);
-        if (st != DMLOPS_SUCCESS && params.hardware_only && dm_auto_falls_back(st, desc->flags, params.loader)) {
+        if (st != DMLOPS_SUCCESS && params.hardware_only && dm_auto_falls_back(st, info->flags, params.loader)) {
             snprintf(why, sizeof why,
                      "AUTO found no %shardware Vulkan device (%s); software Vulkan devices run only when asked for "
                      "(DMLOPS_BACKEND=vulkan or a device name)",
@@ -192,14 +192,16 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
             st = DMLOPS_SUCCESS;
             backend = DMLOPS_BACKEND_CPU;
         } else if (params.device) {
-            snprintf(why, sizeof why, "named by %s = \"%s\"",
-                     desc->device && *desc->device ? "dmlops_context_desc.device" : "DMLOPS_DEVICE", params.device);
+            snprintf(why, sizeof why, "named by %s%s = \"%s\"", info->device && *info->device ? names->desc : "DMLOPS_DEVICE",
+                     info->device && *info->device ? ".device" : "", params.device);
             backend = DMLOPS_BACKEND_VULKAN;
         } else {
+            char asked[160];
+            snprintf(asked, sizeof asked, "asked for (%s.backend = DMLOPS_BACKEND_VULKAN)", names->desc);
             snprintf(why, sizeof why, "%s; the first of discrete, integrated, virtual, CPU, then other devices",
                      backend == DMLOPS_BACKEND_AUTO ? "AUTO takes a hardware Vulkan device when there is one"
                      : from_env                     ? "asked for (DMLOPS_BACKEND=vulkan)"
-                                                    : "asked for (dmlops_context_desc.backend = DMLOPS_BACKEND_VULKAN)");
+                                                    : asked);
             backend = DMLOPS_BACKEND_VULKAN;
         }
         if (st == DMLOPS_SUCCESS && backend == DMLOPS_BACKEND_VULKAN) {
@@ -207,12 +209,12 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
             dm_vk_tuning_note(ctx, &params, why + used, sizeof why - used);
         }
     }
-    if (st == DMLOPS_SUCCESS && backend == DMLOPS_BACKEND_CPU && (desc->flags & DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES))
+    if (st == DMLOPS_SUCCESS && backend == DMLOPS_BACKEND_CPU && (info->flags & DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES))
         st = dm_fail(DMLOPS_ERROR_UNSUPPORTED, "DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES traces Vulkan kernels; the context "
                                                "would run on the CPU backend (%s)", why);
     if (st == DMLOPS_SUCCESS && backend == DMLOPS_BACKEND_CPU) {
-        dm_cpu_params cpu = {.threads = options->cpu_threads, .wait = options->cpu_wait,
-                             .chunk_bytes = options->cpu_chunk_bytes, .stream_bytes = options->cpu_stream_bytes};
+        dm_cpu_params cpu = {.threads = info->cpu_threads, .wait = info->cpu_wait, .chunk_bytes = info->cpu_chunk_bytes,
+                             .stream_bytes = info->cpu_stream_bytes, .options = names->options};
         st = dm_cpu_context_init(ctx, &cpu);
     }
     if (st != DMLOPS_SUCCESS) {
@@ -221,41 +223,134 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
     }
     ctx->backend = backend;
     dm_note_choice(ctx, why);
+    dm_created(ctx, params.env_rejected);
     *out = ctx;
     return DMLOPS_SUCCESS;
 }
 
-dmlops_status dm_check_lost(const dmlops_context *ctx, const char *fn)
+dmlops_status dmlops_context_create(const dmlops_context_desc *desc, dmlops_context **out)
 {
-    if (!ctx->vt->lost || !ctx->vt->lost(ctx)) return DMLOPS_SUCCESS;
-    return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost; the context is unusable", fn);
+    static const char fn[] = "dmlops_context_create";
+    DM_CHECK_ARG(out, "dmlops_context_create");
+    *out = NULL;
+    dmlops_context_create_info info = {.s_type = DMLOPS_STRUCTURE_TYPE_CONTEXT_CREATE_INFO};
+    if (desc) dm_create_info_from_desc(&info, desc);
+    static const dm_field_names names = {"dmlops_context_desc", "dmlops_context_options"};
+    return dm_name_call(fn, dm_context_create(&info, &(dm_create_ext){0}, &names, out));
 }
 
-dmlops_status dm_context_alloc(DML_FEATURE_LEVEL level, uint32_t flags, dmlops_context **out)
+dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc, const dmlops_context_options *options,
+                                                 dmlops_context **out)
 {
-    dmlops_context *ctx = dm_calloc(1, sizeof *ctx);
+    static const char fn[] = "dmlops_context_create_with_options";
+    DM_CHECK_ARG(out, "dmlops_context_create_with_options");
+    *out = NULL;
+    dmlops_context_create_info info = {.s_type = DMLOPS_STRUCTURE_TYPE_CONTEXT_CREATE_INFO};
+    if (desc) dm_create_info_from_desc(&info, desc);
+    if (options) {
+        info.pipeline_cache_path = options->pipeline_cache_path;
+        info.max_binding_range = options->max_binding_range;
+        info.max_workgroup_count = options->max_workgroup_count;
+        info.max_allocation_size = options->max_allocation_size;
+        info.cpu_threads = options->cpu_threads;
+        info.cpu_chunk_bytes = options->cpu_chunk_bytes;
+        info.cpu_stream_bytes = options->cpu_stream_bytes;
+        info.cpu_wait = options->cpu_wait;
+        info.vulkan_loader = options->vulkan_loader;
+    }
+    static const dm_field_names names = {"dmlops_context_desc", "dmlops_context_options"};
+    return dm_name_call(fn, dm_context_create(&info, &(dm_create_ext){0}, &names, out));
+}
+
+dmlops_status dmlops_context_create2(const dmlops_context_create_info *info, dmlops_context **out)
+{
+    static const char fn[] = "dmlops_context_create2";
+    static const dmlops_context_create_info defaults = {.s_type = DMLOPS_STRUCTURE_TYPE_CONTEXT_CREATE_INFO};
+    DM_CHECK_ARG(out, "dmlops_context_create2");
+    *out = NULL;
+    if (!info) info = &defaults;
+    dm_create_ext ext;
+    DM_TRY(dm_create_ext_parse(fn, "dmlops_context_create_info", info, DMLOPS_STRUCTURE_TYPE_CONTEXT_CREATE_INFO, &ext));
+    static const dm_field_names names = {"dmlops_context_create_info", "dmlops_context_create_info"};
+    return dm_create_failed(&ext, dm_name_call(fn, dm_context_create(info, &ext, &names, out)));
+}
+
+void dm_created(dmlops_context *ctx, const char *env_rejected)
+{
+    dm_log(ctx, DMLOPS_LOG_NOTE, DMLOPS_LOG_OBJECT_CONTEXT, ctx, ctx->note);
+    if (env_rejected && *env_rejected) {
+        char text[512];
+        snprintf(text, sizeof text, "tuning variables ignored, not understood (docs/api.md): %s", env_rejected);
+        dm_log(ctx, DMLOPS_LOG_WARNING, DMLOPS_LOG_OBJECT_CONTEXT, ctx, text);
+    }
+}
+
+dmlops_status dm_create_failed(const dm_create_ext *ext, dmlops_status st)
+{
+    if (st != DMLOPS_SUCCESS && ext->log && ext->log->min_severity <= DMLOPS_LOG_ERROR)
+        ext->log->callback(ext->log->user_data, DMLOPS_LOG_ERROR, DMLOPS_LOG_OBJECT_CONTEXT, NULL,
+                           dmlops_last_error_message());
+    return st;
+}
+
+dmlops_status dm_create_ext_parse(const char *fn, const char *what, const void *head, dmlops_structure_type type,
+                                  dm_create_ext *ext)
+{
+    memset(ext, 0, sizeof *ext);
+    DM_TRY(dm_chain_head(fn, what, head, type));
+    /* The structures a context's creation takes in its chain. */
+    static const dmlops_structure_type allowed[] = {DMLOPS_STRUCTURE_TYPE_ALLOCATION_CALLBACKS,
+                                                    DMLOPS_STRUCTURE_TYPE_LOG_CALLBACK,
+                                                    DMLOPS_STRUCTURE_TYPE_VULKAN_ALLOCATION_CALLBACKS};
+    const void *found[3];
+    const dmlops_base_structure *b = head;
+    DM_TRY(dm_chain_parse(fn, what, b->next, allowed, 3, found));
+    ext->alloc = found[0];
+    ext->log = found[1];
+    ext->vulkan_alloc = found[2];
+    if (ext->alloc && (!ext->alloc->allocate || !ext->alloc->deallocate))
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT,
+                       "%s: dmlops_allocation_callbacks.%s is NULL: both allocate and deallocate are needed", fn,
+                       !ext->alloc->allocate ? "allocate" : "deallocate");
+    if (ext->log && !ext->log->callback)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: dmlops_log_callback.callback is NULL", fn);
+    if (ext->log && (unsigned)ext->log->min_severity > DMLOPS_LOG_ERROR)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: dmlops_log_callback.min_severity = %d is not a dmlops_log_severity",
+                       fn, (int)ext->log->min_severity);
+    return DMLOPS_SUCCESS; /* the Vulkan callbacks are the Vulkan backend's to check */
+}
+
+dmlops_status dm_context_alloc(DML_FEATURE_LEVEL level, uint32_t flags, const dm_create_ext *ext, dmlops_context **out)
+{
+    dm_allocator a;
+    dm_allocator_init(&a, ext->alloc);
+    dmlops_context *ctx = dm_alloc(&a, sizeof *ctx, 0);
     if (!ctx) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_context_create: out of host memory");
+    ctx->alloc.cb = a.cb; /* counting the context itself */
+    if (ext->log) {
+        ctx->log = *ext->log;
+        ctx->log.next = NULL;
+    }
+    atomic_init(&ctx->alloc.bytes, atomic_load(&a.bytes));
     ctx->level = level;
     ctx->flags = flags;
+    atomic_init(&ctx->refs, 1);
+    atomic_init(&ctx->handles, 1);
+    atomic_init(&ctx->in_flight, 0);
     if (!dm_mutex_init(&ctx->lock)) {
-        free(ctx);
+        dm_afree(&a, ctx);
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_context_create: out of resources creating a mutex");
     }
     *out = ctx;
     return DMLOPS_SUCCESS;
 }
 
-void dm_context_free(dmlops_context *ctx)
-{
-    dm_mutex_destroy(&ctx->lock);
-    free(ctx);
-}
-
+/* Drops the application's handle: the context itself lives on while its objects do. */
 void dmlops_context_destroy(dmlops_context *ctx)
 {
     if (!ctx) return;
-    ctx->vt->context_destroy(ctx);
-    dm_context_free(ctx);
+    dm_handles_close(ctx);
+    dm_context_release(ctx);
 }
 
 dmlops_status dmlops_context_get_info(dmlops_context *ctx, dmlops_context_info *info)
@@ -265,12 +360,25 @@ dmlops_status dmlops_context_get_info(dmlops_context *ctx, dmlops_context_info *
     memset(info, 0, sizeof *info);
     info->backend = ctx->backend;
     info->feature_level = ctx->level;
-    for (uint32_t t = DML_TENSOR_DATA_TYPE_FLOAT32; t <= DML_TENSOR_DATA_TYPE_INT64; t++)
-        info->supported_data_types |= 1u << t;
+    info->supported_data_types = dm_level_data_types(ctx->level); /* what operators take at its level */
     memcpy(info->note, ctx->note, sizeof info->note);
     dm_mutex_lock(&ctx->lock);
     ctx->vt->context_info(ctx, info);
     dm_mutex_unlock(&ctx->lock);
+    return DMLOPS_SUCCESS;
+}
+
+dmlops_status dmlops_context_get_memory_info(dmlops_context *ctx, dmlops_memory_info *info)
+{
+    static const char fn[] = "dmlops_context_get_memory_info";
+    DM_CHECK_ARG(ctx, "dmlops_context_get_memory_info");
+    DM_CHECK_ARG(info, "dmlops_context_get_memory_info");
+    dmlops_status st = dm_chain_head(fn, "dmlops_memory_info", info, DMLOPS_STRUCTURE_TYPE_MEMORY_INFO);
+    if (st == DMLOPS_SUCCESS) st = dm_chain_parse(fn, "dmlops_memory_info", info->next, NULL, 0, NULL);
+    if (st != DMLOPS_SUCCESS) return dm_logged(ctx, DMLOPS_LOG_OBJECT_CONTEXT, ctx, st);
+    memset((char *)info + sizeof(dmlops_base_structure), 0, sizeof *info - sizeof(dmlops_base_structure));
+    info->host_bytes = atomic_load(&ctx->alloc.bytes) + atomic_load(&ctx->host_extra);
+    info->device_bytes = ctx->vt->device_bytes ? ctx->vt->device_bytes(ctx) : 0;
     return DMLOPS_SUCCESS;
 }
 

@@ -65,6 +65,16 @@ static const dm_level_row *dm_row_at(DML_OPERATOR_TYPE op, DML_FEATURE_LEVEL lev
     return NULL;
 }
 
+uint32_t dm_level_data_types(DML_FEATURE_LEVEL level)
+{
+    uint32_t types = 0;
+    for (size_t i = 0; i < sizeof dm_rows / sizeof dm_rows[0]; i++) {
+        const dm_level_row *r = &dm_rows[i];
+        if (r->level <= level && dm_row_at(r->op, level) == r) types |= r->data_types | r->index_types;
+    }
+    return types;
+}
+
 /* The lowest level at which pred holds for the operator's rows, for messages. */
 static DML_FEATURE_LEVEL dm_first_level(DML_OPERATOR_TYPE op, uint32_t rank, uint32_t type_bit,
                                         dm_type_column column)

@@ -13,25 +13,30 @@ const dm_op_class *dm_op_class_of(DML_OPERATOR_TYPE type)
     return NULL;
 }
 
-dmlops_status dm_op_parse(const DML_OPERATOR_DESC *desc, DML_FEATURE_LEVEL level, dm_op *op)
+dmlops_status dm_op_parse_as(const char *fn, const DML_OPERATOR_DESC *desc, DML_FEATURE_LEVEL level, dm_op *op)
 {
     memset(op, 0, sizeof *op);
-    if (!desc) return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "operator desc is NULL");
+    if (!desc) return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: desc is NULL", fn);
     if (desc->Type == DML_OPERATOR_INVALID)
-        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "DML_OPERATOR_DESC.Type = DML_OPERATOR_INVALID (0)");
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: DML_OPERATOR_DESC.Type = DML_OPERATOR_INVALID (0)", fn);
     /* The type first: an operator libdmlops does not run is UNSUPPORTED whatever its Desc
      * (api.md), as other validation of it would be. */
     const dm_op_class *cls = dm_op_class_of(desc->Type);
     if (!cls)
         return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
-                       "DML_OPERATOR_DESC.Type = %d is not implemented: libdmlops runs ONE_HOT (95), "
+                       "%s: DML_OPERATOR_DESC.Type = %d is not implemented: libdmlops runs ONE_HOT (95), "
                        "REVERSE_SUBSEQUENCES (106) and SLICE1 (111)",
-                       (int)desc->Type);
+                       fn, (int)desc->Type);
     if (!desc->Desc)
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: DML_OPERATOR_DESC.Desc is NULL",
                        dmlops_operator_type_name(desc->Type));
     op->cls = cls;
     return cls->parse(desc->Desc, level, op);
+}
+
+dmlops_status dm_op_parse(const DML_OPERATOR_DESC *desc, DML_FEATURE_LEVEL level, dm_op *op)
+{
+    return dm_op_parse_as("dmlops_validate_operator", desc, level, op);
 }
 
 void dm_op_lower(const dm_op *op, dm_gather *g)
@@ -60,7 +65,9 @@ dmlops_status dm_op_check_host_addressable(const dm_op *op)
 
 dmlops_status dmlops_validate_operator(const DML_OPERATOR_DESC *desc, DML_FEATURE_LEVEL level)
 {
+    static const char fn[] = "dmlops_validate_operator";
     dm_op op;
-    DM_TRY(dm_feature_level_normalize(level, &level));
-    return dm_op_parse(desc, level, &op);
+    if (dm_feature_level_normalize(level, &level) != DMLOPS_SUCCESS)
+        return dm_fail_prefix(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: level", fn);
+    return dm_op_parse_as(fn, desc, level, &op);
 }

@@ -57,7 +57,10 @@ extern const dm_op_class dm_reverse_class, dm_slice_class, dm_one_hot_class;
 
 /* op.c: the registry. NULL for an operator type libdmlops does not implement. */
 const dm_op_class *dm_op_class_of(DML_OPERATOR_TYPE type);
-/* Validates desc at `level` (already normalised) and fills op. */
+/* Validates desc at `level` (already normalised) and fills op. fn: the public function,
+ * named by the messages that have no operator to name yet (a NULL desc, its Type);
+ * dm_op_parse names dmlops_validate_operator. */
+dmlops_status dm_op_parse_as(const char *fn, const DML_OPERATOR_DESC *desc, DML_FEATURE_LEVEL level, dm_op *op);
 dmlops_status dm_op_parse(const DML_OPERATOR_DESC *desc, DML_FEATURE_LEVEL level, dm_op *op);
 /* The operator's gather description, collapsed (gather.h). */
 void dm_op_lower(const dm_op *op, struct dm_gather *g);
@@ -70,6 +73,10 @@ dmlops_status dm_op_check_host_addressable(const dm_op *op);
 
 /* 0 becomes the highest level; a value that is not a DML_FEATURE_LEVEL is refused. */
 dmlops_status dm_feature_level_normalize(DML_FEATURE_LEVEL level, DML_FEATURE_LEVEL *out);
+
+/* The data types some operator takes at `level` (normalised), as either data or index
+ * tensor: bit (1 << DML_TENSOR_DATA_TYPE_x) each (dmlops_context_info.supported_data_types). */
+uint32_t dm_level_data_types(DML_FEATURE_LEVEL level);
 
 /* Which tensors of an operator obey the data-type column and which the index column
  * of the feature-level table. */

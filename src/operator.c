@@ -3,18 +3,19 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "chain.h"
 #include "fault.h"
 #include "checked.h"
 #include "internal.h"
 
-dmlops_status dmlops_operator_create(dmlops_context *ctx, const DML_OPERATOR_DESC *desc, dmlops_operator **out)
+static dmlops_status dm_operator_create_impl(dmlops_context *ctx, const DML_OPERATOR_DESC *desc, dmlops_operator **out)
 {
     DM_CHECK_ARG(ctx, "dmlops_operator_create");
     DM_CHECK_ARG(out, "dmlops_operator_create");
     *out = NULL;
-    dmlops_operator *op = dm_calloc(1, sizeof *op);
+    dmlops_operator *op = dm_zalloc(&ctx->alloc, 1, sizeof *op);
     if (!op) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_operator_create: out of host memory");
-    dmlops_status st = dm_op_parse(desc, ctx->level, &op->op);
+    dmlops_status st = dm_op_parse_as("dmlops_operator_create", desc, ctx->level, &op->op);
     if (st == DMLOPS_SUCCESS) {
         op->ctx = ctx;
         op->info.type = op->op.type;
@@ -24,25 +25,30 @@ dmlops_status dmlops_operator_create(dmlops_context *ctx, const DML_OPERATOR_DES
         st = ctx->vt->operator_create(op);
     }
     if (st != DMLOPS_SUCCESS) {
-        free(op);
+        dm_afree(&ctx->alloc, op);
         return st;
     }
+    atomic_init(&op->refs, 1);
+    dm_context_retain(ctx);
+    dm_handles_open(ctx);
     *out = op;
     return DMLOPS_SUCCESS;
 }
 
-void dm_operator_retain(dmlops_operator *op) { atomic_fetch_add_explicit(&op->extra_refs, 1, memory_order_relaxed); }
-
-void dm_operator_release(dmlops_operator *op)
+dmlops_status dmlops_operator_create(dmlops_context *ctx, const DML_OPERATOR_DESC *desc, dmlops_operator **out)
 {
-    if (atomic_fetch_sub_explicit(&op->extra_refs, 1, memory_order_acq_rel) != 0) return; /* still held */
-    op->ctx->vt->operator_destroy(op);
-    free(op);
+    const dmlops_status st = dm_operator_create_impl(ctx, desc, out);
+    return ctx ? dm_logged(ctx, DMLOPS_LOG_OBJECT_CONTEXT, ctx, st) : st;
 }
 
 void dmlops_operator_destroy(dmlops_operator *op)
 {
-    if (op) dm_operator_release(op);
+    if (!op) return;
+    dmlops_context *ctx = op->ctx;
+    dm_context_retain(ctx); /* across the close, which may wait for work using the operator */
+    dm_operator_release(op);
+    dm_handles_close(ctx);
+    dm_context_release(ctx);
 }
 
 dmlops_status dmlops_operator_get_info(const dmlops_operator *op, dmlops_operator_info *info)
@@ -51,6 +57,36 @@ dmlops_status dmlops_operator_get_info(const dmlops_operator *op, dmlops_operato
     DM_CHECK_ARG(info, "dmlops_operator_get_info");
     dm_mutex_lock(&op->ctx->lock); /* executions note their path under it */
     *info = op->info;
+    dm_mutex_unlock(&op->ctx->lock);
+    return DMLOPS_SUCCESS;
+}
+
+/* The part of an output structure after its head (s_type, next), zeroed. */
+#define DM_ZERO_BODY(p) memset((char *)(p) + sizeof(dmlops_base_structure), 0, sizeof *(p) - sizeof(dmlops_base_structure))
+
+dmlops_status dmlops_operator_get_info2(const dmlops_operator *op, dmlops_operator_info2 *info)
+{
+    static const char fn[] = "dmlops_operator_get_info2";
+    static const dmlops_structure_type allowed[] = {DMLOPS_STRUCTURE_TYPE_OPERATOR_KERNEL_INFO,
+                                                    DMLOPS_STRUCTURE_TYPE_MEMORY_INFO};
+    DM_CHECK_ARG(op, "dmlops_operator_get_info2");
+    DM_CHECK_ARG(info, "dmlops_operator_get_info2");
+    const void *found[2];
+    dmlops_status st = dm_chain_head(fn, "dmlops_operator_info2", info, DMLOPS_STRUCTURE_TYPE_OPERATOR_INFO2);
+    if (st == DMLOPS_SUCCESS) st = dm_chain_parse(fn, "dmlops_operator_info2", info->next, allowed, 2, found);
+    if (st != DMLOPS_SUCCESS) return dm_logged(op->ctx, DMLOPS_LOG_OBJECT_OPERATOR, op, st);
+    dmlops_operator_kernel_info *k = (dmlops_operator_kernel_info *)(uintptr_t)found[0];
+    dmlops_memory_info *m = (dmlops_memory_info *)(uintptr_t)found[1];
+    if (k) DM_ZERO_BODY(k);
+    if (m) DM_ZERO_BODY(m);
+    const dm_backend_vtbl *vt = op->ctx->vt;
+    dm_mutex_lock(&op->ctx->lock); /* executions note their path, and keep their tables, under it */
+    info->info = op->info;
+    if (k && vt->operator_kernel) vt->operator_kernel(op, k);
+    if (m) {
+        m->host_bytes = sizeof *op;
+        if (vt->operator_memory) vt->operator_memory(op, m);
+    }
     dm_mutex_unlock(&op->ctx->lock);
     return DMLOPS_SUCCESS;
 }
@@ -128,15 +164,50 @@ dmlops_status dm_check_bindings(const dmlops_operator *op, uint32_t input_count,
 }
 #undef DM_NAME
 
+/* The synchronous and asynchronous executions: bindings checked, then inline (the CPU
+ * backend's synchronous calls, after the work in flight) or as a submission. */
+static dmlops_status dm_operator_run(const char *fn, dmlops_operator *op, uint32_t input_count,
+                                     const dmlops_binding *inputs, uint32_t output_count,
+                                     const dmlops_binding *outputs, const dmlops_submit_info *submit,
+                                     bool sync, dmlops_fence **fence)
+{
+    if (fence) *fence = NULL;
+    if (!op) return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: op is NULL", fn);
+    dm_sub s = {.ctx = op->ctx, .kind = DM_SUB_OPERATOR, .op = op, .nbind = op->op.input_count + op->op.output_count};
+    DM_TRY(dm_check_bindings(op, input_count, inputs, output_count, outputs, s.bind));
+    DM_TRY(dm_check_lost(op->ctx, fn));
+    if (sync && op->ctx->vt->sync_inline) {
+        DM_TRY(dm_wait_in_flight(op->ctx));
+        return op->ctx->vt->operator_execute(op, s.bind);
+    }
+    return dm_submit(fn, &s, submit, sync, fence);
+}
+
+static dmlops_status dm_operator_execute_impl(dmlops_operator *op, uint32_t input_count, const dmlops_binding *inputs,
+                                      uint32_t output_count, const dmlops_binding *outputs)
+{
+    return dm_operator_run("dmlops_operator_execute", op, input_count, inputs, output_count, outputs, NULL, true, NULL);
+}
+
 dmlops_status dmlops_operator_execute(dmlops_operator *op, uint32_t input_count, const dmlops_binding *inputs,
                                       uint32_t output_count, const dmlops_binding *outputs)
 {
-    dmlops_binding bound[DM_MAX_BINDINGS];
-    DM_CHECK_ARG(op, "dmlops_operator_execute");
-    DM_TRY(dm_check_bindings(op, input_count, inputs, output_count, outputs, bound));
-    const bool serial = !op->ctx->vt->concurrent_execute;
-    if (serial) dm_mutex_lock(&op->ctx->lock);
-    dmlops_status st = op->ctx->vt->operator_execute(op, bound);
-    if (serial) dm_mutex_unlock(&op->ctx->lock);
-    return st;
+    const dmlops_status st = dm_operator_execute_impl(op, input_count, inputs, output_count, outputs);
+    return op ? dm_logged(op->ctx, DMLOPS_LOG_OBJECT_OPERATOR, op, st) : st;
+}
+
+static dmlops_status dm_operator_execute_async_impl(dmlops_operator *op, uint32_t input_count, const dmlops_binding *inputs,
+                                            uint32_t output_count, const dmlops_binding *outputs,
+                                            const dmlops_submit_info *submit, dmlops_fence **fence)
+{
+    return dm_operator_run("dmlops_operator_execute_async", op, input_count, inputs, output_count, outputs, submit,
+                           false, fence);
+}
+
+dmlops_status dmlops_operator_execute_async(dmlops_operator *op, uint32_t input_count, const dmlops_binding *inputs,
+                                            uint32_t output_count, const dmlops_binding *outputs,
+                                            const dmlops_submit_info *submit, dmlops_fence **fence)
+{
+    const dmlops_status st = dm_operator_execute_async_impl(op, input_count, inputs, output_count, outputs, submit, fence);
+    return op ? dm_logged(op->ctx, DMLOPS_LOG_OBJECT_OPERATOR, op, st) : st;
 }

@@ -32,14 +32,14 @@ bool dm_range_set_hits(const dm_range_set *s, dm_range q)
     return i < s->n && s->r[i].resource == q.resource && s->r[i].lo < q.hi;
 }
 
-bool dm_range_set_reserve(dm_range_set *s, uint32_t extra)
+bool dm_range_set_reserve(dm_allocator *a, dm_range_set *s, uint32_t extra)
 {
     if (s->n + extra <= s->cap) return true;
     uint32_t cap = s->cap ? s->cap : 16;
     while (cap < s->n + extra) cap *= 2;
     size_t bytes;
     if (!dm_size_mul(cap, sizeof *s->r, &bytes)) return false; /* a 32-bit size_t would wrap */
-    dm_range *r = dm_realloc(s->r, bytes);
+    dm_range *r = dm_ralloc(a, s->r, bytes);
     if (!r) return false;
     s->r = r;
     s->cap = cap;
@@ -60,9 +60,9 @@ void dm_range_set_add(dm_range_set *s, dm_range q)
     s->n = s->n - (j - i) + 1;
 }
 
-void dm_range_set_free(dm_range_set *s)
+void dm_range_set_free(dm_allocator *a, dm_range_set *s)
 {
-    free(s->r);
+    dm_afree(a, s->r);
     s->r = NULL;
     s->n = s->cap = 0;
 }

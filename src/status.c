@@ -40,6 +40,14 @@ void dm_prefix_message(const char *fmt, ...)
 
 const char *dmlops_last_error_message(void) { return dm_message; }
 
+dmlops_status dm_name_call(const char *fn, dmlops_status st)
+{
+    if (st == DMLOPS_SUCCESS || st == DMLOPS_NOT_READY || st == DMLOPS_TIMEOUT) return st;
+    const size_t n = strlen(fn);
+    if (strncmp(dm_message, fn, n) != 0 || dm_message[n] != ':') dm_prefix_message("%s", fn);
+    return st;
+}
+
 const char *dmlops_status_string(dmlops_status status)
 {
     switch (status) {
@@ -51,6 +59,8 @@ const char *dmlops_status_string(dmlops_status status)
     case DMLOPS_ERROR_NO_DEVICE: return "DMLOPS_ERROR_NO_DEVICE";
     case DMLOPS_ERROR_DEVICE_LOST: return "DMLOPS_ERROR_DEVICE_LOST";
     case DMLOPS_ERROR_BACKEND: return "DMLOPS_ERROR_BACKEND";
+    case DMLOPS_NOT_READY: return "DMLOPS_NOT_READY";
+    case DMLOPS_TIMEOUT: return "DMLOPS_TIMEOUT";
     }
     return "unknown status";
 }

@@ -16,6 +16,10 @@ void dm_prefix_message(const char *fmt, ...) DM_PRINTF(1, 2);
 #define dm_fail(status, ...) (dm_set_message(__VA_ARGS__), (status))
 #define dm_fail_prefix(status, ...) (dm_prefix_message(__VA_ARGS__), (status))
 
+/* st; a failure's message starts with "fn: " (once) when it does not already: the
+ * runtime's calls name themselves, whichever layer failed. */
+dmlops_status dm_name_call(const char *fn, dmlops_status st);
+
 #define DM_TRY(expr)                                                                      \
     do {                                                                                  \
         dmlops_status dm_try_status_ = (expr);                                            \

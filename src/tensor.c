@@ -289,9 +289,12 @@ dmlops_status dm_tensor_parse(const DML_TENSOR_DESC *desc, const char *op, const
 
     t->type = b->DataType;
     t->esize = dmlops_data_type_size(b->DataType);
+    if (!t->esize && dmlops_data_type_name(b->DataType)[0] != '?') /* named, as UINT4 (12): no element size */
+        return dm_fail(bad, "%s: %s.DataType = %s (%d) is not a data type these operators accept", op, role,
+                       dmlops_data_type_name(b->DataType), (int)b->DataType);
     if (!t->esize)
-        return dm_fail(bad, "%s: %s.DataType = %d is not a data type these operators accept", op, role,
-                       (int)b->DataType);
+        return dm_fail(bad, "%s: %s.DataType = %d is not a data type these operators accept (nor a "
+                            "DML_TENSOR_DATA_TYPE value)", op, role, (int)b->DataType);
     if ((uint32_t)b->Flags & ~(uint32_t)DML_TENSOR_FLAG_OWNED_BY_DML)
         return dm_fail(bad, "%s: %s.Flags = 0x%x has unknown bits", op, role, (unsigned)b->Flags);
     t->owned_by_dml = (b->Flags & DML_TENSOR_FLAG_OWNED_BY_DML) != 0; /* refused after the rules */

@@ -1,8 +1,9 @@
 /* The fault sweep (issue 10): DMLOPS_FAULT_INJECT (src/fault.h) makes the Nth host
  * allocation, the Nth fallible Vulkan call, or every submission and wait from the Nth on
  * fail. For N = 1, 2, ... a typical workflow runs on each backend: a context, buffers,
- * the three operators, a command list with copies, executes, a reset, a re-execute, then
- * every destroy. Each injected failure must come back as the right status with a message;
+ * the three operators, a command list with copies, executes, a reset, a re-execute,
+ * asynchronous writes, executions and reads in flight together with their fences waited
+ * for, then every destroy. Each injected failure must come back as the right status with a message;
  * the same call made again must then succeed (the context stays usable), and the final
  * answers must be exact. Under `make test-asan` nothing may leak, and on Vulkan the
  * validation layer must stay silent, through the destroys included. The sweep stops after
@@ -152,6 +153,28 @@ static void run_workflow(dmlops_backend backend, sweep *s)
             for (int c = 0; c < 3; c++) want[r * 3 + c] = data[r * 4 + 1 + c];
         if (!same(got, want, 12)) s->broken = !dmt_fail(__FILE__, __LINE__, "%s: SLICE1 result is wrong", s->label);
     }
+    /* Asynchronous submission: a write, an execute and a list in flight together, then a
+     * read whose fence is waited for (a failed wait is asked again: the work stopped). */
+    dmlops_fence *fw = NULL, *fe = NULL, *fl = NULL, *fr = NULL;
+    float async_got[12] = {0};
+    if (ok) ok = STEP(s, "buffer_write_async", dmlops_buffer_write_async(in, 0, data, 64, NULL, &fw));
+    if (ok) ok = STEP(s, "operator_execute_async", dmlops_operator_execute_async(op[0], 1, &b_in, 1, &b_out, NULL, &fe));
+    if (ok) ok = STEP(s, "command_list_execute_async", dmlops_command_list_execute_async(list, NULL, &fl));
+    if (ok) ok = STEP(s, "buffer_read_async", dmlops_buffer_read_async(out, 0, async_got, 48, NULL, &fr));
+    if (ok) ok = STEP(s, "fence_wait", dmlops_fence_wait(fr, UINT64_MAX));
+    if (ok) ok = STEP(s, "fence_wait", dmlops_fence_wait(fl, UINT64_MAX));
+    if (ok) {
+        float want[12];
+        for (int r = 0; r < 4; r++)
+            for (int c = 0; c < 3; c++) want[r * 3 + c] = data[r * 4 + 1 + c];
+        if (!same(async_got, want, 12))
+            s->broken = !dmt_fail(__FILE__, __LINE__, "%s: SLICE1 result read asynchronously is wrong", s->label);
+    }
+    if (ok) ok = STEP(s, "context_wait_idle", dmlops_context_wait_idle(ctx));
+    dmlops_fence_destroy(fw);
+    dmlops_fence_destroy(fe);
+    dmlops_fence_destroy(fl);
+    dmlops_fence_destroy(fr);
     if (ok) ok = STEP(s, "operator_execute", dmlops_operator_execute(op[2], 2, hot_in, 1, &b_hot));
     if (ok && STEP(s, "read", dmlops_buffer_read(hot, 0, got, 64))) {
         float want[16];
@@ -175,6 +198,11 @@ static void run_workflow(dmlops_backend backend, sweep *s)
             {"operator_execute", op[0] ? dmlops_operator_execute(op[0], 1, &b_in, 1, &b_out) : DMLOPS_ERROR_DEVICE_LOST},
             {"command_list_execute", list ? dmlops_command_list_execute(list) : DMLOPS_ERROR_DEVICE_LOST},
             {"buffer_write", in ? dmlops_buffer_write(in, 0, data, 64) : DMLOPS_ERROR_DEVICE_LOST},
+            {"buffer_write_async", in ? dmlops_buffer_write_async(in, 0, data, 64, NULL, NULL) : DMLOPS_ERROR_DEVICE_LOST},
+            {"operator_execute_async", op[0] ? dmlops_operator_execute_async(op[0], 1, &b_in, 1, &b_out, NULL, NULL)
+                                             : DMLOPS_ERROR_DEVICE_LOST},
+            {"command_list_execute_async", list ? dmlops_command_list_execute_async(list, NULL, NULL)
+                                                : DMLOPS_ERROR_DEVICE_LOST},
         };
         for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
             if (later[i].st != DMLOPS_ERROR_DEVICE_LOST)

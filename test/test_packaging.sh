@@ -54,6 +54,8 @@ check "a program links without -lvulkan" sh -c "$CC -Iinclude examples/quickstar
 
 check "examples/onnx_slice.c builds and runs (CPU backend)" sh -c "$CC -std=c11 -Wall -Wextra -Werror -Iinclude examples/onnx_slice.c $LDFLAGS $B/libdmlops.a -lm -ldl -lpthread -o $tmp/os && DMLOPS_BACKEND=cpu $tmp/os"
 check "examples/vulkan_interop.c builds and runs" sh -c "$CC -std=c11 -Wall -Wextra -Werror -Iinclude examples/vulkan_interop.c $LDFLAGS $B/libdmlops.a -lvulkan -lm -ldl -lpthread -o $tmp/vi && $tmp/vi"
+check "examples/async_overlap.c builds and runs (CPU backend and Vulkan)" sh -c "$CC -std=c11 -Wall -Wextra -Werror -Iinclude examples/async_overlap.c $LDFLAGS $B/libdmlops.a -lm -ldl -lpthread -o $tmp/ao && DMLOPS_BACKEND=cpu $tmp/ao && DMLOPS_BACKEND=vulkan $tmp/ao"
+check "examples/vulkan_semaphores.c builds and runs" sh -c "$CC -std=c11 -Wall -Wextra -Werror -Iinclude examples/vulkan_semaphores.c $LDFLAGS $B/libdmlops.a -lvulkan -lm -ldl -lpthread -o $tmp/vs && $tmp/vs"
 
 # ---- the shared library ------------------------------------------------------------------
 version_part() { sed -n "s/^#define DMLOPS_VERSION_$1  *\([0-9][0-9]*\).*/\1/p" include/*.h; }
@@ -71,6 +73,29 @@ check "libdmlops.so exports every function libdmlops.a does" \
     sh -c "nm -g --defined-only $B/libdmlops.a | awk 'NF==3 {print \$3}' | sort | diff - $tmp/so.syms"
 check "libdmlops.so needs no vk* symbol and no libvulkan" \
     sh -c "! nm -D -u $so | grep -E ' (vk|volk)' && ! readelf -d $so | grep -F NEEDED | grep -q vulkan"
+
+# ---- the 1.0 ABI: test/abi_1_0 holds include/ as it was at 1.0, frozen ---------------------
+# A program built against those headers runs against this libdmlops.so (same soname), the
+# 1.0 functions are all still exported, and every 1.0 structure is declared exactly as it
+# was (text of its typedef, comments aside): a field added to one would break old binaries
+# that allocate it (docs/api.md, "Extensible structures").
+check "a program built against the 1.0 headers runs against libdmlops.so.$version" \
+    sh -c "$CC -std=c11 -Wall -Wextra -Werror -Itest/abi_1_0 test/abi_1_0/old_binary.c -o $tmp/old_binary $LDFLAGS -L$B -ldmlops && \
+        readelf -d $tmp/old_binary | grep NEEDED | grep -qF '[$soname]' && LD_LIBRARY_PATH=$B $tmp/old_binary"
+check "libdmlops.so exports every function of the 1.0 headers" \
+    sh -c "grep -ho 'DMLOPS_API [^(]*(' test/abi_1_0/*.h | grep -o 'dmlops_[a-z0-9_]*' | sort -u > $tmp/abi10.syms && \
+        [ -s $tmp/abi10.syms ] && ! comm -23 $tmp/abi10.syms $tmp/so.syms | grep ."
+# Each `typedef struct NAME {...} NAME;` and `typedef enum` of the 1.0 headers, with comments
+# and blank space dropped: the enums may gain values (at their end), the structures nothing.
+abi_structs() { # file -> one line per structure: "typedef struct NAME {...} NAME;", comments dropped
+    perl -0777 -ne 's{/\*.*?\*/}{}gs; s/\s+/ /g; print "$1\n" while /(typedef struct \w+ \{.*?\} \w+;)/g' "$1"
+}
+for h in dmlops.h dmlops_vulkan.h; do
+    abi_structs "test/abi_1_0/$h" | sort >"$tmp/abi10.$h"
+    abi_structs "include/$h" | sort >"$tmp/now.$h"
+    check "$h: each of its $(wc -l <"$tmp/abi10.$h") 1.0 structures is declared as it was" \
+        sh -c "[ -s $tmp/abi10.$h ] && ! comm -23 $tmp/abi10.$h $tmp/now.$h | grep ."
+done
 
 # ---- make install: a staged multiarch tree (DESTDIR, LIBDIR) -----------------------------
 # LDCONFIG=true: these installs never touch the machine's loader cache.

@@ -252,3 +252,109 @@ TEST_CTX(context_info_races_no_pipeline_creation)
     dmlops_buffer_destroy(b);
     dmlops_context_destroy(own);
 }
+
+/* Asynchronous submission from several threads at once (dmlops.h, "Asynchronous
+ * submission"): each thread writes its inputs, executes the shared operator and reads the
+ * output, all without waiting in between, keeps two rounds in flight, waits its fences
+ * (some by polling), and destroys its buffers while work using them may still run.
+ * Results are checked every round. */
+typedef struct async_worker {
+    dmlops_context *ctx;
+    dmlops_operator *op;
+    int id, failures;
+    char message[256];
+} async_worker;
+
+static void async_fail(async_worker *w, int round, const char *what)
+{
+    if (w->failures++) return;
+    snprintf(w->message, sizeof w->message, "thread %d round %d: %s: %s", w->id, round, what, dmlops_last_error_message());
+}
+
+static void *async_work(void *arg)
+{
+    async_worker *w = arg;
+    const uint64_t bytes = (uint64_t)R * C * 2;
+    enum { DEPTH = 2 };
+    struct {
+        int16_t x[R * C], y[R * C];
+        uint32_t len[R];
+        dmlops_buffer *bx, *bl, *by;
+        dmlops_fence *read;
+        int round;
+    } slot[DEPTH];
+    memset(slot, 0, sizeof slot);
+    for (int round = 0; round < ROUNDS + DEPTH && !w->failures; round++) {
+        const int k = round % DEPTH;
+        if (slot[k].read) { /* the round before last: wait, check, let go */
+            dmlops_status st = round % 3 ? dmlops_fence_wait(slot[k].read, UINT64_MAX) : DMLOPS_NOT_READY;
+            while (st == DMLOPS_NOT_READY) st = dmlops_fence_poll(slot[k].read);
+            if (st != DMLOPS_SUCCESS) async_fail(w, slot[k].round, "waiting");
+            for (int r = 0; r < R && !w->failures; r++)
+                for (int i = 0; i < C; i++) {
+                    const int L = slot[k].len[r] > C ? C : (int)slot[k].len[r], s = i < L ? L - 1 - i : i;
+                    if (slot[k].y[r * C + i] != slot[k].x[r * C + s]) {
+                        async_fail(w, slot[k].round, "wrong result");
+                        break;
+                    }
+                }
+            dmlops_fence_destroy(slot[k].read);
+            slot[k].read = NULL;
+        }
+        if (round >= ROUNDS) continue;
+        for (int i = 0; i < R * C; i++) slot[k].x[i] = (int16_t)(w->id * 1000 + round * 7 + i);
+        for (int r = 0; r < R; r++) slot[k].len[r] = (uint32_t)((r * 11 + round + w->id) % (C + 5));
+        slot[k].round = round;
+        dmlops_status st = dmlops_buffer_create(w->ctx, bytes, &slot[k].bx);
+        if (!st) st = dmlops_buffer_create(w->ctx, 32, &slot[k].bl);
+        if (!st) st = dmlops_buffer_create(w->ctx, bytes, &slot[k].by);
+        dmlops_fence *fx = NULL;
+        if (!st) st = dmlops_buffer_write_async(slot[k].bx, 0, slot[k].x, bytes, NULL, &fx);
+        if (!st) st = dmlops_buffer_write_async(slot[k].bl, 0, slot[k].len, sizeof slot[k].len, NULL, NULL);
+        const dmlops_binding in[2] = {{slot[k].bx, 0, bytes}, {slot[k].bl, 0, 32}}, out = {slot[k].by, 0, bytes};
+        if (!st) st = dmlops_operator_execute_async(w->op, 2, in, 1, &out, NULL, NULL);
+        if (!st) st = dmlops_buffer_read_async(slot[k].by, 0, slot[k].y, bytes, NULL, &slot[k].read);
+        if (st) async_fail(w, round, "a submission failed");
+        dmlops_fence_destroy(fx); /* a write's fence may go at once */
+        /* The work in flight holds them. */
+        dmlops_buffer_destroy(slot[k].bx);
+        dmlops_buffer_destroy(slot[k].bl);
+        dmlops_buffer_destroy(slot[k].by);
+        slot[k].bx = slot[k].bl = slot[k].by = NULL;
+    }
+    for (int k = 0; k < DEPTH; k++) dmlops_fence_destroy(slot[k].read);
+    return NULL;
+}
+
+static void async_threads(dmlops_context *ctx, const char *label)
+{
+    dmt_reverse d;
+    reverse_desc_init(&d);
+    dmlops_operator *op = NULL;
+    REQUIRE_OK(dmlops_operator_create(ctx, &d.desc, &op));
+    pthread_t t[THREADS];
+    async_worker w[THREADS];
+    int started = 0;
+    for (int i = 0; i < THREADS; i++) {
+        w[i] = (async_worker){ctx, op, i, 0, ""};
+        if (!CHECK(pthread_create(&t[i], NULL, async_work, &w[i]) == 0, "%s: thread %d", label, i)) break;
+        started++;
+    }
+    for (int i = 0; i < started; i++) pthread_join(t[i], NULL);
+    for (int i = 0; i < started; i++) CHECK(w[i].failures == 0, "%s: %s", label, w[i].message);
+    dmlops_operator_destroy(op);
+}
+
+/* The asynchronous calls from eight threads on one context, on the CPU backend with a
+ * four-thread pool and tiny chunks so that the queue's work is split too. */
+TEST_CTX(threads_submit_asynchronously) { async_threads(ctx, dmt_backend_name()); }
+
+TEST(threads_submit_asynchronously_to_a_threaded_cpu_context)
+{
+    dmlops_context_desc d = {.backend = DMLOPS_BACKEND_CPU};
+    dmlops_context_options o = {.cpu_threads = 4, .cpu_chunk_bytes = 64};
+    dmlops_context *ctx = NULL;
+    REQUIRE_OK(dmlops_context_create_with_options(&d, &o, &ctx));
+    async_threads(ctx, "cpu, 4 pool threads");
+    dmlops_context_destroy(ctx);
+}

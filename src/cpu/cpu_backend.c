@@ -27,7 +27,27 @@
 #define DM_CPU_CHUNKS_PER_THREAD 4
 #define DM_CPU_MAX_THREADS 1024
 
+/* A submission's CPU side: its place in the queue, and whether it has run. */
+typedef struct dm_cpu_sub {
+    struct dm_cpu_sub *next; /* the queue */
+    dm_sub *s;
+    atomic_bool done;        /* set under the queue's lock, read without it too */
+    void *copy;              /* a write's bytes, copied at submission */
+} dm_cpu_sub;
+
+/* The asynchronous submissions of a context run in order on one thread of the context's
+ * own (started with the first), which splits each over the worker pool exactly as a
+ * caller's thread does for a synchronous call. */
+typedef struct dm_cpu_queue {
+    dm_mutex mu;
+    dm_cond cv;               /* the thread: work or stop; waiters: a submission ran */
+    dm_cpu_sub *head, *tail;
+    dm_thread thread;
+    bool started, unstartable, stop;
+} dm_cpu_queue;
+
 typedef struct dm_cpu_ctx {
+    dm_cpu_queue q;
     dm_pool *pool;
     uint32_t threads;     /* configured: caller plus workers */
     uint64_t chunk_bytes; /* smallest chunk, in bytes of traffic */
@@ -48,8 +68,15 @@ static uint8_t *dm_cpu_data(const dmlops_buffer *buf) { return buf->impl; }
 static void dm_cpu_context_destroy(dmlops_context *ctx)
 {
     dm_cpu_ctx *c = dm_cpu(ctx);
+    dm_mutex_lock(&c->q.mu); /* nothing is queued: every submission was retired */
+    c->q.stop = true;
+    dm_cond_broadcast(&c->q.cv);
+    dm_mutex_unlock(&c->q.mu);
+    if (c->q.started) dm_thread_join(&c->q.thread);
+    dm_cond_destroy(&c->q.cv);
+    dm_mutex_destroy(&c->q.mu);
     dm_pool_destroy(c->pool);
-    free(c);
+    dm_afree(&ctx->alloc, c);
 }
 
 static void dm_cpu_context_info(dmlops_context *ctx, dmlops_context_info *info)
@@ -68,7 +95,12 @@ static dmlops_status dm_cpu_buffer_create(dmlops_buffer *buf)
                        "dmlops_buffer_create: size_in_bytes = %llu exceeds the %llu bytes the CPU backend can allocate "
                        "on this host",
                        (unsigned long long)buf->size, (unsigned long long)most);
-    buf->impl = dm_cpu_memory_alloc((size_t)buf->size);
+    /* The application's callbacks, when it gave some, else the engine's own way to host
+     * memory (cpu_memory.c: pages from the system for large buffers). */
+    dmlops_context *ctx = buf->ctx;
+    buf->impl = ctx->alloc.cb.allocate ? dm_alloc(&ctx->alloc, (size_t)buf->size, 64)
+                                       : dm_cpu_memory_alloc((size_t)buf->size);
+    if (buf->impl && !ctx->alloc.cb.allocate) atomic_fetch_add(&ctx->host_extra, buf->size);
     if (!buf->impl)
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_buffer_create: cannot allocate %llu bytes of host memory",
                        (unsigned long long)buf->size);
@@ -76,7 +108,16 @@ static dmlops_status dm_cpu_buffer_create(dmlops_buffer *buf)
     return DMLOPS_SUCCESS;
 }
 
-static void dm_cpu_buffer_destroy(dmlops_buffer *buf) { dm_cpu_memory_free(buf->impl, (size_t)buf->size); }
+static void dm_cpu_buffer_destroy(dmlops_buffer *buf)
+{
+    dmlops_context *ctx = buf->ctx;
+    if (ctx->alloc.cb.allocate) {
+        dm_afree(&ctx->alloc, buf->impl);
+        return;
+    }
+    dm_cpu_memory_free(buf->impl, (size_t)buf->size);
+    atomic_fetch_sub(&ctx->host_extra, buf->size);
+}
 
 /* Executions are synchronous, so everything submitted by this thread is complete; work
  * of other threads on the same bytes is for the application to order (docs/api.md). The
@@ -113,7 +154,7 @@ static void dm_cpu_split(const dm_cpu_ctx *c, dm_cpu_op *o, uint64_t traffic, bo
 static dmlops_status dm_cpu_operator_create(dmlops_operator *op)
 {
     DM_TRY(dm_op_check_host_addressable(&op->op));
-    dm_cpu_op *o = dm_calloc(1, sizeof *o);
+    dm_cpu_op *o = dm_zalloc(&op->ctx->alloc, 1, sizeof *o);
     if (!o) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", op->op.name);
     dm_op_lower(&op->op, &o->g);
     dm_gather_order_by_output(&o->g);
@@ -128,7 +169,13 @@ static dmlops_status dm_cpu_operator_create(dmlops_operator *op)
     return DMLOPS_SUCCESS;
 }
 
-static void dm_cpu_operator_destroy(dmlops_operator *op) { free(op->impl); }
+static void dm_cpu_operator_destroy(dmlops_operator *op) { dm_afree(&op->ctx->alloc, op->impl); }
+
+static void dm_cpu_operator_memory(const dmlops_operator *op, dmlops_memory_info *m)
+{
+    (void)op;
+    m->host_bytes += sizeof(dm_cpu_op);
+}
 
 typedef struct dm_cpu_job {
     const dm_cpu_op *o;
@@ -164,7 +211,8 @@ static dmlops_status dm_cpu_list_record(dmlops_command_list *list, dm_list_entry
 static void dm_cpu_list_reset(dmlops_command_list *list) { (void)list; }
 
 /* Entries run in order, each split over the pool: an entry starts once the previous
- * one has finished, which orders every hazard the list recorded. */
+ * one has finished, which orders every hazard the list recorded. (Its statistics are
+ * the front end's: gpu_seconds stays negative.) */
 static dmlops_status dm_cpu_list_execute(dmlops_command_list *list)
 {
     for (uint32_t i = 0; i < list->count; i++) {
@@ -176,12 +224,122 @@ static dmlops_status dm_cpu_list_execute(dmlops_command_list *list)
                    (size_t)e->copy_size);
         }
     }
-    list->stats.gpu_seconds = -1;
     return DMLOPS_SUCCESS;
+}
+
+/* ---- asynchronous submissions ----------------------------------------------------------- */
+
+/* Runs a submission's work (none of it can fail on the CPU). */
+static void dm_cpu_run(dm_cpu_sub *c)
+{
+    const dm_sub *s = c->s;
+    switch (s->kind) {
+    case DM_SUB_OPERATOR: (void)dm_cpu_operator_execute(s->op, s->bind); break;
+    case DM_SUB_LIST: (void)dm_cpu_list_execute(s->list); break;
+    case DM_SUB_WRITE: /* a transfer holds its buffer in bind[0]; the copy exists when size does */
+        if (s->size && c->copy) memcpy(dm_cpu_data(s->bind[0].buffer) + s->offset, c->copy, (size_t)s->size);
+        break;
+    case DM_SUB_READ:
+        if (s->size && s->host) memcpy(s->host, dm_cpu_data(s->bind[0].buffer) + s->offset, (size_t)s->size);
+        break;
+    }
+}
+
+static void dm_cpu_queue_main(void *arg)
+{
+    dm_cpu_queue *q = arg;
+    dm_mutex_lock(&q->mu);
+    for (;;) {
+        while (!q->head && !q->stop) dm_cond_wait(&q->cv, &q->mu);
+        dm_cpu_sub *c = q->head;
+        if (!c) break; /* stopped, with nothing queued */
+        q->head = c->next;
+        if (!q->head) q->tail = NULL;
+        dm_mutex_unlock(&q->mu);
+        dm_cpu_run(c);
+        dm_mutex_lock(&q->mu);
+        atomic_store_explicit(&c->done, true, memory_order_release);
+        dm_cond_broadcast(&q->cv);
+    }
+    dm_mutex_unlock(&q->mu);
+}
+
+static dmlops_status dm_cpu_sub_start(dm_sub *s)
+{
+    dm_cpu_sub *c = s->impl;
+    dm_cpu_queue *q = &dm_cpu(s->ctx)->q;
+    c->s = s;
+    c->next = NULL;
+    c->copy = NULL;
+    atomic_store_explicit(&c->done, false, memory_order_relaxed);
+    if (s->kind == DM_SUB_WRITE && s->size) { /* the caller may reuse its memory at once */
+        if (!(c->copy = dm_alloc(&s->ctx->alloc, (size_t)s->size, 0)))
+            return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: cannot copy %llu bytes of host memory", s->fn,
+                           (unsigned long long)s->size);
+        memcpy(c->copy, s->host, (size_t)s->size);
+    }
+    dm_mutex_lock(&q->mu);
+    if (!q->started && !q->unstartable) {
+        q->started = dm_thread_start(&q->thread, dm_cpu_queue_main, q);
+        q->unstartable = !q->started;
+    }
+    if (q->started) {
+        if (q->tail) q->tail->next = c;
+        else q->head = c;
+        q->tail = c;
+        dm_cond_broadcast(&q->cv);
+    }
+    dm_mutex_unlock(&q->mu);
+    if (!q->started) { /* no thread to be had: the work runs now, as a synchronous call would */
+        dm_cpu_run(c);
+        atomic_store_explicit(&c->done, true, memory_order_release);
+    }
+    return DMLOPS_SUCCESS;
+}
+
+static dmlops_status dm_cpu_sub_wait(dm_sub *s, uint64_t timeout_ns)
+{
+    dm_cpu_sub *c = s->impl;
+    dm_cpu_queue *q = &dm_cpu(s->ctx)->q;
+    if (atomic_load_explicit(&c->done, memory_order_acquire)) return DMLOPS_SUCCESS;
+    if (!timeout_ns) return DMLOPS_TIMEOUT;
+    const uint64_t start = dm_now_ns();
+    dm_mutex_lock(&q->mu);
+    while (!atomic_load_explicit(&c->done, memory_order_acquire)) {
+        if (timeout_ns == UINT64_MAX) {
+            dm_cond_wait(&q->cv, &q->mu);
+            continue;
+        }
+        const uint64_t spent = dm_now_ns() - start;
+        if (spent >= timeout_ns) break;
+        dm_cond_timedwait(&q->cv, &q->mu, timeout_ns - spent);
+    }
+    dm_mutex_unlock(&q->mu);
+    return atomic_load_explicit(&c->done, memory_order_acquire) ? DMLOPS_SUCCESS : DMLOPS_TIMEOUT;
+}
+
+static bool dm_cpu_sub_done(dm_sub *s, dmlops_status *status)
+{
+    *status = DMLOPS_SUCCESS;
+    return atomic_load_explicit(&((dm_cpu_sub *)s->impl)->done, memory_order_acquire);
+}
+
+static void dm_cpu_sub_retire(dm_sub *s)
+{
+    dm_cpu_sub *c = s->impl;
+    dm_afree(&s->ctx->alloc, c->copy);
+    c->copy = NULL;
 }
 
 const dm_backend_vtbl dm_cpu_vtbl = {
     .concurrent_execute = true,
+    .sync_inline = true,
+    .sub_size = sizeof(dm_cpu_sub),
+    .sub_start = dm_cpu_sub_start,
+    .sub_wait = dm_cpu_sub_wait,
+    .sub_done = dm_cpu_sub_done,
+    .sub_retire = dm_cpu_sub_retire,
+    .operator_memory = dm_cpu_operator_memory,
     .context_destroy = dm_cpu_context_destroy,
     .context_info = dm_cpu_context_info,
     .buffer_create = dm_cpu_buffer_create,
@@ -211,20 +369,23 @@ dmlops_status dm_cpu_context_init(dmlops_context *ctx, const dm_cpu_params *para
         threads = (uint32_t)v;
     }
     if (threads > DM_CPU_MAX_THREADS)
-        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "dmlops_context_options.cpu_threads = %u exceeds %u", threads,
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s.cpu_threads = %u exceeds %u", params->options, threads,
                        DM_CPU_MAX_THREADS);
     if (params->wait > DMLOPS_CPU_WAIT_SLEEP)
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT,
-                       "dmlops_context_options.cpu_wait = %u is not a DMLOPS_CPU_WAIT_* value (0 to 2)", params->wait);
+                       "%s.cpu_wait = %u is not a DMLOPS_CPU_WAIT_* value (0 to 2)", params->options, params->wait);
     const uint32_t cpus = dm_cpu_count();
     if (!threads) threads = cpus;
     /* Polling only pays when every thread has a CPU of its own: otherwise a spinning
      * thread takes the CPU from one that has work. */
     const bool spin = params->wait == DMLOPS_CPU_WAIT_SPIN || (params->wait == DMLOPS_CPU_WAIT_DEFAULT && threads <= cpus);
-    dm_cpu_ctx *c = dm_calloc(1, sizeof *c);
-    if (c) c->pool = dm_pool_create(threads, spin);
+    dm_cpu_ctx *c = dm_zalloc(&ctx->alloc, 1, sizeof *c);
+    const bool mu = c && dm_mutex_init(&c->q.mu), cv = c && dm_cond_init(&c->q.cv);
+    if (c && mu && cv) c->pool = dm_pool_create(threads, spin);
     if (!c || !c->pool) {
-        free(c);
+        if (mu) dm_mutex_destroy(&c->q.mu);
+        if (cv) dm_cond_destroy(&c->q.cv);
+        dm_afree(&ctx->alloc, c);
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_context_create: out of host memory");
     }
     c->threads = threads;

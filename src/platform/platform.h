@@ -53,6 +53,9 @@ void dm_mutex_unlock(dm_mutex *m);
 bool dm_cond_init(dm_cond *c);
 void dm_cond_destroy(dm_cond *c);
 void dm_cond_wait(dm_cond *c, dm_mutex *m);
+/* dm_cond_wait for at most timeout_ns nanoseconds; false when the time ran out (it may
+ * also return early, as a wait may wake spuriously: callers test their condition). */
+bool dm_cond_timedwait(dm_cond *c, dm_mutex *m, uint64_t timeout_ns);
 void dm_cond_signal(dm_cond *c);
 void dm_cond_broadcast(dm_cond *c);
 
@@ -102,6 +105,11 @@ FILE *dm_fopen_regular(const char *path);
  * nothing blocks. Returns 0, or the errno value of what failed (EINVAL for a path that is
  * not a regular file). */
 int dm_write_file_atomic(const char *path, const void *const *parts, const size_t *lens, size_t n);
+
+/* A duplicate of file descriptor fd (-1 when it cannot be had, and on Windows, which has
+ * none), and closing one. */
+int dm_fd_dup(int fd);
+void dm_fd_close(int fd);
 
 /* Case-insensitive ASCII comparison (strcasecmp is POSIX, _stricmp Windows'). */
 int dm_strcasecmp(const char *a, const char *b);

@@ -29,6 +29,21 @@ void dm_mutex_unlock(dm_mutex *m) { pthread_mutex_unlock(m); }
 bool dm_cond_init(dm_cond *c) { return pthread_cond_init(c, NULL) == 0; }
 void dm_cond_destroy(dm_cond *c) { pthread_cond_destroy(c); }
 void dm_cond_wait(dm_cond *c, dm_mutex *m) { pthread_cond_wait(c, m); }
+int dm_fd_dup(int fd) { return dup(fd); }
+void dm_fd_close(int fd) { close(fd); }
+
+bool dm_cond_timedwait(dm_cond *c, dm_mutex *m, uint64_t timeout_ns)
+{
+    /* pthread_cond_timedwait takes a CLOCK_REALTIME deadline (macOS has no way to give it
+     * another clock): a clock set back lengthens the wait, which callers re-test. A year
+     * is as good as for ever, and keeps the sum from overflowing. */
+    const uint64_t year = 365ull * 86400 * 1000000000;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    const uint64_t ns = (uint64_t)now.tv_nsec + (timeout_ns < year ? timeout_ns : year);
+    struct timespec until = {.tv_sec = now.tv_sec + (time_t)(ns / 1000000000), .tv_nsec = (long)(ns % 1000000000)};
+    return pthread_cond_timedwait(c, m, &until) == 0;
+}
 void dm_cond_signal(dm_cond *c) { pthread_cond_signal(c); }
 void dm_cond_broadcast(dm_cond *c) { pthread_cond_broadcast(c); }
 void dm_once(dm_once_flag *flag, void (*fn)(void)) { pthread_once(flag, fn); }

@@ -46,6 +46,19 @@ bool dm_cond_init(dm_cond *c)
 }
 void dm_cond_destroy(dm_cond *c) { (void)c; }
 void dm_cond_wait(dm_cond *c, dm_mutex *m) { SleepConditionVariableSRW(dm_cv(c), dm_srw(m), INFINITE, 0); }
+int dm_fd_dup(int fd)
+{
+    (void)fd;
+    return -1;
+}
+void dm_fd_close(int fd) { (void)fd; }
+
+bool dm_cond_timedwait(dm_cond *c, dm_mutex *m, uint64_t timeout_ns)
+{
+    /* Milliseconds, rounded up, and below INFINITE (which would never end). */
+    const uint64_t ms = timeout_ns / 1000000 + (timeout_ns % 1000000 != 0);
+    return SleepConditionVariableSRW(dm_cv(c), dm_srw(m), ms < INFINITE ? (DWORD)ms : INFINITE - 1, 0) != 0;
+}
 void dm_cond_signal(dm_cond *c) { WakeConditionVariable(dm_cv(c)); }
 void dm_cond_broadcast(dm_cond *c) { WakeAllConditionVariable(dm_cv(c)); }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "vk_backend.h"
+#include "dmlops_vulkan.h" /* after volk.h: dmlops_vulkan_allocation_callbacks */
 #include "../fault.h"
 
 static void dm_vk_context_destroy(dmlops_context *ctx) { dm_vk_context_teardown(dm_vk(ctx)); }
@@ -30,13 +31,20 @@ static const dm_backend_vtbl dm_vk_vtbl = {
     .buffer_read = dm_vk_buffer_read,
     .operator_create = dm_vk_operator_create,
     .operator_destroy = dm_vk_operator_destroy,
-    .operator_execute = dm_vk_operator_execute,
     .list_create = dm_vk_list_create,
     .list_destroy = dm_vk_list_destroy,
     .list_record = dm_vk_list_record,
-    .list_execute = dm_vk_list_execute,
     .list_reset = dm_vk_list_reset,
     .lost = dm_vk_lost,
+    .sub_size = sizeof(dm_vk_sub),
+    .sub_start = dm_vk_sub_start,
+    .sub_wait = dm_vk_sub_wait,
+    .sub_done = dm_vk_sub_done,
+    .sub_retire = dm_vk_sub_retire,
+    .sub_free = dm_vk_sub_free,
+    .device_bytes = dm_vk_device_bytes,
+    .operator_memory = dm_vk_operator_memory,
+    .operator_kernel = dm_vk_operator_kernel,
 };
 
 dmlops_status dm_vk_context_setup(dmlops_context *ctx, dm_vk_ctx *vk, const dm_vk_params *params)
@@ -46,7 +54,7 @@ dmlops_status dm_vk_context_setup(dmlops_context *ctx, dm_vk_ctx *vk, const dm_v
     DM_TRY(dm_vk_submitter_init(&vk->dev, &ctx->lock, &vk->sub));
     if (trace) {
         DM_TRY(dm_vk_trace_init(&vk->dev, 0, &vk->trace));
-        if (!(vk->tracer = dm_calloc(1, sizeof *vk->tracer)))
+        if (!(vk->tracer = dm_zalloc(vk->dev.host, 1, sizeof *vk->tracer)))
             return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating the context");
     }
     DM_TRY(dm_vk_alloc(&vk->dev, 256, DM_VK_MEM_DEVICE, "creating the context", &vk->dummy));
@@ -83,19 +91,31 @@ void dm_vk_tuning_note(const dmlops_context *ctx, const dm_vk_params *p, char *b
              p->env_rejected[0] ? "; ignored, not understood (docs/api.md): " : "", p->env_rejected);
 }
 
+dmlops_status dm_vk_take_allocation_callbacks(dm_vk_device *d, const void *chained, const char *fn)
+{
+    const dmlops_vulkan_allocation_callbacks *va = chained;
+    if (!va) return DMLOPS_SUCCESS;
+    if (!va->callbacks)
+        return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT, "%s: dmlops_vulkan_allocation_callbacks.callbacks is NULL", fn);
+    d->vk_alloc_copy = *va->callbacks;
+    d->vk_alloc = &d->vk_alloc_copy;
+    return DMLOPS_SUCCESS;
+}
+
 /* Every step checks what exists, so a setup that stopped half-way is undone too. */
 void dm_vk_context_teardown(dm_vk_ctx *vk)
 {
     dm_vk_device_wait_idle(&vk->dev);
     dm_vk_pipelines_destroy(&vk->dev, &vk->pipes);
-    if (vk->dummy_view) vk->dev.vkd.DestroyBufferView(vk->dev.device, vk->dummy_view, NULL);
-    if (vk->dummy_word_view) vk->dev.vkd.DestroyBufferView(vk->dev.device, vk->dummy_word_view, NULL);
+    if (vk->dummy_view) vk->dev.vkd.DestroyBufferView(vk->dev.device, vk->dummy_view, vk->dev.vk_alloc);
+    if (vk->dummy_word_view) vk->dev.vkd.DestroyBufferView(vk->dev.device, vk->dummy_word_view, vk->dev.vk_alloc);
     dm_vk_free(&vk->dev, &vk->dummy);
     dm_vk_trace_free(&vk->dev, &vk->trace);
-    free(vk->tracer);
+    dm_afree(vk->dev.host, vk->tracer);
     dm_vk_submitter_destroy(&vk->dev, &vk->sub);
+    dm_allocator *host = vk->dev.host;
     dm_vk_device_close(&vk->dev);
-    free(vk);
+    dm_afree(host, vk);
 }
 
 /* A function pointer of the public API's generic type, back to the loader's type. */
@@ -118,10 +138,19 @@ dmlops_status dm_vk_hardware_probe(void (*loader)(void))
 
 dmlops_status dm_vk_context_init(dmlops_context *ctx, const dm_vk_params *params)
 {
-    dm_vk_ctx *vk = dm_calloc(1, sizeof *vk);
+    dm_vk_ctx *vk = dm_zalloc(&ctx->alloc, 1, sizeof *vk);
     if (!vk) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    vk->dev.host = &ctx->alloc;
+    vk->dev.device_bytes = &vk->device_bytes;
+    vk->dev.inst.log = ctx->log.callback ? &ctx->log : NULL; /* validation messages go there */
+    vk->dev.inst.log_object = ctx;
+    dmlops_status st = dm_vk_take_allocation_callbacks(&vk->dev, params->vulkan_alloc, "dmlops_context_create");
+    if (st != DMLOPS_SUCCESS) {
+        dm_afree(&ctx->alloc, vk);
+        return st;
+    }
     vk->dev.inst.loader = dm_vk_loader_fn(params->loader);
-    dmlops_status st = dm_vk_device_open(&vk->dev, (ctx->flags & DMLOPS_CONTEXT_FLAG_DEBUG) != 0,
+    st = dm_vk_device_open(&vk->dev, (ctx->flags & DMLOPS_CONTEXT_FLAG_DEBUG) != 0,
                                          (ctx->flags & DMLOPS_CONTEXT_FLAG_QUIET) != 0, params->device,
                                          params->hardware_only);
     if (st == DMLOPS_SUCCESS) st = dm_vk_context_setup(ctx, vk, params);

@@ -14,5 +14,8 @@ dmlops_status dm_vk_context_setup(dmlops_context *ctx, dm_vk_ctx *vk, const dm_v
 /* Destroys vk and everything it holds, after waiting for a device of ours; also undoes a
  * setup that stopped half-way. */
 void dm_vk_context_teardown(dm_vk_ctx *vk);
+/* The application's VkAllocationCallbacks (a chained dmlops_vulkan_allocation_callbacks,
+ * or NULL), copied into d before anything is created on it; fn names the call. */
+dmlops_status dm_vk_take_allocation_callbacks(dm_vk_device *d, const void *chained, const char *fn);
 
 #endif

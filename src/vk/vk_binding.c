@@ -12,7 +12,7 @@ static void dm_vk_table_drop_views(dmlops_binding_table *t)
 {
     const dm_vk_device *d = &t->vk->dev;
     for (uint32_t i = 0; t->views && i < t->capacity * DM_VK_SET_VIEWS; i++) {
-        if (t->views[i]) d->vkd.DestroyBufferView(d->device, t->views[i], NULL);
+        if (t->views[i]) d->vkd.DestroyBufferView(d->device, t->views[i], d->vk_alloc);
         t->views[i] = VK_NULL_HANDLE;
     }
 }
@@ -22,15 +22,15 @@ static dmlops_status dm_vk_table_sets(dmlops_binding_table *t, uint32_t capacity
 {
     dm_vk_device *d = &t->vk->dev;
     dm_vk_table_drop_views(t);
-    if (t->pool) d->vkd.DestroyDescriptorPool(d->device, t->pool, NULL);
+    if (t->pool) d->vkd.DestroyDescriptorPool(d->device, t->pool, d->vk_alloc);
     t->pool = VK_NULL_HANDLE;
-    free(t->sets);
-    free(t->push);
-    free(t->views);
+    dm_afree(d->host, t->sets);
+    dm_afree(d->host, t->push);
+    dm_afree(d->host, t->views);
     t->capacity = 0;
-    t->sets = dm_calloc(capacity, sizeof *t->sets);
-    t->push = dm_calloc(capacity, sizeof *t->push);
-    t->views = dm_calloc((size_t)capacity * DM_VK_SET_VIEWS, sizeof *t->views);
+    t->sets = dm_zalloc(d->host, capacity, sizeof *t->sets);
+    t->push = dm_zalloc(d->host, capacity, sizeof *t->push);
+    t->views = dm_zalloc(d->host, (size_t)capacity * DM_VK_SET_VIEWS, sizeof *t->views);
     if (!t->sets || !t->push || !t->views)
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a binding table");
     /* A tracing context's sets bind the record buffer too (glsl/trace.glsl). */
@@ -42,7 +42,7 @@ static dmlops_status dm_vk_table_sets(dmlops_binding_table *t, uint32_t capacity
                                       .maxSets = capacity,
                                       .poolSizeCount = 3,
                                       .pPoolSizes = size};
-    DM_VK_CALL(d, "creating a binding table", CreateDescriptorPool, (d->device, &pci, NULL, &t->pool));
+    DM_VK_CALL(d, "creating a binding table", CreateDescriptorPool, (d->device, &pci, d->vk_alloc, &t->pool));
     for (uint32_t i = 0; i < capacity; i++) {
         VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
                                           .descriptorPool = t->pool,
@@ -57,11 +57,12 @@ static dmlops_status dm_vk_table_sets(dmlops_binding_table *t, uint32_t capacity
 dmlops_status dm_vk_table_create(dmlops_operator *op, uint32_t capacity, dmlops_binding_table **out)
 {
     const dm_vk_plan *plan = &((const dm_vk_op *)op->impl)->plan;
-    dmlops_binding_table *t = dm_calloc(1, sizeof *t);
+    dm_allocator *host = dm_vk(op->ctx)->dev.host;
+    dmlops_binding_table *t = dm_zalloc(host, 1, sizeof *t);
     if (!t) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a binding table");
     t->vk = dm_vk(op->ctx);
     t->region_capacity = plan->nregions > plan->slab_rows ? plan->nregions : plan->slab_rows;
-    t->regions = t->region_capacity ? dm_calloc(t->region_capacity, sizeof *t->regions) : NULL;
+    t->regions = t->region_capacity ? dm_zalloc(host, t->region_capacity, sizeof *t->regions) : NULL;
     dmlops_status st = t->region_capacity && !t->regions
                            ? dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a binding table")
                            : dm_vk_table_sets(t, capacity < plan->npieces ? plan->npieces : capacity);
@@ -88,13 +89,14 @@ void dm_vk_table_destroy(dmlops_binding_table *t)
     if (!t) return;
     dm_vk_table_drop_split(t);
     dm_vk_table_drop_views(t);
-    if (t->pool) t->vk->dev.vkd.DestroyDescriptorPool(t->vk->dev.device, t->pool, NULL);
-    free(t->sets);
-    free(t->push);
-    free(t->views);
-    free(t->regions);
-    free(t->copies);
-    free(t);
+    if (t->pool) t->vk->dev.vkd.DestroyDescriptorPool(t->vk->dev.device, t->pool, t->vk->dev.vk_alloc);
+    dm_allocator *host = t->vk->dev.host;
+    dm_afree(host, t->sets);
+    dm_afree(host, t->push);
+    dm_afree(host, t->views);
+    dm_afree(host, t->regions);
+    dm_afree(host, t->copies);
+    dm_afree(host, t);
 }
 
 /* Appends the copies of a transfer between possibly segmented buffers, cut where either
@@ -106,7 +108,7 @@ static dmlops_status dm_vk_push_copy(dmlops_binding_table *t, const dm_vk_buffer
     while (dm_vk_copy_next(src, &s_at, dst, &d_at, &size, &c)) {
         if (t->ncopies == t->copies_cap) {
             uint32_t cap = t->copies_cap ? t->copies_cap * 2 : 64;
-            dm_vk_copy *q = dm_realloc(t->copies, cap * sizeof *q);
+            dm_vk_copy *q = dm_ralloc(t->vk->dev.host, t->copies, cap * sizeof *q);
             if (!q) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory splitting copies");
             t->copies = q;
             t->copies_cap = cap;
@@ -354,4 +356,10 @@ void dm_vk_table_slabs(dmlops_binding_table *t, const dmlops_binding *bind)
     t->copy_src = src->one.buffer;
     t->copy_dst = dst->one.buffer;
     t->path = slabs ? DMLOPS_PATH_COPY_REGIONS : DMLOPS_PATH_KERNEL;
+}
+
+void dm_vk_table_kernel(dmlops_binding_table *t)
+{
+    t->nregions = 0; /* the descriptor sets bound for the kernel are untouched by slabs */
+    t->path = DMLOPS_PATH_KERNEL;
 }

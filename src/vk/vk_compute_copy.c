@@ -38,13 +38,13 @@ void dm_vk_compute_copy_destroy(dm_vk_compute_copy *c)
     if (!c) return;
     const dm_vk_device *d = &c->vk->dev;
     for (uint32_t i = 0; c->views && i < c->n; i++)
-        if (c->views[i]) d->vkd.DestroyBufferView(d->device, c->views[i], NULL);
-    free(c->views);
-    if (c->pool) d->vkd.DestroyDescriptorPool(d->device, c->pool, NULL);
-    free(c->sets);
-    free(c->push);
-    free(c->groups);
-    free(c);
+        if (c->views[i]) d->vkd.DestroyBufferView(d->device, c->views[i], d->vk_alloc);
+    dm_afree(d->host, c->views);
+    if (c->pool) d->vkd.DestroyDescriptorPool(d->device, c->pool, d->vk_alloc);
+    dm_afree(d->host, c->sets);
+    dm_afree(d->host, c->push);
+    dm_afree(d->host, c->groups);
+    dm_afree(d->host, c);
 }
 
 /* Writes set i: both windows bound at their aligned-down starts, as storage buffers and,
@@ -94,7 +94,7 @@ static dmlops_status dm_cc_fill(dm_vk_compute_copy *c, const dm_cc_piece *pieces
                                       .maxSets = c->n,
                                       .poolSizeCount = 2,
                                       .pPoolSizes = size};
-    DM_VK_CALL(d, what, CreateDescriptorPool, (d->device, &pci, NULL, &c->pool));
+    DM_VK_CALL(d, what, CreateDescriptorPool, (d->device, &pci, d->vk_alloc, &c->pool));
     for (uint32_t i = 0; i < c->n; i++) {
         VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
                                           .descriptorPool = c->pool,
@@ -117,25 +117,25 @@ dmlops_status dm_vk_compute_copy_create(dm_vk_ctx *vk, const dm_vk_buffer *dst, 
                        "%s_shaped: shape.workgroup_size = %u exceeds the device's largest workgroup (%u: "
                        "maxComputeWorkGroupInvocations %u, maxComputeWorkGroupSize[0] at most that)",
                        what, shape->workgroup_size, d->lim.max_workgroup, d->info.max_compute_work_group_invocations);
-    dm_vk_compute_copy *c = dm_calloc(1, sizeof *c);
+    dm_vk_compute_copy *c = dm_zalloc(d->host, 1, sizeof *c);
     if (!c) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
     c->vk = vk;
     c->shape = *shape;
     c->texel = dm_vk_copy_texel(&d->lim) && src->texel;
     dmlops_status st = dm_vk_copy_pipeline(d, &vk->pipes, c->texel, shape->vectors, shape->workgroup_size, &c->pipeline);
     c->n = dm_cc_pieces(&d->lim, dst, d_at, src, s_at, size, NULL);
-    dm_cc_piece *pieces = st == DMLOPS_SUCCESS ? dm_calloc(c->n, sizeof *pieces) : NULL;
-    c->sets = dm_calloc(c->n, sizeof *c->sets);
-    c->push = dm_calloc(c->n, sizeof *c->push);
-    c->groups = dm_calloc(c->n, sizeof *c->groups);
-    c->views = dm_calloc(c->n, sizeof *c->views);
+    dm_cc_piece *pieces = st == DMLOPS_SUCCESS ? dm_zalloc(d->host, c->n, sizeof *pieces) : NULL;
+    c->sets = dm_zalloc(d->host, c->n, sizeof *c->sets);
+    c->push = dm_zalloc(d->host, c->n, sizeof *c->push);
+    c->groups = dm_zalloc(d->host, c->n, sizeof *c->groups);
+    c->views = dm_zalloc(d->host, c->n, sizeof *c->views);
     if (st == DMLOPS_SUCCESS && (!pieces || !c->sets || !c->push || !c->groups || !c->views))
         st = dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
     if (st == DMLOPS_SUCCESS) {
         dm_cc_pieces(&d->lim, dst, d_at, src, s_at, size, pieces);
         st = dm_cc_fill(c, pieces);
     }
-    free(pieces);
+    dm_afree(d->host, pieces);
     if (st != DMLOPS_SUCCESS) {
         dm_vk_compute_copy_destroy(c);
         return st;

@@ -10,6 +10,8 @@
 
 typedef struct dm_vk_ctx {
     dm_vk_device dev;
+    _Atomic uint64_t device_bytes; /* of every allocation on dev (dev.device_bytes points here) */
+    bool idle_after_loss;  /* the queue was waited for once the device was lost (vk_sub.c), under the lock */
     dm_vk_submitter sub;
     dm_vk_pipelines pipes;
     dm_vk_memory dummy; /* bound to the slots a gather does not use */

@@ -77,7 +77,44 @@ static uint32_t dm_vk_device_extensions(dm_vk_device *d, const char **names)
         names[n++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
         d->memory_budget = true;
     }
+    /* External memory as buffers (dmlops_buffer_import_vulkan): fds, and dma-bufs, where
+     * offered (VK_KHR_external_memory itself is Vulkan 1.1). */
+    if (dm_vk_has_device_extension(&d->inst.vki, d->phys, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME)) {
+        names[n++] = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
+        d->external_fd = true;
+        if (dm_vk_has_device_extension(&d->inst.vki, d->phys, VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME)) {
+            names[n++] = VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME;
+            d->external_dma_buf = true;
+        }
+    }
     return n;
+}
+
+/* Testing: DMLOPS_VK_TIMELINE=0 makes submissions signal VkFences on any device, as on
+ * one without timeline semaphores (docs/api.md). */
+static bool dm_vk_timeline_off(void)
+{
+    const char *env = getenv("DMLOPS_VK_TIMELINE");
+    return env && !strcmp(env, "0");
+}
+
+/* Whether submissions can signal a timeline semaphore on our device: Vulkan 1.2's feature
+ * (device and instance of 1.2), else VK_KHR_timeline_semaphore's; *khr says which, and
+ * the extension's name is added to names. The feature is asked for in tf. */
+static bool dm_vk_timeline_offered(dm_vk_device *d, const char **names, uint32_t *n, bool *khr,
+                                   VkPhysicalDeviceTimelineSemaphoreFeatures *tf)
+{
+    const bool core = d->info.api_version >= VK_API_VERSION_1_2 && d->inst.api_version >= VK_API_VERSION_1_2;
+    const bool ext = !core && dm_vk_has_device_extension(&d->inst.vki, d->phys, VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME);
+    if ((!core && !ext) || dm_vk_timeline_off()) return false;
+    *tf = (VkPhysicalDeviceTimelineSemaphoreFeatures){.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES};
+    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = tf};
+    d->inst.vki.GetPhysicalDeviceFeatures2(d->phys, &f2);
+    tf->pNext = NULL;
+    if (!tf->timelineSemaphore) return false;
+    if (ext) names[(*n)++] = VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME;
+    *khr = ext;
+    return true;
 }
 
 uint64_t dm_vk_heap_room(const dm_vk_device *d)
@@ -91,6 +128,7 @@ uint64_t dm_vk_heap_room(const dm_vk_device *d)
 
 dmlops_status dm_vk_device_open(dm_vk_device *d, bool debug, bool quiet, const char *request, bool hardware_only)
 {
+    d->inst.alloc = d->vk_alloc;
     DM_TRY(dm_vk_instance_create(debug, quiet, &d->inst));
     DM_TRY(dm_vk_choose_device(&d->inst, request, hardware_only, &d->phys, &d->info));
     d->queue_family = dm_pick_queue_family(d);
@@ -100,16 +138,23 @@ dmlops_status dm_vk_device_open(dm_vk_device *d, bool debug, bool quiet, const c
                                    .queueFamilyIndex = d->queue_family,
                                    .queueCount = 1,
                                    .pQueuePriorities = &prio};
-    const char *extensions[2];
+    const char *extensions[5];
     VkDeviceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                              .queueCreateInfoCount = 1,
                              .pQueueCreateInfos = &qci,
                              .ppEnabledExtensionNames = extensions};
     ci.enabledExtensionCount = dm_vk_device_extensions(d, extensions);
-    VkResult r = d->inst.vki.CreateDevice(d->phys, &ci, NULL, &d->device);
+    VkPhysicalDeviceTimelineSemaphoreFeatures tf;
+    bool khr = false;
+    const bool timeline = dm_vk_timeline_offered(d, extensions, &ci.enabledExtensionCount, &khr, &tf);
+    if (timeline) ci.pNext = &tf;
+    VkResult r = d->inst.vki.CreateDevice(d->phys, &ci, d->vk_alloc, &d->device);
     if (r != VK_SUCCESS) return dm_vk_fail(NULL, r, "vkCreateDevice", d->info.name);
     d->owned = true;
-    return dm_vk_device_finish(d);
+    DM_TRY(dm_vk_device_finish(d));
+    d->timeline = timeline && dm_vk_load_timeline(&d->inst.vki, d->device, khr, &d->vkd);
+    dm_vk_load_external(d);
+    return DMLOPS_SUCCESS;
 }
 
 dmlops_status dm_vk_device_adopt(dm_vk_device *d, PFN_vkGetInstanceProcAddr gipa, VkInstance instance,
@@ -130,6 +175,27 @@ dmlops_status dm_vk_device_adopt(dm_vk_device *d, PFN_vkGetInstanceProcAddr gipa
     return dm_vk_device_finish(d);
 }
 
+void dm_vk_load_external(dm_vk_device *d)
+{
+    d->GetMemoryFdPropertiesKHR =
+        d->external_fd ? (PFN_vkGetMemoryFdPropertiesKHR)d->inst.vki.GetDeviceProcAddr(d->device, "vkGetMemoryFdPropertiesKHR")
+                       : NULL;
+    if (!d->GetMemoryFdPropertiesKHR) d->external_dma_buf = false; /* needed to import one */
+}
+
+dmlops_status dm_vk_device_adopt_timeline(dm_vk_device *d, uint32_t api_version, const char *fn)
+{
+    const bool core = d->info.api_version >= VK_API_VERSION_1_2 && api_version >= VK_API_VERSION_1_2;
+    if (!dm_vk_load_timeline(&d->inst.vki, d->device, !core, &d->vkd))
+        return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
+                       "%s: device_features has DMLOPS_VULKAN_DEVICE_FEATURE_TIMELINE_SEMAPHORE, but the device has no "
+                       "%s (enable %s)",
+                       fn, core ? "vkWaitSemaphores" : "vkWaitSemaphoresKHR",
+                       core ? "the timelineSemaphore feature" : "VK_KHR_timeline_semaphore and its feature");
+    d->timeline = !dm_vk_timeline_off();
+    return DMLOPS_SUCCESS;
+}
+
 void dm_vk_device_wait_idle(dm_vk_device *d)
 {
     if (d->device && d->owned && d->submitted && d->vkd.DeviceWaitIdle) d->vkd.DeviceWaitIdle(d->device);
@@ -137,7 +203,7 @@ void dm_vk_device_wait_idle(dm_vk_device *d)
 
 void dm_vk_device_close(dm_vk_device *d)
 {
-    if (d->device && d->owned) d->vkd.DestroyDevice(d->device, NULL);
+    if (d->device && d->owned) d->vkd.DestroyDevice(d->device, d->vk_alloc);
     d->device = VK_NULL_HANDLE;
     dm_vk_instance_destroy(&d->inst);
 }

@@ -6,6 +6,11 @@
 #include "vk_physical.h"
 
 typedef struct dm_vk_device {
+    dm_allocator *host;      /* the context's host allocator (alloc.h); NULL: the C library's */
+    const VkAllocationCallbacks *vk_alloc; /* the application's, passed to every Vulkan object of
+                                              ours (points at vk_alloc_copy), or NULL */
+    VkAllocationCallbacks vk_alloc_copy;
+    _Atomic uint64_t *device_bytes; /* the context's count of device memory held, or NULL */
     dm_vk_instance inst;
     VkPhysicalDevice phys;
     dmlops_device_info info;
@@ -18,6 +23,11 @@ typedef struct dm_vk_device {
     uint32_t timestamp_bits; /* of the queue's family; 0: no timestamps */
     bool memory_budget;      /* VK_EXT_memory_budget enabled on our device (dm_vk_heap_room) */
     bool portability;        /* VK_KHR_portability_subset enabled on our device */
+    bool external_fd;        /* VK_KHR_external_memory_fd enabled (vkGetMemoryFdPropertiesKHR below) */
+    bool external_dma_buf;   /* VK_EXT_external_memory_dma_buf enabled too */
+    PFN_vkGetMemoryFdPropertiesKHR GetMemoryFdPropertiesKHR;
+    bool timeline;           /* timeline semaphores enabled (vkd's WaitSemaphores and
+                                GetSemaphoreCounterValue loaded): submissions signal one */
     bool owned;              /* created here: waited on and destroyed with the context */
     _Atomic bool lost;       /* VK_ERROR_DEVICE_LOST was seen: every later call that would touch the
                               * device fails (read without the context lock: dm_check_lost) */
@@ -37,6 +47,12 @@ dmlops_status dm_vk_device_open(dm_vk_device *d, bool debug, bool quiet, const c
 dmlops_status dm_vk_device_adopt(dm_vk_device *d, PFN_vkGetInstanceProcAddr gipa, VkInstance instance,
                                  VkPhysicalDevice phys, VkDevice device, VkQueue queue, uint32_t queue_family,
                                  const char *fn);
+/* The external-memory entry points of a device where external_fd is set. */
+void dm_vk_load_external(dm_vk_device *d);
+/* On an adopted device: the application enabled timeline semaphores (Vulkan 1.2's, or
+ * VK_KHR_timeline_semaphore's), and its instance has apiVersion api_version (0: 1.1).
+ * UNSUPPORTED, naming fn, when the device exposes no such functions. */
+dmlops_status dm_vk_device_adopt_timeline(dm_vk_device *d, uint32_t api_version, const char *fn);
 
 /* What is left of heap 0 by VK_EXT_memory_budget (its budget less the process's usage);
  * UINT64_MAX where our device does not have the extension enabled. */

@@ -1,6 +1,7 @@
 /* Operators on a Vulkan context (vk_execute.h): creation lowers the operator to a
- * gather, plans it, uploads the parameter records and gets the pipeline; execution
- * binds the operator's own binding table, records, submits and waits. */
+ * gather, plans it, uploads the parameter records and gets the pipeline; an execution
+ * binds one of the operator's own binding tables and records into a submission's
+ * command buffer (vk_sub.c submits it). */
 #include <stdlib.h>
 
 #include "vk_execute.h"
@@ -34,7 +35,7 @@ dmlops_status dm_vk_operator_create(dmlops_operator *op)
 {
     dm_vk_ctx *vk = dm_vk(op->ctx);
     if (vk->dev.lost) return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost", op->op.name);
-    dm_vk_op *o = dm_calloc(1, sizeof *o);
+    dm_vk_op *o = dm_zalloc(&op->ctx->alloc, 1, sizeof *o);
     if (!o) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating an operator");
     dm_gather g;
     dm_op_lower(&op->op, &g);
@@ -50,7 +51,7 @@ dmlops_status dm_vk_operator_create(dmlops_operator *op)
         }
     }
     if (st != DMLOPS_SUCCESS) {
-        free(o);
+        dm_afree(&op->ctx->alloc, o);
         return dm_fail_prefix(st, "%s", op->op.name);
     }
     op->impl = o;
@@ -63,32 +64,65 @@ dmlops_status dm_vk_operator_create(dmlops_operator *op)
 void dm_vk_operator_destroy(dmlops_operator *op)
 {
     dm_vk_op *o = op->impl;
-    dm_vk_table_destroy(o->table);
+    for (uint32_t i = 0; i < o->nspare; i++) dm_vk_table_destroy(o->spare[i]); /* all back: nothing holds op */
+    dm_afree(&op->ctx->alloc, o->spare);
     dm_vk_free(&dm_vk(op->ctx)->dev, &o->params);
     dm_vk_plan_free(&o->plan);
-    free(o);
+    dm_afree(&op->ctx->alloc, o);
 }
 
-/* Called with the context lock held. The operator's own table is created on first use
- * and reused, so executions after the first allocate nothing. */
-dmlops_status dm_vk_operator_execute(dmlops_operator *op, const dmlops_binding *bind)
+/* A table no submission in flight uses: a kept one, or a new one (with room to keep it). */
+static dmlops_status dm_vk_operator_table_get(dmlops_operator *op, dmlops_binding_table **out)
+{
+    dm_vk_op *o = op->impl;
+    if (o->nspare) {
+        *out = o->spare[--o->nspare];
+        return DMLOPS_SUCCESS;
+    }
+    dmlops_binding_table **room = dm_ralloc(&op->ctx->alloc, o->spare, (o->ntables + 1) * sizeof *room);
+    if (!room) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", op->op.name);
+    o->spare = room;
+    DM_TRY(dm_vk_table_create(op, o->plan.npieces, out));
+    o->ntables++;
+    return DMLOPS_SUCCESS;
+}
+
+void dm_vk_operator_table_put(dmlops_operator *op, dmlops_binding_table *table)
+{
+    dm_vk_op *o = op->impl;
+    o->spare[o->nspare++] = table;
+}
+
+/* The operator's tables are made on first use and reused, so that executions after the
+ * first allocate nothing (test/no_alloc.c). */
+dmlops_status dm_vk_operator_record(dmlops_operator *op, const dmlops_binding *bind, bool may_read_aux,
+                                    VkCommandBuffer cmd, dmlops_binding_table **table)
 {
     dm_vk_ctx *vk = dm_vk(op->ctx);
-    dm_vk_op *o = op->impl;
+    dmlops_binding_table *t = NULL;
     if (vk->dev.lost)
         return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost; the context is unusable", op->op.name);
-    if (!o->table) DM_TRY(dm_vk_table_create(op, o->plan.npieces, &o->table));
-    DM_TRY(dm_vk_table_bind(o->table, op, bind));
-    if (dm_vk_slabs_possible(op, bind)) dm_vk_table_slabs(o->table, bind); /* nothing pending writes the AUX data */
-    VkCommandBuffer cmd = vk->sub.cmd;
-    DM_TRY(dm_vk_begin(&vk->dev, cmd, true, op->op.name));
-    /* On a tracing context the kernels append to the record buffer, emptied first; the
-     * records are not read (command lists are what dmlops_command_list_get_access_stats
-     * reports on). */
-    if (vk->tracer) dm_vk_trace_begin(&vk->dev, cmd, &vk->trace, vk->tracer);
-    dm_vk_record(o->table, cmd, vk->tracer);
-    dm_vk_cmd_barrier(&vk->dev, cmd, true);
-    DM_TRY(dm_vk_end_submit_wait(&vk->dev, &vk->sub, cmd, op->op.name));
-    dm_vk_note_path(o->table);
+    DM_TRY(dm_vk_operator_table_get(op, &t));
+    dmlops_status st = dm_vk_table_bind(t, op, bind);
+    if (st == DMLOPS_SUCCESS && dm_vk_slabs_possible(op, bind)) {
+        if (may_read_aux) dm_vk_table_slabs(t, bind); /* nothing pending writes the AUX data */
+        else dm_vk_table_kernel(t);
+    }
+    if (st == DMLOPS_SUCCESS) st = dm_vk_begin(&vk->dev, cmd, true, op->op.name);
+    if (st == DMLOPS_SUCCESS) {
+        /* On a tracing context the kernels append to the record buffer, emptied first; the
+         * records are not read (command lists are what dmlops_command_list_get_access_stats
+         * reports on). */
+        if (vk->tracer) dm_vk_trace_begin(&vk->dev, cmd, &vk->trace, vk->tracer);
+        dm_vk_record(t, cmd, vk->tracer);
+        dm_vk_cmd_barrier(&vk->dev, cmd, true);
+        const VkResult r = vk->dev.vkd.EndCommandBuffer(cmd);
+        if (r != VK_SUCCESS) st = dm_vk_fail(&vk->dev.lost, r, "vkEndCommandBuffer", op->op.name);
+    }
+    if (st != DMLOPS_SUCCESS) {
+        dm_vk_operator_table_put(op, t);
+        return st;
+    }
+    *table = t;
     return DMLOPS_SUCCESS;
 }

@@ -99,6 +99,45 @@ static VKAPI_ATTR VkResult VKAPI_CALL dm_fault_WaitForFences(VkDevice d, uint32_
     return dm_real.WaitForFences(d, n, f, all, timeout);
 }
 
+DM_WRAP(CreateSemaphore, (VkDevice d, const VkSemaphoreCreateInfo *i, const VkAllocationCallbacks *a, VkSemaphore *o),
+        (d, i, a, o), OOM_HOST)
+
+/* The timeline's wait fails or loses as vkWaitForFences does. */
+static VKAPI_ATTR VkResult VKAPI_CALL dm_fault_WaitSemaphores(VkDevice d, const VkSemaphoreWaitInfo *w, uint64_t timeout)
+{
+    DM_FAIL_AT(OOM_DEVICE);
+    if (dm_fault_hit(DM_FAULT_LOST)) {
+        dm_real.DeviceWaitIdle(d);
+        return VK_ERROR_DEVICE_LOST;
+    }
+    return dm_real.WaitSemaphores(d, w, timeout);
+}
+
+/* Status queries only lose the device (after really waiting, as a lost wait does). */
+static VKAPI_ATTR VkResult VKAPI_CALL dm_fault_GetSemaphoreCounterValue(VkDevice d, VkSemaphore s, uint64_t *v)
+{
+    if (dm_fault_armed() == DM_FAULT_LOST && dm_fault_hit(DM_FAULT_LOST)) {
+        dm_real.DeviceWaitIdle(d);
+        return VK_ERROR_DEVICE_LOST;
+    }
+    return dm_real.GetSemaphoreCounterValue(d, s, v);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL dm_fault_GetFenceStatus(VkDevice d, VkFence f)
+{
+    if (dm_fault_armed() == DM_FAULT_LOST && dm_fault_hit(DM_FAULT_LOST)) {
+        dm_real.DeviceWaitIdle(d);
+        return VK_ERROR_DEVICE_LOST;
+    }
+    return dm_real.GetFenceStatus(d, f);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL dm_fault_QueueWaitIdle(VkQueue q)
+{
+    const VkResult r = dm_real.QueueWaitIdle(q); /* always really idle: destroys follow */
+    return r == VK_SUCCESS && dm_fault_armed() == DM_FAULT_LOST && dm_fault_hit(DM_FAULT_LOST) ? VK_ERROR_DEVICE_LOST : r;
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL dm_fault_DeviceWaitIdle(VkDevice d)
 {
     const VkResult r = dm_real.DeviceWaitIdle(d); /* always really idle: destroys follow */
@@ -124,7 +163,13 @@ void dm_vk_fault_wrap_device(dm_vk_dtable *t)
 {
     const dm_fault_mode m = dm_fault_armed();
     if (m != DM_FAULT_VULKAN && m != DM_FAULT_LOST) return;
+    /* The timeline entries are loaded after (dm_vk_fault_wrap_timeline): keep the real
+     * ones another device of the same driver may still call through its wrappers. */
+    const PFN_vkWaitSemaphores wait = dm_real.WaitSemaphores;
+    const PFN_vkGetSemaphoreCounterValue value = dm_real.GetSemaphoreCounterValue;
     dm_real = *t;
+    dm_real.WaitSemaphores = wait;
+    dm_real.GetSemaphoreCounterValue = value;
 #define DM_SWAP(NAME) t->NAME = dm_fault_##NAME;
     DM_SWAP(CreateBuffer) DM_SWAP(AllocateMemory) DM_SWAP(BindBufferMemory) DM_SWAP(MapMemory)
     DM_SWAP(CreateShaderModule) DM_SWAP(CreatePipelineCache) DM_SWAP(CreateComputePipelines)
@@ -132,6 +177,16 @@ void dm_vk_fault_wrap_device(dm_vk_dtable *t)
     DM_SWAP(AllocateDescriptorSets) DM_SWAP(CreateCommandPool) DM_SWAP(AllocateCommandBuffers)
     DM_SWAP(BeginCommandBuffer) DM_SWAP(EndCommandBuffer) DM_SWAP(CreateQueryPool) DM_SWAP(CreateFence)
     DM_SWAP(ResetFences) DM_SWAP(QueueSubmit) DM_SWAP(WaitForFences) DM_SWAP(DeviceWaitIdle)
-    DM_SWAP(CreateBufferView)
+    DM_SWAP(CreateBufferView) DM_SWAP(CreateSemaphore) DM_SWAP(GetFenceStatus) DM_SWAP(QueueWaitIdle)
 #undef DM_SWAP
+}
+
+void dm_vk_fault_wrap_timeline(dm_vk_dtable *t)
+{
+    const dm_fault_mode m = dm_fault_armed();
+    if (m != DM_FAULT_VULKAN && m != DM_FAULT_LOST) return;
+    dm_real.WaitSemaphores = t->WaitSemaphores;
+    dm_real.GetSemaphoreCounterValue = t->GetSemaphoreCounterValue;
+    t->WaitSemaphores = dm_fault_WaitSemaphores;
+    t->GetSemaphoreCounterValue = dm_fault_GetSemaphoreCounterValue;
 }

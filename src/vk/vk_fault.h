@@ -7,5 +7,7 @@
 
 void dm_vk_fault_wrap_instance(dm_vk_itable *t);
 void dm_vk_fault_wrap_device(dm_vk_dtable *t);
+/* The timeline functions, loaded after the rest (dm_vk_load_timeline). */
+void dm_vk_fault_wrap_timeline(dm_vk_dtable *t);
 
 #endif

@@ -22,3 +22,17 @@ void dm_vk_load_device_table(const dm_vk_itable *vki, VkDevice device, dm_vk_dta
 #undef DM_LOAD
     dm_vk_fault_wrap_device(t); /* testing only; nothing unless armed */
 }
+
+bool dm_vk_load_timeline(const dm_vk_itable *vki, VkDevice device, bool khr, dm_vk_dtable *t)
+{
+    t->WaitSemaphores = (PFN_vkWaitSemaphores)vki->GetDeviceProcAddr(device, khr ? "vkWaitSemaphoresKHR" : "vkWaitSemaphores");
+    t->GetSemaphoreCounterValue = (PFN_vkGetSemaphoreCounterValue)vki->GetDeviceProcAddr(
+        device, khr ? "vkGetSemaphoreCounterValueKHR" : "vkGetSemaphoreCounterValue");
+    if (!t->WaitSemaphores || !t->GetSemaphoreCounterValue) {
+        t->WaitSemaphores = NULL;
+        t->GetSemaphoreCounterValue = NULL;
+        return false;
+    }
+    dm_vk_fault_wrap_timeline(t); /* testing only; nothing unless armed */
+    return true;
+}

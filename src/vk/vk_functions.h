@@ -4,6 +4,8 @@
 #ifndef DM_VK_FUNCTIONS_H
 #define DM_VK_FUNCTIONS_H
 
+#include <stdbool.h>
+
 #include <volk.h>
 
 #define DM_VK_INSTANCE_FUNCS(X)                                                           \
@@ -29,7 +31,8 @@
     X(CmdFillBuffer) X(CmdPipelineBarrier) X(CmdWriteTimestamp) X(CmdResetQueryPool)      \
     X(CreateQueryPool) X(DestroyQueryPool) X(GetQueryPoolResults) X(CreateFence)          \
     X(DestroyFence) X(ResetFences) X(WaitForFences) X(QueueSubmit) X(DeviceWaitIdle)  \
-    X(CreateBufferView) X(DestroyBufferView)
+    X(CreateBufferView) X(DestroyBufferView) X(CreateSemaphore) X(DestroySemaphore)       \
+    X(GetFenceStatus) X(QueueWaitIdle)
 
 #define DM_VK_DECLARE(name) PFN_vk##name name;
 typedef struct dm_vk_itable {
@@ -39,6 +42,10 @@ typedef struct dm_vk_itable {
 } dm_vk_itable;
 typedef struct dm_vk_dtable {
     DM_VK_DEVICE_FUNCS(DM_VK_DECLARE)
+    /* Timeline semaphores (dm_vk_device.timeline): Vulkan 1.2's, or VK_KHR_timeline_semaphore's
+     * of the same types under their KHR names; NULL without. */
+    PFN_vkWaitSemaphores WaitSemaphores;
+    PFN_vkGetSemaphoreCounterValue GetSemaphoreCounterValue;
 } dm_vk_dtable;
 #undef DM_VK_DECLARE
 
@@ -47,5 +54,8 @@ typedef struct dm_vk_dtable {
 void dm_vk_load_instance_table(PFN_vkGetInstanceProcAddr gipa, VkInstance instance, dm_vk_itable *t);
 /* Fills the device table through the instance table's vkGetDeviceProcAddr. */
 void dm_vk_load_device_table(const dm_vk_itable *vki, VkDevice device, dm_vk_dtable *t);
+/* Loads the table's timeline-semaphore functions: Vulkan 1.2's, or (khr)
+ * VK_KHR_timeline_semaphore's; false when the device has none of them. */
+bool dm_vk_load_timeline(const dm_vk_itable *vki, VkDevice device, bool khr, dm_vk_dtable *t);
 
 #endif

@@ -70,7 +70,12 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL dm_vk_debug_cb(VkDebugUtilsMessageSeverity
     (void)types;
     if (severity & (VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)) {
         atomic_fetch_add(&inst->debug_count, 1);
-        if (!inst->quiet) fprintf(stderr, "dmlops: Vulkan validation: %s\n", data->pMessage);
+        const bool error = (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) != 0;
+        const dmlops_log_severity level = error ? DMLOPS_LOG_ERROR : DMLOPS_LOG_WARNING;
+        if (inst->log && level >= inst->log->min_severity)
+            inst->log->callback(inst->log->user_data, level, DMLOPS_LOG_OBJECT_VULKAN, inst->log_object, data->pMessage);
+        else if (!inst->log && !inst->quiet)
+            fprintf(stderr, "dmlops: Vulkan validation: %s\n", data->pMessage);
     }
     return VK_FALSE;
 }
@@ -126,7 +131,10 @@ dmlops_status dm_vk_instance_create(bool debug, bool quiet, dm_vk_instance *inst
         .pApplicationName = "libdmlops",
         .pEngineName = "libdmlops",
         .engineVersion = VK_MAKE_API_VERSION(0, DMLOPS_VERSION_MAJOR, DMLOPS_VERSION_MINOR, DMLOPS_VERSION_PATCH),
-        .apiVersion = VK_API_VERSION_1_1};
+        /* 1.2 where the loader has it, so that devices of 1.2 give their timeline
+         * semaphores (dm_vk_device_open); nothing else of 1.2 is used. */
+        .apiVersion = api >= VK_API_VERSION_1_2 ? VK_API_VERSION_1_2 : VK_API_VERSION_1_1};
+    inst->api_version = app.apiVersion;
     VkDebugUtilsMessengerCreateInfoEXT dbg = {
         .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
         .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
@@ -142,7 +150,7 @@ dmlops_status dm_vk_instance_create(bool debug, bool quiet, dm_vk_instance *inst
                                .ppEnabledLayerNames = layer_names,
                                .enabledExtensionCount = nexts,
                                .ppEnabledExtensionNames = ext_names};
-    VkResult r = create(&ci, NULL, &inst->instance);
+    VkResult r = create(&ci, inst->alloc, &inst->instance);
     if (r == VK_ERROR_INCOMPATIBLE_DRIVER)
         return dm_fail(DMLOPS_ERROR_NO_DEVICE, "no Vulkan device found: the loader found no usable driver "
                                                "(vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER)");
@@ -153,7 +161,7 @@ dmlops_status dm_vk_instance_create(bool debug, bool quiet, dm_vk_instance *inst
     inst->owned = true;
     dm_vk_load_instance_table(gipa, inst->instance, &inst->vki);
     if (debug) {
-        r = inst->vki.CreateDebugUtilsMessengerEXT(inst->instance, &dbg, NULL, &inst->messenger);
+        r = inst->vki.CreateDebugUtilsMessengerEXT(inst->instance, &dbg, inst->alloc, &inst->messenger);
         if (r != VK_SUCCESS) return dm_vk_fail(NULL, r, "vkCreateDebugUtilsMessengerEXT", "enabling validation");
     }
     return DMLOPS_SUCCESS;
@@ -162,14 +170,15 @@ dmlops_status dm_vk_instance_create(bool debug, bool quiet, dm_vk_instance *inst
 void dm_vk_instance_adopt(PFN_vkGetInstanceProcAddr gipa, VkInstance instance, dm_vk_instance *inst)
 {
     inst->instance = instance;
+    inst->api_version = VK_API_VERSION_1_1; /* the application's says otherwise (dm_vk_device_adopt) */
     inst->owned = false;
     dm_vk_load_instance_table(gipa, instance, &inst->vki);
 }
 
 void dm_vk_instance_destroy(dm_vk_instance *inst)
 {
-    if (inst->messenger) inst->vki.DestroyDebugUtilsMessengerEXT(inst->instance, inst->messenger, NULL);
-    if (inst->owned && inst->instance) inst->vki.DestroyInstance(inst->instance, NULL);
+    if (inst->messenger) inst->vki.DestroyDebugUtilsMessengerEXT(inst->instance, inst->messenger, inst->alloc);
+    if (inst->owned && inst->instance) inst->vki.DestroyInstance(inst->instance, inst->alloc);
     inst->messenger = VK_NULL_HANDLE;
     inst->instance = VK_NULL_HANDLE;
 }

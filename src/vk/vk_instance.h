@@ -18,6 +18,11 @@ typedef struct dm_vk_instance {
     VkDebugUtilsMessengerEXT messenger; /* DMLOPS_CONTEXT_FLAG_DEBUG */
     atomic_uint debug_count;            /* validation warnings and errors so far */
     bool quiet;                         /* count them without printing */
+    const dmlops_log_callback *log;     /* the context's, where validation messages go instead of
+                                           stderr (set before creation), or NULL */
+    const void *log_object;             /* the dmlops_context they are about */
+    uint32_t api_version;               /* the instance's apiVersion: what device functions may be used */
+    const VkAllocationCallbacks *alloc; /* the application's, for an instance of ours (set before creation) */
 } dm_vk_instance;
 
 /* The loader's vkGetInstanceProcAddr; NO_DEVICE (with the reason) without a loader. */

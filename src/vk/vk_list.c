@@ -21,24 +21,26 @@ typedef struct dm_vk_list {
 dmlops_status dm_vk_list_create(dmlops_command_list *list)
 {
     dm_vk_device *d = &dm_vk(list->ctx)->dev;
-    dm_vk_list *l = dm_calloc(1, sizeof *l);
+    dm_allocator *host = &list->ctx->alloc;
+    dm_vk_list *l = dm_zalloc(host, 1, sizeof *l);
     if (!l) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a command list");
     dmlops_status st = dm_vk_command_pool(d, &l->pool, &l->cmd, "creating a command list");
-    if (st == DMLOPS_SUCCESS && dm_vk(list->ctx)->pipes.trace && !(l->tracer = dm_calloc(1, sizeof *l->tracer)))
+    if (st == DMLOPS_SUCCESS && dm_vk(list->ctx)->pipes.trace && !(l->tracer = dm_zalloc(host, 1, sizeof *l->tracer)))
         st = dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a command list");
     if (st == DMLOPS_SUCCESS && d->timestamp_bits) {
         VkQueryPoolCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                      .queryType = VK_QUERY_TYPE_TIMESTAMP,
                                      .queryCount = 2};
-        VkResult r = d->vkd.CreateQueryPool(d->device, &qci, NULL, &l->queries);
+        VkResult r = d->vkd.CreateQueryPool(d->device, &qci, d->vk_alloc, &l->queries);
         if (r != VK_SUCCESS) st = dm_vk_fail(&d->lost, r, "vkCreateQueryPool", "creating a command list");
     }
     if (st != DMLOPS_SUCCESS) {
-        if (l->pool) d->vkd.DestroyCommandPool(d->device, l->pool, NULL);
-        free(l->tracer);
-        free(l);
+        if (l->pool) d->vkd.DestroyCommandPool(d->device, l->pool, d->vk_alloc);
+        dm_afree(host, l->tracer);
+        dm_afree(host, l);
         return st;
     }
+    l->dirty = true; /* recorded at the first execution, even with nothing in it */
     list->impl = l;
     list->access_status = DMLOPS_ERROR_INVALID_ARGUMENT;
     snprintf(list->access_error, sizeof list->access_error, "dmlops_command_list_get_access_stats: the list has not "
@@ -59,7 +61,7 @@ void dm_vk_list_reset(dmlops_command_list *list)
         }
         if (l->nspare == l->cap_spare) {
             uint32_t n = l->cap_spare ? l->cap_spare * 2 : 8;
-            dmlops_binding_table **q = dm_realloc(l->spare, n * sizeof *q);
+            dmlops_binding_table **q = dm_ralloc(&list->ctx->alloc, l->spare, n * sizeof *q);
             if (!q) {
                 dm_vk_table_destroy(t);
                 continue;
@@ -81,11 +83,11 @@ void dm_vk_list_destroy(dmlops_command_list *list)
     const dm_vk_device *d = &dm_vk(list->ctx)->dev;
     dm_vk_list *l = list->impl;
     for (uint32_t i = 0; i < l->nspare; i++) dm_vk_table_destroy(l->spare[i]);
-    free(l->spare);
-    if (l->queries) d->vkd.DestroyQueryPool(d->device, l->queries, NULL);
-    d->vkd.DestroyCommandPool(d->device, l->pool, NULL);
-    free(l->tracer);
-    free(l);
+    dm_afree(&list->ctx->alloc, l->spare);
+    if (l->queries) d->vkd.DestroyQueryPool(d->device, l->queries, d->vk_alloc);
+    d->vkd.DestroyCommandPool(d->device, l->pool, d->vk_alloc);
+    dm_afree(&list->ctx->alloc, l->tracer);
+    dm_afree(&list->ctx->alloc, l);
 }
 
 /* Whether an entry recorded so far (not the one being recorded) writes bytes of r. */
@@ -153,13 +155,15 @@ dmlops_status dm_vk_list_record(dmlops_command_list *list, dm_list_entry *e)
 }
 
 /* Records every entry, between the leading barrier and the one towards the host. */
-static dmlops_status dm_vk_list_rerecord(dmlops_command_list *list)
+static dmlops_status dm_vk_list_rerecord(dmlops_command_list *list, bool may_read_aux)
 {
     dm_vk_device *d = &dm_vk(list->ctx)->dev;
     dm_vk_list *l = list->impl;
     for (uint32_t i = 0; i < list->count; i++) {
         dm_list_entry *e = &list->entries[i];
-        if (e->op && ((dmlops_binding_table *)e->impl)->dynamic) dm_vk_table_slabs(e->impl, e->bind);
+        if (!e->op || !((dmlops_binding_table *)e->impl)->dynamic) continue;
+        if (may_read_aux) dm_vk_table_slabs(e->impl, e->bind);
+        else dm_vk_table_kernel(e->impl);
     }
     DM_TRY(dm_vk_begin(d, l->cmd, false, "dmlops_command_list_execute")); /* resubmitted */
     if (l->tracer) dm_vk_trace_begin(d, l->cmd, &dm_vk(list->ctx)->trace, l->tracer);
@@ -188,14 +192,19 @@ static dmlops_status dm_vk_list_rerecord(dmlops_command_list *list)
     return DMLOPS_SUCCESS;
 }
 
-/* Called with the context lock held. */
-dmlops_status dm_vk_list_execute(dmlops_command_list *list)
+dmlops_status dm_vk_list_prepare(dmlops_command_list *list, bool may_read_aux, VkCommandBuffer *cmd)
+{
+    dm_vk_list *l = list->impl;
+    if (l->dirty || l->dynamic) DM_TRY(dm_vk_list_rerecord(list, may_read_aux)); /* dynamic entries: every time */
+    *cmd = l->cmd;
+    return DMLOPS_SUCCESS;
+}
+
+void dm_vk_list_completed(dmlops_command_list *list)
 {
     dm_vk_ctx *vk = dm_vk(list->ctx);
     const dm_vk_device *d = &vk->dev;
     dm_vk_list *l = list->impl;
-    if (l->dirty || l->dynamic) DM_TRY(dm_vk_list_rerecord(list)); /* dynamic entries: every time */
-    DM_TRY(dm_vk_submit_wait(&vk->dev, &vk->sub, l->cmd, "dmlops_command_list_execute"));
     list->stats.gpu_seconds = -1;
     uint64_t ts[2];
     if (l->queries && d->vkd.GetQueryPoolResults(d->device, l->queries, 0, 2, sizeof ts, ts, sizeof ts[0],
@@ -213,5 +222,4 @@ dmlops_status dm_vk_list_execute(dmlops_command_list *list)
                  list->access_status == DMLOPS_SUCCESS ? "" : dmlops_last_error_message());
         dm_set_message("%s", before);
     }
-    return DMLOPS_SUCCESS;
 }

@@ -58,12 +58,12 @@ dmlops_status dm_vk_alloc(dm_vk_device *d, uint64_t size, dm_vk_mem use, const c
                                        VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
                                        DM_VK_TEXEL_USAGE,
                               .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
-    DM_VK_CALL(d, what, CreateBuffer, (d->device, &bci, NULL, &m->buffer));
+    DM_VK_CALL(d, what, CreateBuffer, (d->device, &bci, d->vk_alloc, &m->buffer));
     VkMemoryRequirements req;
     d->vkd.GetBufferMemoryRequirements(d->device, m->buffer, &req);
     uint32_t type = dm_vk_memory_type(&d->memprops, req.memoryTypeBits, use, d->lim.uma);
     VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size, .memoryTypeIndex = type};
-    VkResult r = d->vkd.AllocateMemory(d->device, &mai, NULL, &m->memory);
+    VkResult r = d->vkd.AllocateMemory(d->device, &mai, d->vk_alloc, &m->memory);
     if (r != VK_SUCCESS && (use == DM_VK_MEM_PARAMS || use == DM_VK_MEM_PARAMS_MAPPED)) {
         /* BAR memory is a small heap on GPUs without resizable BAR: full, the records go
          * to device-only memory through staging instead, or to host memory. */
@@ -71,15 +71,17 @@ dmlops_status dm_vk_alloc(dm_vk_device *d, uint64_t size, dm_vk_mem use, const c
         const uint32_t plain = dm_vk_memory_type(&d->memprops, req.memoryTypeBits, other, d->lim.uma);
         if (plain != type) {
             mai.memoryTypeIndex = type = plain;
-            r = d->vkd.AllocateMemory(d->device, &mai, NULL, &m->memory);
+            r = d->vkd.AllocateMemory(d->device, &mai, d->vk_alloc, &m->memory);
         }
     }
     if (r != VK_SUCCESS) {
-        d->vkd.DestroyBuffer(d->device, m->buffer, NULL);
+        d->vkd.DestroyBuffer(d->device, m->buffer, d->vk_alloc);
         m->buffer = VK_NULL_HANDLE;
         return dm_vk_fail(&d->lost, r, "vkAllocateMemory", what);
     }
     m->size = size;
+    m->bytes = mai.allocationSize;
+    if (d->device_bytes) atomic_fetch_add(d->device_bytes, m->bytes);
     r = d->vkd.BindBufferMemory(d->device, m->buffer, m->memory, 0);
     VkMemoryPropertyFlags flags = d->memprops.memoryTypes[type].propertyFlags;
     const char *call = "vkBindBufferMemory";
@@ -101,8 +103,9 @@ dmlops_status dm_vk_alloc(dm_vk_device *d, uint64_t size, dm_vk_mem use, const c
 
 void dm_vk_free(const dm_vk_device *d, dm_vk_memory *m)
 {
-    if (m->buffer) d->vkd.DestroyBuffer(d->device, m->buffer, NULL);
-    if (m->memory) d->vkd.FreeMemory(d->device, m->memory, NULL); /* unmaps too */
+    if (m->buffer) d->vkd.DestroyBuffer(d->device, m->buffer, d->vk_alloc);
+    if (m->memory) d->vkd.FreeMemory(d->device, m->memory, d->vk_alloc); /* unmaps too */
+    if (m->memory && d->device_bytes) atomic_fetch_sub(d->device_bytes, m->bytes);
     memset(m, 0, sizeof *m);
 }
 
@@ -138,7 +141,7 @@ dmlops_status dm_vk_buffer_alloc(dm_vk_device *d, uint64_t size, dm_vk_buffer *b
                        (unsigned long long)size, (unsigned long long)room, d->info.name);
     b->nseg = (uint32_t)n;
     b->seg_size = n > 1 ? seg : UINT64_MAX;
-    b->seg = n > 1 ? dm_calloc(n, sizeof *b->seg) : &b->one;
+    b->seg = n > 1 ? dm_zalloc(d->host, n, sizeof *b->seg) : &b->one;
     if (!b->seg) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_buffer_create: out of host memory");
     dmlops_status st = DMLOPS_SUCCESS;
     for (uint32_t i = 0; i < b->nseg && st == DMLOPS_SUCCESS; i++) {
@@ -156,10 +159,48 @@ void dm_vk_buffer_free(const dm_vk_device *d, dm_vk_buffer *b)
 {
     if (!b->wrapped && b->seg) {
         for (uint32_t i = 0; i < b->nseg; i++) dm_vk_free(d, &b->seg[i]);
-        if (b->seg != &b->one) free(b->seg);
+        if (b->seg != &b->one) dm_afree(d->host, b->seg);
     }
     b->seg = NULL;
     b->nseg = 0;
+}
+
+dmlops_status dm_vk_staging_alloc(dm_vk_device *d, uint64_t size, const char *what, dm_vk_buffer *b)
+{
+    const uint64_t seg = d->lim.seg_size;
+    const uint64_t n = size / seg + (size % seg != 0);
+    memset(b, 0, sizeof *b);
+    if (n > UINT32_MAX)
+        return dm_fail(DMLOPS_ERROR_UNSUPPORTED, "%s: %llu bytes of staging would need more than 2^32 allocations",
+                       what, (unsigned long long)size);
+    b->nseg = (uint32_t)n;
+    b->seg_size = n > 1 ? seg : UINT64_MAX;
+    b->seg = n > 1 ? dm_zalloc(d->host, n, sizeof *b->seg) : &b->one;
+    if (!b->seg) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
+    dmlops_status st = DMLOPS_SUCCESS;
+    for (uint32_t i = 0; i < b->nseg && st == DMLOPS_SUCCESS; i++) {
+        const uint64_t bytes = i + 1 < b->nseg ? seg : size - (uint64_t)i * seg;
+        st = dm_vk_alloc(d, bytes, DM_VK_MEM_HOST, what, &b->seg[i]);
+        if (st == DMLOPS_SUCCESS && !b->seg[i].map)
+            st = dm_fail(DMLOPS_ERROR_UNSUPPORTED, "%s: the host cannot map %llu bytes of staging memory", what,
+                         (unsigned long long)bytes);
+    }
+    if (st != DMLOPS_SUCCESS) dm_vk_buffer_free(d, b);
+    b->transfer = st == DMLOPS_SUCCESS;
+    return st;
+}
+
+void dm_vk_staging_copy(const dm_vk_buffer *b, void *host, uint64_t size, bool to_staging)
+{
+    for (uint64_t at = 0; at < size;) {
+        uint64_t inner;
+        const dm_vk_memory *m = dm_vk_at(b, at, &inner);
+        const uint64_t n = dm_min_u64(size - at, dm_vk_seg_room(b, at));
+        uint8_t *mapped = (uint8_t *)m->map + inner, *h = (uint8_t *)host + at;
+        if (to_staging) memcpy(mapped, h, (size_t)n);
+        else memcpy(h, mapped, (size_t)n);
+        at += n;
+    }
 }
 
 void dm_vk_buffer_wrap(VkBuffer buffer, uint64_t offset, bool transfer, bool texel, dm_vk_buffer *b)
@@ -186,7 +227,7 @@ dmlops_status dm_vk_texel_view(dm_vk_device *d, VkBuffer buffer, uint64_t offset
                                  .format = format,
                                  .offset = offset,
                                  .range = range - range % texel};
-    DM_VK_CALL(d, what, CreateBufferView, (d->device, &ci, NULL, view));
+    DM_VK_CALL(d, what, CreateBufferView, (d->device, &ci, d->vk_alloc, view));
     return DMLOPS_SUCCESS;
 }
 

@@ -12,6 +12,7 @@ typedef struct dm_vk_memory {
     VkDeviceMemory memory;
     void *map;           /* persistent mapping of coherent memory, or NULL */
     uint64_t size;
+    uint64_t bytes;      /* the allocation's size (VkMemoryAllocateInfo.allocationSize) */
 } dm_vk_memory;
 
 /* Every buffer the library allocates can be viewed as a uniform texel buffer, which the
@@ -76,6 +77,12 @@ static inline uint64_t dm_vk_seg_room(const dm_vk_buffer *b, uint64_t at)
  * maps; *unmapped tells whether some segment still needs zeroing on the device. */
 dmlops_status dm_vk_buffer_alloc(dm_vk_device *d, uint64_t size, dm_vk_buffer *b, bool *unmapped);
 void dm_vk_buffer_free(const dm_vk_device *d, dm_vk_buffer *b);
+/* Host-visible staging of size bytes (>= 1) for an asynchronous transfer, in segments as a
+ * buffer is, every one mapped: UNSUPPORTED where the host cannot map one whole. `what`
+ * names the call. */
+dmlops_status dm_vk_staging_alloc(dm_vk_device *d, uint64_t size, const char *what, dm_vk_buffer *b);
+/* Copies between host memory and bytes [0, size) of mapped staging, segment by segment. */
+void dm_vk_staging_copy(const dm_vk_buffer *b, void *host, uint64_t size, bool to_staging);
 /* bytes [offset, ...) of an application's VkBuffer; `transfer` when it has both
  * TRANSFER_SRC and TRANSFER_DST usage, `texel` when it has DM_VK_TEXEL_USAGE. */
 void dm_vk_buffer_wrap(VkBuffer buffer, uint64_t offset, bool transfer, bool texel, dm_vk_buffer *b);

@@ -102,7 +102,7 @@ static dmlops_status dm_vk_layouts(dm_vk_device *d, const char *what, uint32_t c
         VkDescriptorSetLayoutCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
                                                .bindingCount = count < DM_VK_MAX_BINDINGS ? count : DM_VK_MAX_BINDINGS,
                                                .pBindings = b};
-        DM_VK_CALL(d, what, CreateDescriptorSetLayout, (d->device, &dci, NULL, set_layout));
+        DM_VK_CALL(d, what, CreateDescriptorSetLayout, (d->device, &dci, d->vk_alloc, set_layout));
     }
     if (!*layout) {
         VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes};
@@ -111,7 +111,7 @@ static dmlops_status dm_vk_layouts(dm_vk_device *d, const char *what, uint32_t c
                                           .pSetLayouts = set_layout,
                                           .pushConstantRangeCount = 1,
                                           .pPushConstantRanges = &pcr};
-        DM_VK_CALL(d, what, CreatePipelineLayout, (d->device, &pci, NULL, layout));
+        DM_VK_CALL(d, what, CreatePipelineLayout, (d->device, &pci, d->vk_alloc, layout));
     }
     return DMLOPS_SUCCESS;
 }
@@ -133,11 +133,11 @@ dmlops_status dm_vk_pipelines_init(dm_vk_device *d, const char *cache_path, bool
     VkPipelineCacheCreateInfo cci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
                                      .initialDataSize = size,
                                      .pInitialData = data};
-    VkResult r = d->vkd.CreatePipelineCache(d->device, &cci, NULL, &p->cache);
+    VkResult r = d->vkd.CreatePipelineCache(d->device, &cci, d->vk_alloc, &p->cache);
     if (r != VK_SUCCESS && data) { /* a driver may still refuse the blob: start empty */
         cci.initialDataSize = 0;
         cci.pInitialData = NULL;
-        r = d->vkd.CreatePipelineCache(d->device, &cci, NULL, &p->cache);
+        r = d->vkd.CreatePipelineCache(d->device, &cci, d->vk_alloc, &p->cache);
     }
     free(data);
     if (r != VK_SUCCESS) return dm_vk_fail(&d->lost, r, "vkCreatePipelineCache", "creating the pipeline cache");
@@ -150,15 +150,15 @@ void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p)
     /* Every slot of the many-dimensional table, in memory order. */
     VkPipeline *all = &p->pipelines[0][0][0][0][0][0][0][0];
     for (size_t i = 0; i < sizeof p->pipelines / sizeof *all; i++)
-        if (all[i]) d->vkd.DestroyPipeline(d->device, all[i], NULL);
+        if (all[i]) d->vkd.DestroyPipeline(d->device, all[i], d->vk_alloc);
     VkPipeline *copies = &p->copy_pipeline[0][0][0];
     for (size_t i = 0; i < sizeof p->copy_pipeline / sizeof *copies; i++)
-        if (copies[i]) d->vkd.DestroyPipeline(d->device, copies[i], NULL);
-    if (p->copy_layout) d->vkd.DestroyPipelineLayout(d->device, p->copy_layout, NULL);
-    if (p->copy_set_layout) d->vkd.DestroyDescriptorSetLayout(d->device, p->copy_set_layout, NULL);
-    if (p->cache) d->vkd.DestroyPipelineCache(d->device, p->cache, NULL);
-    if (p->layout) d->vkd.DestroyPipelineLayout(d->device, p->layout, NULL);
-    if (p->set_layout) d->vkd.DestroyDescriptorSetLayout(d->device, p->set_layout, NULL);
+        if (copies[i]) d->vkd.DestroyPipeline(d->device, copies[i], d->vk_alloc);
+    if (p->copy_layout) d->vkd.DestroyPipelineLayout(d->device, p->copy_layout, d->vk_alloc);
+    if (p->copy_set_layout) d->vkd.DestroyDescriptorSetLayout(d->device, p->copy_set_layout, d->vk_alloc);
+    if (p->cache) d->vkd.DestroyPipelineCache(d->device, p->cache, d->vk_alloc);
+    if (p->layout) d->vkd.DestroyPipelineLayout(d->device, p->layout, d->vk_alloc);
+    if (p->set_layout) d->vkd.DestroyDescriptorSetLayout(d->device, p->set_layout, d->vk_alloc);
     free(p->cache_path);
     if (p->lock_ready) dm_mutex_destroy(&p->lock);
     memset(p, 0, sizeof *p);
@@ -173,7 +173,7 @@ static dmlops_status dm_vk_compute_pipeline(dm_vk_device *d, VkPipelineCache cac
     VkShaderModuleCreateInfo sci = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = code->size, .pCode = code->code};
     VkShaderModule module = VK_NULL_HANDLE;
-    DM_VK_CALL(d, what, CreateShaderModule, (d->device, &sci, NULL, &module));
+    DM_VK_CALL(d, what, CreateShaderModule, (d->device, &sci, d->vk_alloc, &module));
     VkComputePipelineCreateInfo ci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .flags = flags,
@@ -184,8 +184,8 @@ static dmlops_status dm_vk_compute_pipeline(dm_vk_device *d, VkPipelineCache cac
                   .pSpecializationInfo = si},
         .layout = layout};
     VkPipeline made = VK_NULL_HANDLE;
-    VkResult r = d->vkd.CreateComputePipelines(d->device, cache, 1, &ci, NULL, &made);
-    d->vkd.DestroyShaderModule(d->device, module, NULL);
+    VkResult r = d->vkd.CreateComputePipelines(d->device, cache, 1, &ci, d->vk_alloc, &made);
+    d->vkd.DestroyShaderModule(d->device, module, d->vk_alloc);
     if (r != VK_SUCCESS) return dm_vk_fail(&d->lost, r, "vkCreateComputePipelines", what);
     *out = made;
     return DMLOPS_SUCCESS;

@@ -16,7 +16,11 @@ typedef struct dm_vk_op {
     dm_vk_plan plan;             /* params already uploaded and freed */
     dm_vk_memory params;         /* DM_P_WORDS words per piece */
     VkPipeline pipeline;         /* on the texel path when the device takes it (dm_vk_limits.texel) */
-    dmlops_binding_table *table; /* for dmlops_operator_execute, made on first use */
+    /* The binding tables of its executions, made as submissions in flight need more: the
+     * free ones in spare[0 .. nspare), under the context lock; room for every table made,
+     * so that handing one back never allocates. */
+    dmlops_binding_table **spare;
+    uint32_t nspare, ntables;
 } dm_vk_op;
 
 /* Texel views per descriptor set: SRC (DM_BINDING_SRC_TEXEL), AUX (DM_BINDING_AUX_TEXEL),
@@ -68,6 +72,9 @@ bool dm_vk_slabs_possible(const dmlops_operator *op, const dmlops_binding *bind)
  * leaves it on the kernel when the data makes rows something else. Callers guarantee
  * that no pending device work writes the AUX data. */
 void dm_vk_table_slabs(dmlops_binding_table *t, const dmlops_binding *bind);
+/* Leaves a table whose plan may take slab copies on its kernel, for an execution whose AUX
+ * data work in flight may still write (the host cannot read it yet). */
+void dm_vk_table_kernel(dmlops_binding_table *t);
 
 /* vk_compute_copy.c: dmlops_command_list_record_compute_copy, the plain copy shader
  * (glsl/copy.comp): one dispatch per window, cut at maxStorageBufferRange and at the
@@ -97,6 +104,8 @@ void dm_vk_compute_copy_destroy(dm_vk_compute_copy *c);
  * each dispatch (vk_trace.h); NULL elsewhere. */
 void dm_vk_record_compute_copy(const dm_vk_compute_copy *c, VkCommandBuffer cmd, dm_vk_tracer *tr);
 void dm_vk_record(const dmlops_binding_table *t, VkCommandBuffer cmd, dm_vk_tracer *tr);
+/* The grid of a kernel dispatch over `runs` units: workgroups in x and y. */
+void dm_vk_dispatch_groups(const dm_vk_limits *lim, uint64_t runs, uint32_t *gx, uint32_t *gy);
 /* Notes the path an execution or recording of t took in its operator's info, and on the
  * copy path its region count (REVERSE's follow the lengths, known only at binding). */
 void dm_vk_note_path(const dmlops_binding_table *t);

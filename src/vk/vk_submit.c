@@ -1,15 +1,18 @@
 /* Beginning, submitting and waiting for command buffers; the barriers and copies
  * recorded into them (vk_submit.h). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "vk_submit.h"
+#include "dmlops_vulkan.h" /* after volk.h: dmlops_vulkan_semaphores */
+#include "../fault.h"
 
 dmlops_status dm_vk_command_pool(dm_vk_device *d, VkCommandPool *pool, VkCommandBuffer *cmd, const char *what)
 {
     VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                    .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
                                    .queueFamilyIndex = d->queue_family};
-    DM_VK_CALL(d, what, CreateCommandPool, (d->device, &pci, NULL, pool));
+    DM_VK_CALL(d, what, CreateCommandPool, (d->device, &pci, d->vk_alloc, pool));
     VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                        .commandPool = *pool,
                                        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
@@ -23,15 +26,84 @@ dmlops_status dm_vk_submitter_init(dm_vk_device *d, dm_mutex *lock, dm_vk_submit
     s->lock = lock;
     DM_TRY(dm_vk_command_pool(d, &s->pool, &s->cmd, "creating the context"));
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    DM_VK_CALL(d, "creating the context", CreateFence, (d->device, &fci, NULL, &s->fence));
+    DM_VK_CALL(d, "creating the context", CreateFence, (d->device, &fci, d->vk_alloc, &s->fence));
+    if (d->timeline) {
+        VkSemaphoreTypeCreateInfo type = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+                                          .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
+        VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type};
+        DM_VK_CALL(d, "creating the context", CreateSemaphore, (d->device, &sci, d->vk_alloc, &s->timeline));
+    }
     return DMLOPS_SUCCESS;
+}
+
+dmlops_status dm_vk_queue_submit(dm_vk_device *d, const dm_vk_submitter *s, VkCommandBuffer cmd, const void *sems,
+                                 uint64_t value, VkFence fence, const char *what)
+{
+    const dmlops_vulkan_semaphores *app = sems;
+    const uint32_t nwait = app ? app->wait_count : 0, nsignal = (app ? app->signal_count : 0) + (s->timeline ? 1 : 0);
+    /* The application's lists, with the timeline first among the signals: small enough for
+     * the stack unless the application passes many. */
+    VkSemaphore wait_buf[8], signal_buf[8];
+    uint64_t wait_val_buf[8], signal_val_buf[8];
+    VkPipelineStageFlags stage_buf[8];
+    void *heap = NULL;
+    VkSemaphore *wait = wait_buf, *signal = signal_buf;
+    uint64_t *wait_val = wait_val_buf, *signal_val = signal_val_buf;
+    VkPipelineStageFlags *stage = stage_buf;
+    if (nwait > 8 || nsignal > 8) {
+        const size_t nw = nwait, ns = nsignal;
+        heap = dm_alloc(d->host, nw * (sizeof *wait + sizeof *wait_val + sizeof *stage) + ns * (sizeof *signal + sizeof *signal_val), 0);
+        if (!heap) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
+        wait_val = heap;
+        signal_val = wait_val + nw;
+        wait = (VkSemaphore *)(signal_val + ns);
+        signal = wait + nw;
+        stage = (VkPipelineStageFlags *)(signal + ns);
+    }
+    uint32_t k = 0;
+    if (s->timeline) {
+        signal[k] = s->timeline;
+        signal_val[k++] = value;
+    }
+    for (uint32_t i = 0; i < nsignal - (s->timeline ? 1 : 0); i++, k++) {
+        signal[k] = app->signal_semaphores[i];
+        signal_val[k] = app->signal_values ? app->signal_values[i] : 0;
+    }
+    for (uint32_t i = 0; i < nwait; i++) {
+        wait[i] = app->wait_semaphores[i];
+        wait_val[i] = app->wait_values ? app->wait_values[i] : 0;
+        stage[i] = app->wait_stages ? app->wait_stages[i] : VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    }
+    /* Values go with the semaphores where one of them is a timeline (they are ignored for
+     * binary ones); a submission of only binary semaphores takes none. */
+    const bool values = s->timeline || (app && (app->wait_values || app->signal_values));
+    VkTimelineSemaphoreSubmitInfo tsi = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+                                         .waitSemaphoreValueCount = nwait,
+                                         .pWaitSemaphoreValues = wait_val,
+                                         .signalSemaphoreValueCount = nsignal,
+                                         .pSignalSemaphoreValues = signal_val};
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                       .pNext = values ? &tsi : NULL,
+                       .waitSemaphoreCount = nwait,
+                       .pWaitSemaphores = wait,
+                       .pWaitDstStageMask = stage,
+                       .commandBufferCount = 1,
+                       .pCommandBuffers = &cmd,
+                       .signalSemaphoreCount = nsignal,
+                       .pSignalSemaphores = signal};
+    d->submitted = true;
+    const VkResult r = d->vkd.QueueSubmit(d->queue, 1, &si, fence);
+    dm_afree(d->host, heap);
+    return r == VK_SUCCESS ? DMLOPS_SUCCESS : dm_vk_fail(&d->lost, r, "vkQueueSubmit", what);
 }
 
 void dm_vk_submitter_destroy(const dm_vk_device *d, dm_vk_submitter *s)
 {
     dm_vk_free(d, &s->staging);
-    if (s->fence) d->vkd.DestroyFence(d->device, s->fence, NULL);
-    if (s->pool) d->vkd.DestroyCommandPool(d->device, s->pool, NULL); /* frees cmd */
+    if (s->fence) d->vkd.DestroyFence(d->device, s->fence, d->vk_alloc);
+    if (s->timeline) d->vkd.DestroySemaphore(d->device, s->timeline, d->vk_alloc);
+    s->timeline = VK_NULL_HANDLE;
+    if (s->pool) d->vkd.DestroyCommandPool(d->device, s->pool, d->vk_alloc); /* frees cmd */
     s->fence = VK_NULL_HANDLE;
     s->pool = VK_NULL_HANDLE;
     s->cmd = VK_NULL_HANDLE;

@@ -10,14 +10,26 @@
 
 #include "vk_memory.h"
 
-/* What a context submits with. */
+/* What a context submits with. Two kinds of submission share the queue: the context's
+ * own short jobs (staging transfers, zero-filling, parameter uploads), each waited for
+ * under the lock on `fence`; and the submissions of the front end (dm_sub: executions,
+ * asynchronous transfers), in flight until retired, each with a command buffer of `pool`
+ * and a VkFence of its own, or a value of `timeline`. */
 typedef struct dm_vk_submitter {
-    VkCommandPool pool;    /* for cmd */
-    VkCommandBuffer cmd;   /* the context's synchronous work: executions and transfers */
-    VkFence fence;         /* every submission of the context waits on it */
+    VkCommandPool pool;    /* for cmd, and every submission's command buffer */
+    VkCommandBuffer cmd;   /* the context's own synchronous jobs */
+    VkFence fence;         /* what those jobs wait on */
+    VkSemaphore timeline;  /* signalled by every submission where the device has timeline
+                              semaphores (value: its ticket); VK_NULL_HANDLE otherwise */
     dm_vk_memory staging;  /* host transfers go through it where the host maps nothing */
-    dm_mutex *lock; /* the dmlops_context's: serialises the queue, cmd and staging */
+    dm_mutex *lock; /* the dmlops_context's: serialises the queue, the pool and staging */
 } dm_vk_submitter;
+
+/* One vkQueueSubmit of cmd: waiting on and signalling the application's semaphores (sems,
+ * a dmlops_vulkan_semaphores, or NULL), signalling `value` on the timeline (when the
+ * submitter has one), and `fence` (or VK_NULL_HANDLE). Lock held. `what` names the call. */
+dmlops_status dm_vk_queue_submit(dm_vk_device *d, const dm_vk_submitter *s, VkCommandBuffer cmd, const void *sems,
+                                 uint64_t value, VkFence fence, const char *what);
 
 /* vk_submit.c */
 /* A command pool whose buffers may be reset, and one primary command buffer from it. */
@@ -47,6 +59,14 @@ dmlops_status dm_vk_upload(dm_vk_device *d, dm_vk_submitter *s, dm_vk_memory *m,
 /* Zero-fills the segments of b that the host cannot reach, with one submission. Takes
  * the lock. */
 dmlops_status dm_vk_zero_unmapped(dm_vk_device *d, dm_vk_submitter *s, dm_vk_buffer *b, const char *what);
+/* Records into cmd (begun and ended here) an asynchronous transfer of size bytes
+ * between bytes [offset, ...) of b and new staging memory, *staging (freed by the caller
+ * once the submission completed): to the device, the staging is filled from src first;
+ * from it, the caller copies out of the staging after completion (dm_vk_staging_copy).
+ * UNSUPPORTED for a wrapped buffer without TRANSFER usage. `what` names the call. */
+dmlops_status dm_vk_transfer_record(dm_vk_device *d, const dm_vk_buffer *b, uint64_t offset, uint64_t size,
+                                    const void *src, bool to_device, VkCommandBuffer cmd, dm_vk_buffer *staging,
+                                    const char *what);
 /* Copies between host memory and bytes [offset, offset + size) of b, segment by
  * segment: through mappings where there are some, else through staging. Takes the lock. */
 dmlops_status dm_vk_host_io(dm_vk_device *d, dm_vk_submitter *s, dm_vk_buffer *b, uint64_t offset, void *host,

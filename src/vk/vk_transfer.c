@@ -89,3 +89,27 @@ dmlops_status dm_vk_host_io(dm_vk_device *d, dm_vk_submitter *s, dm_vk_buffer *b
     dm_mutex_unlock(s->lock);
     return st;
 }
+
+dmlops_status dm_vk_transfer_record(dm_vk_device *d, const dm_vk_buffer *b, uint64_t offset, uint64_t size,
+                                    const void *src, bool to_device, VkCommandBuffer cmd, dm_vk_buffer *staging,
+                                    const char *what)
+{
+    memset(staging, 0, sizeof *staging);
+    if (!b->transfer)
+        return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
+                       "%s: the wrapped VkBuffer lacks TRANSFER_SRC and TRANSFER_DST usage, so it cannot be copied to "
+                       "or from staging",
+                       what);
+    if (size) DM_TRY(dm_vk_staging_alloc(d, size, what, staging));
+    if (size && to_device) dm_vk_staging_copy(staging, (void *)(uintptr_t)src, size, true);
+    dmlops_status st = dm_vk_begin(d, cmd, true, what);
+    if (st == DMLOPS_SUCCESS) {
+        if (size && to_device) dm_vk_cmd_copy(d, cmd, staging, 0, b, offset, size);
+        if (size && !to_device) dm_vk_cmd_copy(d, cmd, b, offset, staging, 0, size);
+        dm_vk_cmd_barrier(d, cmd, true);
+        const VkResult r = d->vkd.EndCommandBuffer(cmd);
+        if (r != VK_SUCCESS) st = dm_vk_fail(&d->lost, r, "vkEndCommandBuffer", what);
+    }
+    if (st != DMLOPS_SUCCESS) dm_vk_buffer_free(d, staging);
+    return st;
+}
