@@ -7,6 +7,7 @@
  * only shared state an execution writes is the operator's last_path, once, under the
  * lock that dmlops_operator_get_info reads it with. */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@
 #include "../platform/platform.h"
 #include "cpu_memory.h"
 #include "cpu_pool.h"
+#include "simd.h"
 
 /* Work below this many bytes (read + written) per chunk is not split further: waking a
  * worker costs a few microseconds, the time to move about this much memory
@@ -32,6 +34,7 @@ typedef struct dm_cpu_ctx {
     uint32_t threads;     /* configured: caller plus workers */
     uint64_t chunk_bytes; /* smallest chunk, in bytes of traffic */
     uint64_t stream_bytes; /* outputs this large are written with streaming stores */
+    dm_isa isa;            /* the instruction set of the loops (cpu/simd.h) */
 } dm_cpu_ctx;
 
 typedef struct dm_cpu_op {
@@ -52,9 +55,13 @@ static void dm_cpu_context_destroy(dmlops_context *ctx)
     free(c);
 }
 
+/* The note ends with the instruction set the loops use, so that a benchmark or a test
+ * can tell which ran. */
 static void dm_cpu_context_info(dmlops_context *ctx, dmlops_context_info *info)
 {
     info->cpu_threads = dm_pool_threads(dm_cpu(ctx)->pool);
+    const size_t used = strlen(info->note);
+    snprintf(info->note + used, sizeof info->note - used, "; %s loops", dm_isa_name(dm_cpu(ctx)->isa));
 }
 
 static dmlops_status dm_cpu_buffer_create(dmlops_buffer *buf)
@@ -118,6 +125,7 @@ static dmlops_status dm_cpu_operator_create(dmlops_operator *op)
     dm_op_lower(&op->op, &o->g);
     dm_gather_order_by_output(&o->g);
     o->g.stream = op->info.bytes_written >= dm_cpu(op->ctx)->stream_bytes;
+    o->g.isa = dm_cpu(op->ctx)->isa;
     dm_cpu_loop loop = op->op.cls->cpu_loop(&o->g);
     o->loop = loop.fn;
     o->units = loop.units ? loop.units : dm_gather_elements(&o->g);
@@ -216,6 +224,22 @@ dmlops_status dm_cpu_context_init(dmlops_context *ctx, const dm_cpu_params *para
     if (params->wait > DMLOPS_CPU_WAIT_SLEEP)
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT,
                        "dmlops_context_options.cpu_wait = %u is not a DMLOPS_CPU_WAIT_* value (0 to 2)", params->wait);
+    /* DMLOPS_CPU_ISA names an instruction set this build and CPU offer (testing, and
+     * measuring one against another); unset, the best of them. */
+    dm_isa isa = dm_isa_best();
+    const char *isa_env = getenv("DMLOPS_CPU_ISA");
+    if (isa_env && *isa_env) {
+        const uint32_t offered = dm_isa_offered();
+        if (!dm_isa_from_name(isa_env, &isa) || !(offered & (1u << isa))) {
+            char names[64] = "";
+            for (uint32_t i = 0; i < DM_ISA_COUNT; i++)
+                if (offered & (1u << i))
+                    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", *names ? ", " : "",
+                             dm_isa_name((dm_isa)i));
+            return dm_fail(DMLOPS_ERROR_UNSUPPORTED,
+                           "DMLOPS_CPU_ISA = \"%s\" is not an instruction set of this build and CPU (%s)", isa_env, names);
+        }
+    }
     const uint32_t cpus = dm_cpu_count();
     if (!threads) threads = cpus;
     /* Polling only pays when every thread has a CPU of its own: otherwise a spinning
@@ -230,6 +254,7 @@ dmlops_status dm_cpu_context_init(dmlops_context *ctx, const dm_cpu_params *para
     c->threads = threads;
     c->chunk_bytes = params->chunk_bytes ? params->chunk_bytes : DM_CPU_CHUNK_BYTES;
     c->stream_bytes = params->stream_bytes ? params->stream_bytes : dm_stream_min_bytes();
+    c->isa = isa;
     ctx->impl = c;
     ctx->vt = &dm_cpu_vtbl;
     return DMLOPS_SUCCESS;

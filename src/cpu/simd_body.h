@@ -1,0 +1,397 @@
+/* The CPU engine's vector loops (simd.h, dm_simd), written once and compiled once per
+ * instruction set: each simd_<isa>.c defines what differs and includes this file inside
+ * its DM_TARGET_* region.
+ *
+ *   DM_SIMD(x)        the instance's name for x (dm_avx2_##x)
+ *   DM_SIMD_TABLE     the table this instance defines (dm_simd_avx2)
+ *   DM_W              bytes per vector: 16 or 32
+ *   DM_SHUFFLES       1: a whole-register element shuffle is one instruction (pshufb,
+ *                     vpshufb, tbl); 0: the baseline's sequences of vec16.h (SSE2 has no
+ *                     byte shuffle; its compiled byte reversal was a store and 16 byte loads)
+ *   DM_NT_STORE(p, v) a streaming store of the vector v to the DM_W-aligned p (a plain
+ *                     store where the instruction set has none)
+ *   DM_SELECT(m, a, b) the bytes of a where m's are all ones, else b's
+ *   DM_SHORT          32-byte instances: the 16-byte table that takes runs shorter than a
+ *                     vector and the step-3 copies (16-byte instances go element by element)
+ *
+ * Each loop is inlined once per element size and store kind (DM_SPECIALISE), so that its
+ * body decides nothing. A run of at least one vector does its unaligned head and tail as
+ * one vector each, overlapping the aligned ones (rewriting some elements with the same
+ * values) instead of element by element: a 64-element UINT8 row had a quarter of its
+ * elements in such loops. */
+#if !defined(DM_SIMD) || !defined(DM_W) || !defined(DM_SHUFFLES)
+#error "simd_body.h: define DM_SIMD, DM_W and DM_SHUFFLES first"
+#endif
+#if !DM_SHUFFLES && DM_W != 16
+#error "simd_body.h: the shuffle-free element sequences are 16-byte ones (vec16.h)"
+#endif
+
+typedef uint8_t dm_vb __attribute__((vector_size(DM_W)));
+typedef uint16_t dm_vh __attribute__((vector_size(DM_W)));
+typedef uint32_t dm_vw __attribute__((vector_size(DM_W)));
+typedef uint64_t dm_vd __attribute__((vector_size(DM_W)));
+
+DM_INLINE dm_vb dm_load(const uint8_t *p)
+{
+    dm_vb v;
+    memcpy(&v, p, DM_W);
+    return v;
+}
+
+DM_INLINE void dm_store(uint8_t *p, dm_vb v) { memcpy(p, &v, DM_W); }
+
+/* A store to the DM_W-aligned p, streaming when asked. */
+DM_INLINE void dm_store_to(uint8_t *p, dm_vb v, const bool stream)
+{
+    if (stream) DM_NT_STORE(p, v);
+    else dm_store(p, v);
+}
+
+/* Lane indices of the shuffles: lanes in reverse, the even and the odd ones of two. */
+#define DM_REV_2 1, 0
+#define DM_REV_4 3, 2, DM_REV_2
+#define DM_REV_8 7, 6, 5, 4, DM_REV_4
+#define DM_REV_16 15, 14, 13, 12, 11, 10, 9, 8, DM_REV_8
+#define DM_REV_32 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, DM_REV_16
+#define DM_EVEN_2 0, 2
+#define DM_EVEN_4 DM_EVEN_2, 4, 6
+#define DM_EVEN_8 DM_EVEN_4, 8, 10, 12, 14
+#define DM_EVEN_16 DM_EVEN_8, 16, 18, 20, 22, 24, 26, 28, 30
+#define DM_EVEN_32 DM_EVEN_16, 32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58, 60, 62
+#define DM_ODD_2 1, 3
+#define DM_ODD_4 DM_ODD_2, 5, 7
+#define DM_ODD_8 DM_ODD_4, 9, 11, 13, 15
+#define DM_ODD_16 DM_ODD_8, 17, 19, 21, 23, 25, 27, 29, 31
+#define DM_ODD_32 DM_ODD_16, 33, 35, 37, 39, 41, 43, 45, 47, 49, 51, 53, 55, 57, 59, 61, 63
+#define DM_CAT_(a, b) a##b
+#define DM_CAT(a, b) DM_CAT_(a, b)
+#if DM_W == 16
+#define DM_LANES_1 16
+#define DM_LANES_2 8
+#define DM_LANES_4 4
+#define DM_LANES_8 2
+#else
+#define DM_LANES_1 32
+#define DM_LANES_2 16
+#define DM_LANES_4 8
+#define DM_LANES_8 4
+#endif
+/* SHUFFLE(kind) over the vector's elements of each size: dm_vb x, y in scope. */
+#define DM_BY_ELEMENT(esize, KIND)                                                        \
+    switch (esize) {                                                                      \
+    case 1: return __builtin_shufflevector(x, y, DM_CAT(KIND, DM_LANES_1));               \
+    case 2: return (dm_vb)__builtin_shufflevector((dm_vh)x, (dm_vh)y, DM_CAT(KIND, DM_LANES_2)); \
+    case 4: return (dm_vb)__builtin_shufflevector((dm_vw)x, (dm_vw)y, DM_CAT(KIND, DM_LANES_4)); \
+    default: return (dm_vb)__builtin_shufflevector((dm_vd)x, (dm_vd)y, DM_CAT(KIND, DM_LANES_8)); \
+    }
+
+/* The vector's elements in reverse order. */
+DM_INLINE dm_vb dm_rev(dm_vb v, const uint32_t esize)
+{
+#if DM_SHUFFLES
+    const dm_vb x = v, y = v;
+    DM_BY_ELEMENT(esize, DM_REV_)
+#else
+    return (dm_vb)dm_reverse16((dm_v4u32)v, esize);
+#endif
+}
+
+/* The even-numbered (odd-numbered) elements of the two vectors a, b (a first). */
+DM_INLINE dm_vb dm_even(dm_vb a, dm_vb b, const uint32_t esize)
+{
+#if DM_SHUFFLES
+    const dm_vb x = a, y = b;
+    DM_BY_ELEMENT(esize, DM_EVEN_)
+#else
+    return (dm_vb)dm_even16((dm_v4u32)a, (dm_v4u32)b, esize);
+#endif
+}
+
+DM_INLINE dm_vb dm_odd(dm_vb a, dm_vb b, const uint32_t esize)
+{
+#if DM_SHUFFLES
+    const dm_vb x = a, y = b;
+    DM_BY_ELEMENT(esize, DM_ODD_)
+#else
+    return (dm_vb)dm_odd16((dm_v4u32)a, (dm_v4u32)b, esize);
+#endif
+}
+
+/* Elements before dst reaches a DM_W-byte boundary (every element size divides DM_W,
+ * and dst is aligned to its element size), at most count. */
+DM_INLINE uint64_t dm_head(const uint8_t *dst, uint64_t count, uint32_t esize)
+{
+    const uint64_t h = (uint64_t)((DM_W - ((uintptr_t)dst & (DM_W - 1))) & (DM_W - 1)) / esize;
+    return h < count ? h : count;
+}
+
+/* Calls BODY(dst, src, i, count, esize, stream) with esize and stream as constants. */
+#define DM_SPECIALISE(BODY, dst, src, i, count, esize, stream)                            \
+    (esize == 1   ? (stream ? BODY(dst, src, i, count, 1, true) : BODY(dst, src, i, count, 1, false))   \
+     : esize == 2 ? (stream ? BODY(dst, src, i, count, 2, true) : BODY(dst, src, i, count, 2, false))   \
+     : esize == 4 ? (stream ? BODY(dst, src, i, count, 4, true) : BODY(dst, src, i, count, 4, false))   \
+                  : (stream ? BODY(dst, src, i, count, 8, true) : BODY(dst, src, i, count, 8, false)))
+
+/* ---- dst[i] = src[-i] ----------------------------------------------------------------- */
+
+/* dst is DM_W-aligned from element i on; top is one element past the first read. */
+DM_INLINE uint64_t dm_reversed_body(uint8_t *dst, const uint8_t *top, uint64_t i, uint64_t count, const uint32_t esize,
+                                    const bool stream)
+{
+    const uint64_t k = DM_W / esize;
+    for (; i + 2 * k <= count; i += 2 * k) {
+        const dm_vb a = dm_load(top - (i + k) * esize), b = dm_load(top - (i + 2 * k) * esize);
+        dm_store_to(dst + i * esize, dm_rev(a, esize), stream);
+        dm_store_to(dst + (i + k) * esize, dm_rev(b, esize), stream);
+    }
+    for (; i + k <= count; i += k) dm_store_to(dst + i * esize, dm_rev(dm_load(top - (i + k) * esize), esize), stream);
+    return i;
+}
+
+/* Each vector of output is one load ending at the mirrored position, reversed in a
+ * register. */
+static void DM_SIMD(reversed)(uint8_t *dst, const uint8_t *src, uint64_t count, uint32_t esize, bool stream)
+{
+    const uint64_t k = DM_W / esize;
+    if (count < k) {
+#ifdef DM_SHORT
+        DM_SHORT.reversed(dst, src, count, esize, stream);
+#else
+        dm_copy_strided(dst, 1, src, -1, count, esize);
+#endif
+        return;
+    }
+    const uint8_t *top = src + esize;
+    uint64_t i = dm_head(dst, count, esize);
+    if (i) dm_store(dst, dm_rev(dm_load(top - k * esize), esize));
+    i = DM_SPECIALISE(dm_reversed_body, dst, top, i, count, esize, stream);
+    if (i < count) dm_store(dst + (count - k) * esize, dm_rev(dm_load(top - count * esize), esize));
+}
+
+/* ---- dst[i] = src[2 i] ---------------------------------------------------------------- */
+
+/* The second load of a vector reads DM_W bytes from element 2 (i + k) - k, inside the run
+ * only while i + k < count; the rest goes to the tail. */
+DM_INLINE uint64_t dm_even_body(uint8_t *dst, const uint8_t *src, uint64_t i, uint64_t count, const uint32_t esize,
+                                const bool stream)
+{
+    const uint64_t k = DM_W / esize;
+    for (; i + k < count; i += k) {
+        const uint8_t *s = src + 2 * i * esize;
+        dm_store_to(dst + i * esize, dm_even(dm_load(s), dm_load(s + DM_W), esize), stream);
+    }
+    return i;
+}
+
+/* Two loads give one vector of output. The tail's loads start one element early, so as
+ * to end at the run's last element, and keep the odd lanes. */
+static void DM_SIMD(even)(uint8_t *dst, const uint8_t *src, uint64_t count, uint32_t esize, bool stream)
+{
+    const uint64_t k = DM_W / esize;
+    if (count <= k) {
+#ifdef DM_SHORT
+        DM_SHORT.even(dst, src, count, esize, stream);
+#else
+        dm_copy_strided(dst, 1, src, 2, count, esize);
+#endif
+        return;
+    }
+    uint64_t i = dm_head(dst, count, esize);
+    if (i) dm_store(dst, dm_even(dm_load(src), dm_load(src + DM_W), esize));
+    i = DM_SPECIALISE(dm_even_body, dst, src, i, count, esize, stream);
+    if (i < count) {
+        const uint8_t *s = src + (2 * (count - k) - 1) * esize;
+        dm_store(dst + (count - k) * esize, dm_odd(dm_load(s), dm_load(s + DM_W), esize));
+    }
+}
+
+/* ---- dst[i] = src[-2 i] --------------------------------------------------------------- */
+
+/* The odd elements of the two vectors ending at the block's first source element,
+ * reversed. The loads start one element below the block's last source element, inside
+ * the run while i + k < count, as in dm_even_body. */
+DM_INLINE uint64_t dm_even_down_body(uint8_t *dst, const uint8_t *top, uint64_t i, uint64_t count, const uint32_t esize,
+                                     const bool stream)
+{
+    const uint64_t k = DM_W / esize;
+    for (; i + k < count; i += k) {
+        const uint8_t *s = top - 2 * (i + k) * esize; /* top: one element past src */
+        dm_store_to(dst + i * esize, dm_rev(dm_odd(dm_load(s), dm_load(s + DM_W), esize), esize), stream);
+    }
+    return i;
+}
+
+/* The real or imaginary parts of complex pairs in reverse, every other element of a
+ * flipped row ([2048, 1024, 2] -> [2048, 1024, 1] FLOAT32 with the middle axis reversed
+ * ran at 0.3-0.55x numpy element by element). The head up to dst's boundary and the tail
+ * go through the 16-byte table (32-byte instances) or element by element. */
+static void DM_SIMD(even_down)(uint8_t *dst, const uint8_t *src, uint64_t count, uint32_t esize, bool stream)
+{
+    const uint64_t head = dm_head(dst, count, esize);
+#ifdef DM_SHORT
+#define DM_EDGE(d, s, n) DM_SHORT.even_down(d, s, n, esize, stream)
+#else
+#define DM_EDGE(d, s, n) dm_copy_strided(d, 1, s, -2, n, esize)
+#endif
+    DM_EDGE(dst, src, head);
+    const uint64_t i = DM_SPECIALISE(dm_even_down_body, dst, src + esize, head, count, esize, stream);
+    DM_EDGE(dst + i * esize, src - (int64_t)(2 * i * esize), count - i);
+#undef DM_EDGE
+}
+
+/* ---- dst[i] = src[3 i dir] ------------------------------------------------------------- */
+
+#if DM_W == 16
+/* 2- and 4-byte elements: three loads give one vector of output, reversed going down. A
+ * vector's loads reach two elements past its last source element (below it going down),
+ * inside the run while i + k < count, as in dm_even_body; the rest goes element by
+ * element. */
+DM_INLINE uint64_t dm_third_body(uint8_t *dst, const uint8_t *src, uint64_t i, uint64_t count, const uint32_t esize,
+                                 const int dir, bool stream)
+{
+    const uint64_t k = 16 / esize;
+    for (; i + k < count; i += k) {
+        /* Going down, the block's lowest source element is 3 (i + k - 1) below src and the
+         * loads start two elements under it, so that element lands in lane 2. */
+        const uint8_t *s = dir > 0 ? src + 3 * i * esize : src - (3 * (i + k - 1) + 2) * esize;
+        const dm_vb v = (dm_vb)dm_third16((dm_v4u32)dm_load(s), (dm_v4u32)dm_load(s + 16), (dm_v4u32)dm_load(s + 32),
+                                          esize, dir > 0 ? 0 : 2);
+        dm_store_to(dst + i * esize, dir > 0 ? v : dm_rev(v, esize), stream);
+    }
+    return i;
+}
+
+/* Byte elements stay on the element loop (dm_third16). */
+static void DM_SIMD(third)(uint8_t *dst, const uint8_t *src, uint64_t count, uint32_t esize, int dir, bool stream)
+{
+    const uint64_t head = dm_head(dst, count, esize);
+    const int64_t step = 3 * dir;
+    dm_copy_strided(dst, 1, src, step, head, esize);
+    uint64_t i = head;
+    if (esize == 2)
+        i = dir > 0 ? dm_third_body(dst, src, i, count, 2, 1, stream) : dm_third_body(dst, src, i, count, 2, -1, stream);
+    else if (esize == 4)
+        i = dir > 0 ? dm_third_body(dst, src, i, count, 4, 1, stream) : dm_third_body(dst, src, i, count, 4, -1, stream);
+    dm_copy_strided(dst + i * esize, 1, src + (int64_t)i * step * (int64_t)esize, step, count - i, esize);
+}
+#else
+/* Rows read every third element are bound by reading every line of their source: the
+ * 16-byte loop serves. */
+static void DM_SIMD(third)(uint8_t *dst, const uint8_t *src, uint64_t count, uint32_t esize, int dir, bool stream)
+{
+    DM_SHORT.third(dst, src, count, esize, dir, stream);
+}
+#endif
+
+/* ---- memcpy with streaming stores -------------------------------------------------------- */
+
+static void DM_SIMD(stream_copy)(uint8_t *dst, const uint8_t *src, uint64_t bytes)
+{
+    const uint64_t head = (DM_W - ((uintptr_t)dst & (DM_W - 1))) & (DM_W - 1);
+    if (head >= bytes) {
+        memcpy(dst, src, (size_t)bytes);
+        return;
+    }
+    memcpy(dst, src, (size_t)head);
+    uint64_t i = head;
+    for (; i + 4 * DM_W <= bytes; i += 4 * DM_W) {
+        const dm_vb a = dm_load(src + i), b = dm_load(src + i + DM_W), c = dm_load(src + i + 2 * DM_W),
+                    d = dm_load(src + i + 3 * DM_W);
+        DM_NT_STORE(dst + i, a);
+        DM_NT_STORE(dst + i + DM_W, b);
+        DM_NT_STORE(dst + i + 2 * DM_W, c);
+        DM_NT_STORE(dst + i + 3 * DM_W, d);
+    }
+    for (; i + DM_W <= bytes; i += DM_W) DM_NT_STORE(dst + i, dm_load(src + i));
+    memcpy(dst + i, src + i, (size_t)(bytes - i));
+}
+
+/* ---- REVERSE with a length per column --------------------------------------------------- */
+
+/* Lanes of L (esize-byte lengths) equal to k: all ones or all zeros over each element. */
+DM_INLINE dm_vb dm_lanes_equal(dm_vb L, uint32_t k, const uint32_t esize)
+{
+    switch (esize) {
+    case 1: return (dm_vb)(L == (uint8_t)k);
+    case 2: return (dm_vb)((dm_vh)L == (uint16_t)k);
+    case 4: return (dm_vb)((dm_vw)L == (uint32_t)k);
+    default: return (dm_vb)((dm_vd)L == (uint64_t)k);
+    }
+}
+
+/* nv vectors of columns (nv * DM_W bytes) of the n rows. A lane whose length is k takes
+ * row k - 1 - t for its rows t < k: each output row starts as its source row and takes,
+ * for every k past it, the lanes of length k from row k - 1 - t (the lanes' lengths
+ * differ, so each select keeps the others). The source lines are read once, into `in`:
+ * rows a multiple of 4 KiB apart (any [16, C] with C a multiple of 4096 bytes) fall in
+ * one set of the L1 and L2 caches, whose 8 ways cannot hold 16 rows' lines, so that
+ * selecting from the rows themselves re-read each line from L3 for every select (UINT8
+ * [16, 4M] ran 7x slower than the row copies). An output row's nv vectors are stored
+ * together, so that its line is written whole before the next row's. */
+DM_INLINE void dm_ragged_block(uint8_t *dst, int64_t drow, const uint8_t *src, int64_t srow, const uint8_t *len,
+                               const uint32_t n, const uint32_t nv, const uint32_t esize, const bool stream)
+{
+    dm_vb in[DM_RAGGED_ROWS][64 / DM_W], mask[DM_RAGGED_ROWS][64 / DM_W];
+    for (uint32_t t = 0; t < n; t++)
+        for (uint32_t h = 0; h < nv; h++) in[t][h] = dm_load(src + (int64_t)t * srow + h * DM_W);
+    for (uint32_t h = 0; h < nv; h++) {
+        const dm_vb L = dm_load(len + h * DM_W);
+        for (uint32_t k = 1; k <= n; k++) mask[k - 1][h] = dm_lanes_equal(L, k, esize);
+    }
+    for (uint32_t t = 0; t < n; t++)
+        for (uint32_t h = 0; h < nv; h++) {
+            dm_vb o = in[t][h];
+            for (uint32_t k = t + 1; k <= n; k++) o = DM_SELECT(mask[k - 1][h], in[k - 1 - t][h], o);
+            dm_store_to(dst + (int64_t)t * drow + h * DM_W, o, stream);
+        }
+}
+
+/* Blocks of 64 bytes of columns (whole lines where rows start on one), then single
+ * vectors, then one last vector overlapping the one before it. */
+DM_INLINE void dm_ragged_as(uint8_t *dst, int64_t drow, const uint8_t *src, int64_t srow, const uint8_t *len, uint64_t w,
+                            uint32_t n, const uint32_t esize, const bool stream)
+{
+    const uint64_t k = DM_W / esize, line = 64 / esize;
+    uint64_t c = 0;
+    for (; c + line <= w; c += line)
+        dm_ragged_block(dst + c * esize, drow, src + c * esize, srow, len + c * esize, n, 64 / DM_W, esize, stream);
+    for (; c + k <= w; c += k)
+        dm_ragged_block(dst + c * esize, drow, src + c * esize, srow, len + c * esize, n, 1, esize, stream);
+    if (c < w) {
+        c = w - k;
+        dm_ragged_block(dst + c * esize, drow, src + c * esize, srow, len + c * esize, n, 1, esize, false);
+    }
+}
+
+static bool DM_SIMD(ragged)(uint8_t *dst, int64_t drow, const uint8_t *src, int64_t srow, const uint8_t *len, uint64_t w,
+                            uint32_t n, uint32_t esize, bool stream)
+{
+    if (w < DM_W / esize) {
+#ifdef DM_SHORT
+        return DM_SHORT.ragged(dst, drow, src, srow, len, w, n, esize, stream);
+#else
+        return false;
+#endif
+    }
+    /* Streaming stores need every row's vectors aligned (the overlapping last one never
+     * streams). */
+    const bool nt = stream && ((uintptr_t)dst & (DM_W - 1)) == 0 && (drow & (DM_W - 1)) == 0;
+#define DM_RAGGED(E) (nt ? dm_ragged_as(dst, drow, src, srow, len, w, n, E, true) : dm_ragged_as(dst, drow, src, srow, len, w, n, E, false))
+    switch (esize) {
+    case 1: DM_RAGGED(1); break;
+    case 2: DM_RAGGED(2); break;
+    case 4: DM_RAGGED(4); break;
+    default: DM_RAGGED(8); break;
+    }
+#undef DM_RAGGED
+    return true;
+}
+
+const dm_simd DM_SIMD_TABLE = {
+    .reversed = DM_SIMD(reversed),
+    .even = DM_SIMD(even),
+    .even_down = DM_SIMD(even_down),
+    .third = DM_SIMD(third),
+    .stream_copy = DM_SIMD(stream_copy),
+    .ragged = DM_SIMD(ragged),
+};
