@@ -476,6 +476,9 @@ static uint64_t dm_ragged_lanes(const dm_gather *g, const uint8_t *lp, int64_t l
 {
     const uint64_t n = g->n;
     const uint32_t esize = g->esize;
+    const bool i32 = g->aux_dtype == DML_TENSOR_DATA_TYPE_INT32;
+    if (ls == 4 && (i32 || g->aux_dtype == DML_TENSOR_DATA_TYPE_UINT32)) /* packed 32-bit: the vector loop's */
+        return dm_simd_of(g->isa)->lanes(len, lp + j0 * 4, (uint64_t)(j1 - j0), (uint32_t)n, i32, esize);
     uint64_t changes = 0, prev = UINT64_MAX;
     switch (g->aux_dtype) {
     case DML_TENSOR_DATA_TYPE_UINT32: DM_LANES(uint32_t, dm_clamp_unsigned); break;

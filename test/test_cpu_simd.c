@@ -186,6 +186,53 @@ TEST(simd_ragged_matches_naive_loop)
     free(lanes);
 }
 
+/* The ragged REVERSE's lengths from packed 32-bit ones: clamped to [0, n] (negative
+ * signed ones to 0) into esize-byte lanes, with the count of lanes that differ from the
+ * one before them, against a naive loop; lengths from a few values (long runs) or any. */
+TEST(simd_lanes_match_naive_loop)
+{
+    const uint64_t seed = 0x51AD0003ull;
+    dmt_rng r = {seed};
+    printf("    seed 0x%016" PRIx64 "\n", seed);
+    enum { MAX_N = 700 };
+    uint8_t raw[MAX_N * 4], got[MAX_N * 8 + 64], want[MAX_N * 8 + 64];
+    const uint32_t offered = dm_isa_offered();
+    int failures = 0;
+    for (uint32_t i = 0; i < DM_ISA_COUNT; i++) {
+        if (!(offered & (1u << i))) continue;
+        const dm_simd *t = dm_simd_of((dm_isa)i);
+        for (int k = 0; k < 2000 && failures < 8; k++) {
+            const uint32_t es = esizes[dmt_below(&r, 4)], n = 1 + dmt_below(&r, DM_RAGGED_ROWS);
+            const uint64_t count = dmt_below(&r, 4) ? dmt_below(&r, 100) : dmt_below(&r, MAX_N);
+            const bool is_signed = dmt_below(&r, 2), few = dmt_below(&r, 2);
+            for (uint64_t c = 0; c < count; c++) {
+                uint32_t v = (uint32_t)dmt_next(&r);
+                if (few) v = dmt_below(&r, 3) ? (uint32_t)(c / 40) : (uint32_t)-1; /* runs, and -1 / 2^32 - 1 */
+                else if (dmt_below(&r, 2)) v = dmt_below(&r, n + 3);
+                memcpy(raw + 4 * c, &v, 4);
+            }
+            memset(got, 0xEE, sizeof got);
+            memset(want, 0xEE, sizeof want);
+            uint64_t changes = 0, prev = UINT64_MAX;
+            for (uint64_t c = 0; c < count; c++) {
+                uint32_t v;
+                memcpy(&v, raw + 4 * c, 4);
+                const uint64_t L = is_signed && (int32_t)v < 0 ? 0 : v > n ? n : v;
+                changes += L != prev;
+                prev = L;
+                dm_put_lane(want + c * es, L, es);
+            }
+            const uint64_t got_changes = t->lanes(got, raw, count, n, is_signed, es);
+            if (got_changes == changes && !memcmp(got, want, sizeof got)) continue;
+            failures++;
+            (void)CHECK(false, "%s lanes: %" PRIu64 " %s lengths into %u-byte lanes, n %u (seed 0x%016" PRIx64
+                        ", case %d): %" PRIu64 " changes (expected %" PRIu64 "), lanes %s",
+                        dm_isa_name((dm_isa)i), count, is_signed ? "signed" : "unsigned", es, n, seed, k, got_changes,
+                        changes, memcmp(got, want, sizeof got) ? "differ" : "equal");
+        }
+    }
+}
+
 /* The names, the best level and what the CPU reports agree. */
 TEST(simd_levels_follow_the_cpu)
 {

@@ -38,6 +38,27 @@ static bool dm_scalar_ragged(uint8_t *dst, int64_t drow, const uint8_t *src, int
     return false;
 }
 
+uint64_t dm_lanes_scalar(uint8_t *len, const uint8_t *lp, uint64_t count, uint32_t n, bool is_signed, uint32_t esize,
+                         uint64_t prev)
+{
+    uint64_t changes = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        uint32_t raw;
+        memcpy(&raw, lp + 4 * i, 4);
+        const uint64_t v = is_signed && (int32_t)raw < 0 ? 0 : raw > n ? n : raw;
+        changes += v != prev;
+        prev = v;
+        dm_put_lane(len + i * esize, v, esize);
+    }
+    return changes;
+}
+
+static uint64_t dm_scalar_lanes(uint8_t *len, const uint8_t *lp, uint64_t count, uint32_t n, bool is_signed,
+                                uint32_t esize)
+{
+    return dm_lanes_scalar(len, lp, count, n, is_signed, esize, UINT64_MAX);
+}
+
 static const dm_simd dm_simd_scalar = {
     .reversed = dm_scalar_reversed,
     .even = dm_scalar_even,
@@ -45,6 +66,7 @@ static const dm_simd dm_simd_scalar = {
     .third = dm_scalar_third,
     .stream_copy = dm_scalar_stream_copy,
     .ragged = dm_scalar_ragged,
+    .lanes = dm_scalar_lanes,
 };
 
 static const char *const dm_isa_names[DM_ISA_COUNT] = {"scalar", "sse2", "ssse3", "avx2", "neon", "vector"};

@@ -69,6 +69,10 @@ typedef struct dm_simd {
      * written) when w is under one vector's columns. */
     bool (*ragged)(uint8_t *dst, int64_t drow, const uint8_t *src, int64_t srow, const uint8_t *len, uint64_t w,
                    uint32_t n, uint32_t esize, bool stream);
+    /* The ragged REVERSE's lengths: count packed 32-bit ones at lp (unsigned, or signed
+     * with negative ones counting as 0), clamped to [0, n], into len as esize-byte lanes;
+     * returns how many differ from the one before them (the first counts). */
+    uint64_t (*lanes)(uint8_t *len, const uint8_t *lp, uint64_t count, uint32_t n, bool is_signed, uint32_t esize);
 } dm_simd;
 
 /* The instruction sets this build and CPU run, a bit per dm_isa (DM_ISA_SCALAR always). */
@@ -105,10 +109,39 @@ DM_INLINE void dm_copy_strided(uint8_t *dst, int64_t dst_stride, const uint8_t *
     }
 }
 
-/* The ragged REVERSE, one column at a time: what the tables' ragged loops leave, and the
- * scalar table's. */
-void dm_ragged_scalar(uint8_t *dst, int64_t drow, const uint8_t *src, int64_t srow, const uint8_t *len, uint64_t c0,
-                      uint64_t c1, uint32_t n, uint32_t esize);
+/* Stores v as an esize-byte unsigned integer (a lane of dm_simd.ragged's lengths). */
+DM_INLINE void dm_put_lane(uint8_t *p, uint64_t v, uint32_t esize)
+{
+    const uint8_t b = (uint8_t)v;
+    const uint16_t h = (uint16_t)v;
+    const uint32_t w = (uint32_t)v;
+    switch (esize) {
+    case 1: memcpy(p, &b, 1); break;
+    case 2: memcpy(p, &h, 2); break;
+    case 4: memcpy(p, &w, 4); break;
+    default: memcpy(p, &v, 8); break;
+    }
+}
+
+/* The lane dm_put_lane stored. */
+DM_INLINE uint64_t dm_get_lane(const uint8_t *p, uint32_t esize)
+{
+    uint8_t b;
+    uint16_t h;
+    uint32_t w;
+    uint64_t v;
+    switch (esize) {
+    case 1: memcpy(&b, p, 1); return b;
+    case 2: memcpy(&h, p, 2); return h;
+    case 4: memcpy(&w, p, 4); return w;
+    default: memcpy(&v, p, 8); return v;
+    }
+}
+
+/* dm_simd.lanes one length at a time: the scalar table's, and what the vector tables
+ * leave past their last whole vector. */
+uint64_t dm_lanes_scalar(uint8_t *len, const uint8_t *lp, uint64_t count, uint32_t n, bool is_signed, uint32_t esize,
+                         uint64_t prev);
 
 #if DM_SIMD_X86
 extern const dm_simd dm_simd_sse2, dm_simd_ssse3;
