@@ -125,26 +125,57 @@ DM_INLINE uint64_t dm_head(const uint8_t *dst, uint64_t count, uint32_t esize)
     return h < count ? h : count;
 }
 
-/* Calls BODY(dst, src, i, count, esize, stream) with esize and stream as constants. */
-#define DM_SPECIALISE(BODY, dst, src, i, count, esize, stream)                            \
-    (esize == 1   ? (stream ? BODY(dst, src, i, count, 1, true) : BODY(dst, src, i, count, 1, false))   \
-     : esize == 2 ? (stream ? BODY(dst, src, i, count, 2, true) : BODY(dst, src, i, count, 2, false))   \
-     : esize == 4 ? (stream ? BODY(dst, src, i, count, 4, true) : BODY(dst, src, i, count, 4, false))   \
-                  : (stream ? BODY(dst, src, i, count, 8, true) : BODY(dst, src, i, count, 8, false)))
+/* Calls BODY(dst, src, i, end, count, esize, stream) with esize and stream as constants. */
+#define DM_SPECIALISE(BODY, dst, src, i, end, count, esize, stream)                       \
+    (esize == 1   ? (stream ? BODY(dst, src, i, end, count, 1, true) : BODY(dst, src, i, end, count, 1, false))   \
+     : esize == 2 ? (stream ? BODY(dst, src, i, end, count, 2, true) : BODY(dst, src, i, end, count, 2, false))   \
+     : esize == 4 ? (stream ? BODY(dst, src, i, end, count, 4, true) : BODY(dst, src, i, end, count, 4, false))   \
+                  : (stream ? BODY(dst, src, i, end, count, 8, true) : BODY(dst, src, i, end, count, 8, false)))
+
+/* The aligned vectors of a run, from element i (dst + i * esize on a DM_W boundary):
+ * with `stream`, those on 64-byte lines the run writes whole and that no unaligned head
+ * or tail store of it touches go out as streaming stores, the rest as plain ones. A line
+ * must never take both: a plain store to a line that a write-combining buffer holds
+ * flushes it half written and reads it back (REVERSE along rows of 4090-4096 bytes, whose
+ * tails overlap the last streamed vector, took half as long again as whole rows). */
+#define DM_RUN_BODY(BODY, dst, src, i, count, esize, stream)                               \
+    do {                                                                                  \
+        uint64_t lo_ = count, hi_ = count;                                                \
+        if (stream) dm_stream_span(dst, count, esize, &lo_, &hi_);                        \
+        if (lo_ < i) lo_ = i;                                                             \
+        if (hi_ < lo_) hi_ = lo_;                                                         \
+        i = DM_SPECIALISE(BODY, dst, src, i, lo_, count, esize, false);                   \
+        i = DM_SPECIALISE(BODY, dst, src, i, hi_, count, esize, true);                    \
+        i = DM_SPECIALISE(BODY, dst, src, i, count, count, esize, false);                 \
+    } while (0)
+
+/* Elements [*lo, *hi) of a run of count elements at dst on whole 64-byte lines, less a
+ * line at either end that an unaligned head or tail vector reaches into. */
+DM_INLINE void dm_stream_span(const uint8_t *dst, uint64_t count, uint32_t esize, uint64_t *lo, uint64_t *hi)
+{
+    const uintptr_t a = (uintptr_t)dst, end = a + count * esize;
+    uintptr_t l = (a + 63) & ~(uintptr_t)63, h = end & ~(uintptr_t)63;
+    if ((a & (DM_W - 1)) && l - a < DM_W) l += 64;
+    if ((end & (DM_W - 1)) && end - h < DM_W) h -= 64;
+    if (h <= l || h < a) return; /* no whole line to stream: *lo, *hi stay at count */
+    *lo = (l - a) / esize;
+    *hi = (h - a) / esize;
+}
 
 /* ---- dst[i] = src[-i] ----------------------------------------------------------------- */
 
-/* dst is DM_W-aligned from element i on; top is one element past the first read. */
-DM_INLINE uint64_t dm_reversed_body(uint8_t *dst, const uint8_t *top, uint64_t i, uint64_t count, const uint32_t esize,
-                                    const bool stream)
+/* Vectors from element i to end; top is one element past the first read. */
+DM_INLINE uint64_t dm_reversed_body(uint8_t *dst, const uint8_t *top, uint64_t i, uint64_t end, uint64_t count,
+                                    const uint32_t esize, const bool stream)
 {
     const uint64_t k = DM_W / esize;
-    for (; i + 2 * k <= count; i += 2 * k) {
+    (void)count;
+    for (; i + 2 * k <= end; i += 2 * k) {
         const dm_vb a = dm_load(top - (i + k) * esize), b = dm_load(top - (i + 2 * k) * esize);
         dm_store_to(dst + i * esize, dm_rev(a, esize), stream);
         dm_store_to(dst + (i + k) * esize, dm_rev(b, esize), stream);
     }
-    for (; i + k <= count; i += k) dm_store_to(dst + i * esize, dm_rev(dm_load(top - (i + k) * esize), esize), stream);
+    for (; i + k <= end; i += k) dm_store_to(dst + i * esize, dm_rev(dm_load(top - (i + k) * esize), esize), stream);
     return i;
 }
 
@@ -164,7 +195,7 @@ static void DM_SIMD(reversed)(uint8_t *dst, const uint8_t *src, uint64_t count, 
     const uint8_t *top = src + esize;
     uint64_t i = dm_head(dst, count, esize);
     if (i) dm_store(dst, dm_rev(dm_load(top - k * esize), esize));
-    i = DM_SPECIALISE(dm_reversed_body, dst, top, i, count, esize, stream);
+    DM_RUN_BODY(dm_reversed_body, dst, top, i, count, esize, stream);
     if (i < count) dm_store(dst + (count - k) * esize, dm_rev(dm_load(top - count * esize), esize));
 }
 
@@ -172,11 +203,11 @@ static void DM_SIMD(reversed)(uint8_t *dst, const uint8_t *src, uint64_t count, 
 
 /* The second load of a vector reads DM_W bytes from element 2 (i + k) - k, inside the run
  * only while i + k < count; the rest goes to the tail. */
-DM_INLINE uint64_t dm_even_body(uint8_t *dst, const uint8_t *src, uint64_t i, uint64_t count, const uint32_t esize,
-                                const bool stream)
+DM_INLINE uint64_t dm_even_body(uint8_t *dst, const uint8_t *src, uint64_t i, uint64_t end, uint64_t count,
+                                const uint32_t esize, const bool stream)
 {
     const uint64_t k = DM_W / esize;
-    for (; i + k < count; i += k) {
+    for (; i + k <= end && i + k < count; i += k) {
         const uint8_t *s = src + 2 * i * esize;
         dm_store_to(dst + i * esize, dm_even(dm_load(s), dm_load(s + DM_W), esize), stream);
     }
@@ -198,7 +229,7 @@ static void DM_SIMD(even)(uint8_t *dst, const uint8_t *src, uint64_t count, uint
     }
     uint64_t i = dm_head(dst, count, esize);
     if (i) dm_store(dst, dm_even(dm_load(src), dm_load(src + DM_W), esize));
-    i = DM_SPECIALISE(dm_even_body, dst, src, i, count, esize, stream);
+    DM_RUN_BODY(dm_even_body, dst, src, i, count, esize, stream);
     if (i < count) {
         const uint8_t *s = src + (2 * (count - k) - 1) * esize;
         dm_store(dst + (count - k) * esize, dm_odd(dm_load(s), dm_load(s + DM_W), esize));
@@ -210,11 +241,11 @@ static void DM_SIMD(even)(uint8_t *dst, const uint8_t *src, uint64_t count, uint
 /* The odd elements of the two vectors ending at the block's first source element,
  * reversed. The loads start one element below the block's last source element, inside
  * the run while i + k < count, as in dm_even_body. */
-DM_INLINE uint64_t dm_even_down_body(uint8_t *dst, const uint8_t *top, uint64_t i, uint64_t count, const uint32_t esize,
-                                     const bool stream)
+DM_INLINE uint64_t dm_even_down_body(uint8_t *dst, const uint8_t *top, uint64_t i, uint64_t end, uint64_t count,
+                                     const uint32_t esize, const bool stream)
 {
     const uint64_t k = DM_W / esize;
-    for (; i + k < count; i += k) {
+    for (; i + k <= end && i + k < count; i += k) {
         const uint8_t *s = top - 2 * (i + k) * esize; /* top: one element past src */
         dm_store_to(dst + i * esize, dm_rev(dm_odd(dm_load(s), dm_load(s + DM_W), esize), esize), stream);
     }
@@ -227,14 +258,15 @@ DM_INLINE uint64_t dm_even_down_body(uint8_t *dst, const uint8_t *top, uint64_t 
  * go through the 16-byte table (32-byte instances) or element by element. */
 static void DM_SIMD(even_down)(uint8_t *dst, const uint8_t *src, uint64_t count, uint32_t esize, bool stream)
 {
-    const uint64_t head = dm_head(dst, count, esize);
+    uint64_t i = dm_head(dst, count, esize);
 #ifdef DM_SHORT
-#define DM_EDGE(d, s, n) DM_SHORT.even_down(d, s, n, esize, stream)
+#define DM_EDGE(d, s, n) DM_SHORT.even_down(d, s, n, esize, false)
 #else
 #define DM_EDGE(d, s, n) dm_copy_strided(d, 1, s, -2, n, esize)
 #endif
-    DM_EDGE(dst, src, head);
-    const uint64_t i = DM_SPECIALISE(dm_even_down_body, dst, src + esize, head, count, esize, stream);
+    DM_EDGE(dst, src, i);
+    const uint8_t *top = src + esize;
+    DM_RUN_BODY(dm_even_down_body, dst, top, i, count, esize, stream);
     DM_EDGE(dst + i * esize, src - (int64_t)(2 * i * esize), count - i);
 #undef DM_EDGE
 }
@@ -246,11 +278,11 @@ static void DM_SIMD(even_down)(uint8_t *dst, const uint8_t *src, uint64_t count,
  * vector's loads reach two elements past its last source element (below it going down),
  * inside the run while i + k < count, as in dm_even_body; the rest goes element by
  * element. */
-DM_INLINE uint64_t dm_third_body(uint8_t *dst, const uint8_t *src, uint64_t i, uint64_t count, const uint32_t esize,
-                                 const int dir, bool stream)
+DM_INLINE uint64_t dm_third_body(uint8_t *dst, const uint8_t *src, uint64_t i, uint64_t end, uint64_t count,
+                                 const uint32_t esize, const int dir, const bool stream)
 {
     const uint64_t k = 16 / esize;
-    for (; i + k < count; i += k) {
+    for (; i + k <= end && i + k < count; i += k) {
         /* Going down, the block's lowest source element is 3 (i + k - 1) below src and the
          * loads start two elements under it, so that element lands in lane 2. */
         const uint8_t *s = dir > 0 ? src + 3 * i * esize : src - (3 * (i + k - 1) + 2) * esize;
@@ -260,6 +292,8 @@ DM_INLINE uint64_t dm_third_body(uint8_t *dst, const uint8_t *src, uint64_t i, u
     }
     return i;
 }
+#define DM_THIRD_UP(dst, src, i, end, count, esize, stream) dm_third_body(dst, src, i, end, count, esize, 1, stream)
+#define DM_THIRD_DOWN(dst, src, i, end, count, esize, stream) dm_third_body(dst, src, i, end, count, esize, -1, stream)
 
 /* Byte elements stay on the element loop (dm_third16). */
 static void DM_SIMD(third)(uint8_t *dst, const uint8_t *src, uint64_t count, uint32_t esize, int dir, bool stream)
@@ -268,12 +302,14 @@ static void DM_SIMD(third)(uint8_t *dst, const uint8_t *src, uint64_t count, uin
     const int64_t step = 3 * dir;
     dm_copy_strided(dst, 1, src, step, head, esize);
     uint64_t i = head;
-    if (esize == 2)
-        i = dir > 0 ? dm_third_body(dst, src, i, count, 2, 1, stream) : dm_third_body(dst, src, i, count, 2, -1, stream);
-    else if (esize == 4)
-        i = dir > 0 ? dm_third_body(dst, src, i, count, 4, 1, stream) : dm_third_body(dst, src, i, count, 4, -1, stream);
+    if (esize == 2 || esize == 4) {
+        if (dir > 0) DM_RUN_BODY(DM_THIRD_UP, dst, src, i, count, esize, stream);
+        else DM_RUN_BODY(DM_THIRD_DOWN, dst, src, i, count, esize, stream);
+    }
     dm_copy_strided(dst + i * esize, 1, src + (int64_t)i * step * (int64_t)esize, step, count - i, esize);
 }
+#undef DM_THIRD_UP
+#undef DM_THIRD_DOWN
 #else
 /* Rows read every third element are bound by reading every line of their source: the
  * 16-byte loop serves. */
@@ -285,10 +321,12 @@ static void DM_SIMD(third)(uint8_t *dst, const uint8_t *src, uint64_t count, uin
 
 /* ---- memcpy with streaming stores -------------------------------------------------------- */
 
+/* The whole 64-byte lines of dst stream; the partial ones at either end are plain
+ * copies (see DM_RUN_BODY). */
 static void DM_SIMD(stream_copy)(uint8_t *dst, const uint8_t *src, uint64_t bytes)
 {
-    const uint64_t head = (DM_W - ((uintptr_t)dst & (DM_W - 1))) & (DM_W - 1);
-    if (head >= bytes) {
+    const uint64_t head = (64 - ((uintptr_t)dst & 63)) & 63;
+    if (head + 64 > bytes) {
         memcpy(dst, src, (size_t)bytes);
         return;
     }
@@ -302,7 +340,8 @@ static void DM_SIMD(stream_copy)(uint8_t *dst, const uint8_t *src, uint64_t byte
         DM_NT_STORE(dst + i + 2 * DM_W, c);
         DM_NT_STORE(dst + i + 3 * DM_W, d);
     }
-    for (; i + DM_W <= bytes; i += DM_W) DM_NT_STORE(dst + i, dm_load(src + i));
+    for (; i + 64 <= bytes; i += 64)
+        for (uint32_t h = 0; h < 64; h += DM_W) DM_NT_STORE(dst + i + h, dm_load(src + i + h));
     memcpy(dst + i, src + i, (size_t)(bytes - i));
 }
 
