@@ -428,14 +428,21 @@ DM_INLINE void dm_ragged_block(uint8_t *dst, int64_t drow, const uint8_t *src, i
 
 /* Blocks of 64 bytes of columns (whole lines where rows start on one), then single
  * vectors, then one last vector overlapping the one before it. All 16 rows, the usual
- * [T, B] batch, unroll with n a constant. */
+ * [T, B] batch, unroll with n a constant. Each block asks for its rows' lines
+ * DM_RAGGED_AHEAD bytes on: a block's selects fill the out-of-order window, so without
+ * the hint its loads waited until the previous block was done, one row stream at a time
+ * ([16, 4M] UINT8, one thread, CPU time: 16.5-17.9 ms without, 13.8-15.4 with 512 bytes
+ * ahead; 128 and 256 about the same, 1024 less). */
+#define DM_RAGGED_AHEAD 512
 DM_INLINE void dm_ragged_rows(uint8_t *dst, int64_t drow, const uint8_t *src, int64_t srow, const uint8_t *len,
                               uint64_t w, const uint32_t n, const uint32_t esize, const bool stream)
 {
     const uint64_t k = DM_W / esize, line = 64 / esize;
     uint64_t c = 0;
-    for (; c + line <= w; c += line)
+    for (; c + line <= w; c += line) {
+        for (uint32_t t = 0; t < n; t++) DM_PREFETCH(src + (int64_t)t * srow + c * esize + DM_RAGGED_AHEAD);
         dm_ragged_block(dst + c * esize, drow, src + c * esize, srow, len + c * esize, n, 64 / DM_W, esize, stream);
+    }
     for (; c + k <= w; c += k)
         dm_ragged_block(dst + c * esize, drow, src + c * esize, srow, len + c * esize, n, 1, esize, stream);
     if (c < w) {
