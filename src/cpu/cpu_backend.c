@@ -39,6 +39,7 @@ typedef struct dm_cpu_ctx {
 
 typedef struct dm_cpu_op {
     dm_gather g;
+    int64_t shift[DM_SLOT_COUNT]; /* bytes added to each binding's address (dm_cpu_walk_source_up) */
     dm_cpu_fn loop;
     uint64_t units, chunk_units; /* the loop's work units, and how many per chunk */
     uint32_t chunks;
@@ -117,6 +118,31 @@ static void dm_cpu_split(const dm_cpu_ctx *c, dm_cpu_op *o, uint64_t traffic, bo
     o->chunks = (uint32_t)((o->units + per - 1) / per);
 }
 
+/* A slice whose rows are read downwards (rows reversed) is walked from its last output
+ * row to its first, so that its source goes up through memory and its output down: the
+ * prefetchers follow a stream up a page and into the next one, not down into the one
+ * before, so each row of a page or so read downwards started cold (SLICE1 of [16384, 4096]
+ * UINT8, rows reversed, every other column: 9.3-10.7 ms on one thread read downwards,
+ * 7.2-8.2 written downwards, 6.9-7.9 with the rows in order, in a standalone loop). Only
+ * where the source rows are at least as far apart as the output's, so that the slot that
+ * moves more goes up; the dimensions of an axis (REVERSE, ONE_HOT) keep their order. The
+ * flipped dimension's strides change sign and each binding's address moves to the
+ * element of the new origin (o->shift), so the loops see an ordinary gather. */
+static void dm_cpu_walk_source_up(dm_cpu_op *o)
+{
+    dm_gather *g = &o->g;
+    if (g->kernel != DM_KERNEL_SLICE || g->axis >= 0) return;
+    for (uint32_t d = 0; d + 1 < g->rank; d++) {
+        const int64_t src = g->stride[DM_SLOT_SRC][d], dst = g->stride[DM_SLOT_DST][d];
+        if (src >= 0 || dst <= 0 || -src < dst) continue;
+        for (uint32_t s = 0; s < DM_SLOT_COUNT; s++) {
+            const int64_t es = s == DM_SLOT_AUX ? g->aux_esize : g->esize;
+            o->shift[s] += (int64_t)(g->size[d] - 1) * g->stride[s][d] * es; /* inside the binding: an element of it */
+            g->stride[s][d] = -g->stride[s][d];
+        }
+    }
+}
+
 static dmlops_status dm_cpu_operator_create(dmlops_operator *op)
 {
     DM_TRY(dm_op_check_host_addressable(&op->op));
@@ -124,6 +150,7 @@ static dmlops_status dm_cpu_operator_create(dmlops_operator *op)
     if (!o) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", op->op.name);
     dm_op_lower(&op->op, &o->g);
     dm_gather_order_by_output(&o->g);
+    dm_cpu_walk_source_up(o);
     o->g.stream = op->info.bytes_written >= dm_cpu(op->ctx)->stream_bytes;
     o->g.isa = dm_cpu(op->ctx)->isa;
     dm_cpu_loop loop = op->op.cls->cpu_loop(&o->g);
@@ -156,7 +183,8 @@ static dmlops_status dm_cpu_operator_execute(dmlops_operator *op, const dmlops_b
     dm_cpu_op *o = op->impl;
     dm_cpu_job j = {.o = o};
     for (uint32_t s = 0; s < DM_SLOT_COUNT; s++)
-        if (o->g.binding[s] >= 0) j.slot[s] = dm_cpu_data(bind[o->g.binding[s]].buffer) + bind[o->g.binding[s]].offset;
+        if (o->g.binding[s] >= 0)
+            j.slot[s] = dm_cpu_data(bind[o->g.binding[s]].buffer) + bind[o->g.binding[s]].offset + o->shift[s];
     dm_pool_run(dm_cpu(op->ctx)->pool, o->chunks, dm_cpu_chunk, &j);
     if (!atomic_exchange(&o->ran, true)) {
         dm_mutex_lock(&op->ctx->lock);
