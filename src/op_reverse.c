@@ -449,8 +449,9 @@ static void dm_gather_runs_block(const dm_gather *g, const dm_length_runs *runs,
 #undef DM_STRIDED_ROW
 
 /* Columns per block of the vector ragged REVERSE: its lengths (at most 8 bytes each) on
- * the stack. */
+ * the stack. Outputs of DM_RAGGED_STREAM_BYTES and more stream (dm_reverse_columns). */
 enum { DM_RAGGED_BLOCK = 512 };
+#define DM_RAGGED_STREAM_BYTES (2ull << 20)
 
 /* The lengths of columns [j0, j1) (lp: column 0's, ls bytes apart), clamped to [0, n],
  * into len as esize-byte lanes (dm_simd.ragged); returns how many differ from the column
@@ -520,7 +521,7 @@ static void dm_ragged_tail(uint8_t *dst, int64_t drow, const uint8_t *src, int64
  * reached, or j when the block's runs of equal lengths are wide enough (DM_TINY_RUN_BYTES
  * on average) for the row copies of the run table. */
 static int64_t dm_ragged_vector(const dm_gather *g, const uint8_t *lp, int64_t ls, int64_t j, int64_t j1, uint8_t *dst,
-                                const uint8_t *src)
+                                const uint8_t *src, bool stream)
 {
     _Alignas(32) uint8_t len[DM_RAGGED_BLOCK * 8];
     const int64_t end = j1 - j < DM_RAGGED_BLOCK ? j1 : j + DM_RAGGED_BLOCK;
@@ -530,7 +531,7 @@ static int64_t dm_ragged_vector(const dm_gather *g, const uint8_t *lp, int64_t l
     const int64_t drow = g->stride[DM_SLOT_DST][g->axis] * (int64_t)es, srow = g->window_stride * (int64_t)es;
     uint8_t *d = dst + j * (int64_t)es;
     const uint8_t *s = src + j * (int64_t)es;
-    if (!dm_simd_of(g->isa)->ragged(d, drow, s, srow, len, (uint64_t)(end - j), (uint32_t)g->n, es, g->stream))
+    if (!dm_simd_of(g->isa)->ragged(d, drow, s, srow, len, (uint64_t)(end - j), (uint32_t)g->n, es, stream))
         dm_ragged_tail(d, drow, s, srow, len, (uint64_t)(end - j), g->n, es);
     return end;
 }
@@ -551,6 +552,12 @@ static void dm_reverse_columns(const dm_gather *g, uint8_t *const *slot, uint64_
     const bool stream = g->stream;
     const bool ragged = g->isa != DM_ISA_SCALAR && g->n <= DM_RAGGED_ROWS && g->stride[DM_SLOT_DST][last] == 1 &&
                         g->stride[DM_SLOT_SRC][last] == 1;
+    /* The vector loop writes a line of each of its n rows in turn. Rows a multiple of 4 KiB
+     * apart share one set of the L1 and L2 caches, whose 8 ways cannot hold 16 rows' lines:
+     * plain stores then evicted each other's lines before they were whole, so outputs of
+     * DM_RAGGED_STREAM_BYTES and more stream whatever the engine's threshold ([16, 1M] UINT8,
+     * two threads: 17-25 ms plain, 11-15 ms streamed, in medians on a loaded machine). */
+    const bool ragged_stream = stream || dm_gather_elements(g) * g->esize >= DM_RAGGED_STREAM_BYTES;
     dm_length_runs runs;
     for (uint64_t s = u0 / m; s * m < u1; s++) {
         int64_t off[DM_SLOT_COUNT] = {0};
@@ -562,7 +569,7 @@ static void dm_reverse_columns(const dm_gather *g, uint8_t *const *slot, uint64_
         const int64_t j1 = (int64_t)(u1 - s * m < m ? u1 - s * m : m);
         for (int64_t j = u0 > s * m ? (int64_t)(u0 - s * m) : 0; j < j1;) {
             if (ragged) {
-                const int64_t done = dm_ragged_vector(g, lp, ls, j, j1, dst, src);
+                const int64_t done = dm_ragged_vector(g, lp, ls, j, j1, dst, src, ragged_stream);
                 if (done > j) {
                     j = done;
                     continue;
@@ -583,7 +590,7 @@ static void dm_reverse_columns(const dm_gather *g, uint8_t *const *slot, uint64_
             j = end;
         }
     }
-    if (stream) dm_stream_fence();
+    if (stream || (ragged && ragged_stream)) dm_stream_fence();
 }
 
 static dm_cpu_loop dm_reverse_cpu_loop(const dm_gather *g)
