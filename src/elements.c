@@ -59,7 +59,7 @@ void dm_copy_run(uint8_t *dst, int64_t dst_stride, const uint8_t *src, int64_t s
                  uint32_t esize, dm_mode mode)
 {
     if (count == 0) return;
-    const dm_simd *v = dm_simd_of(mode.isa);
+    const dm_simd *v = mode.simd;
     if ((dst_stride == 1 && src_stride == 1) || count == 1) {
         if (mode.stream) v->stream_copy(dst, src, count * esize);
         else memcpy(dst, src, (size_t)(count * esize));

@@ -34,6 +34,7 @@ uint64_t dm_stream_min_bytes(void);
  * contiguous output runs are written with streaming stores (the caller then ends with
  * dm_stream_fence). */
 typedef struct dm_mode {
+    const dm_simd *simd; /* dm_simd_of(isa), looked up once per loop rather than per run */
     dm_isa isa;
     bool stream;
 } dm_mode;

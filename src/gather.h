@@ -67,7 +67,7 @@ typedef struct dm_gather {
 } dm_gather;
 
 /* How the CPU loops of g move elements (elements.h). */
-static inline dm_mode dm_gather_mode(const dm_gather *g) { return (dm_mode){g->isa, g->stream}; }
+static inline dm_mode dm_gather_mode(const dm_gather *g) { return (dm_mode){dm_simd_of(g->isa), g->isa, g->stream}; }
 
 /* Merges dimensions that are contiguous in every slot and drops size-1 dimensions, so
  * that kernels index fewer dimensions and copy runs get as long as they can be. The

@@ -253,12 +253,13 @@ static void dm_copy_runs(const dm_gather *g, const dm_length_runs *runs, uint64_
     const uint32_t last = g->rank - 1;
     const int64_t es = g->esize, sa = g->window_stride;
     const int64_t ds = g->stride[DM_SLOT_DST][last], ss = g->stride[DM_SLOT_SRC][last];
+    const dm_mode mode = dm_gather_mode(g);
     for (uint32_t r = 0, k; r < runs->n; r = k) {
         const uint64_t x = dm_reversed(a, runs->len[r]);
         for (k = r + 1; k < runs->n && dm_reversed(a, runs->len[k]) == x; k++) continue;
         const int64_t j = runs->start[r];
         dm_copy_run(dst + j * ds * es, ds, src + ((int64_t)x * sa + j * ss) * es, ss,
-                    (uint64_t)(runs->start[k] - j), g->esize, dm_gather_mode(g));
+                    (uint64_t)(runs->start[k] - j), g->esize, mode);
     }
 }
 

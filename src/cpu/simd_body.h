@@ -140,12 +140,14 @@ DM_INLINE uint64_t dm_head(const uint8_t *dst, uint64_t count, uint32_t esize)
  * tails overlap the last streamed vector, took half as long again as whole rows). */
 #define DM_RUN_BODY(BODY, dst, src, i, count, esize, stream)                               \
     do {                                                                                  \
-        uint64_t lo_ = count, hi_ = count;                                                \
-        if (stream) dm_stream_span(dst, count, esize, &lo_, &hi_);                        \
-        if (lo_ < i) lo_ = i;                                                             \
-        if (hi_ < lo_) hi_ = lo_;                                                         \
-        i = DM_SPECIALISE(BODY, dst, src, i, lo_, count, esize, false);                   \
-        i = DM_SPECIALISE(BODY, dst, src, i, hi_, count, esize, true);                    \
+        if (stream) {                                                                     \
+            uint64_t lo_ = count, hi_ = count;                                            \
+            dm_stream_span(dst, count, esize, &lo_, &hi_);                                \
+            if (lo_ < i) lo_ = i;                                                         \
+            if (hi_ < lo_) hi_ = lo_;                                                     \
+            i = DM_SPECIALISE(BODY, dst, src, i, lo_, count, esize, false);               \
+            i = DM_SPECIALISE(BODY, dst, src, i, hi_, count, esize, true);                \
+        }                                                                                 \
         i = DM_SPECIALISE(BODY, dst, src, i, count, count, esize, false);                 \
     } while (0)
 
