@@ -527,6 +527,11 @@ static int64_t dm_ragged_vector(const dm_gather *g, const uint8_t *lp, int64_t l
     _Alignas(32) uint8_t len[DM_RAGGED_BLOCK * 8];
     const int64_t end = j1 - j < DM_RAGGED_BLOCK ? j1 : j + DM_RAGGED_BLOCK;
     const uint32_t es = g->esize;
+    /* A block whose first columns share one length (one length for every column is the
+     * common case) goes to the runs without being scanned into lanes, which cost REVERSE
+     * of [16, 1024] FLOAT32 with whole sequences a tenth of its time. */
+    const uint64_t probe = end - j < 16 ? (uint64_t)(end - j) : 16;
+    if (dm_equal_length_run(g->aux_dtype, lp + j * ls, ls, probe, g->n) == probe) return j;
     const uint64_t runs = 1 + dm_ragged_lanes(g, lp, ls, j, end, len);
     if (runs * DM_TINY_RUN_BYTES <= (uint64_t)(end - j) * es) return j;
     const int64_t drow = g->stride[DM_SLOT_DST][g->axis] * (int64_t)es, srow = g->window_stride * (int64_t)es;
