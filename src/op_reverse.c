@@ -524,7 +524,7 @@ static void dm_ragged_tail(uint8_t *dst, int64_t drow, const uint8_t *src, int64
 static int64_t dm_ragged_vector(const dm_gather *g, const uint8_t *lp, int64_t ls, int64_t j, int64_t j1, uint8_t *dst,
                                 const uint8_t *src, bool stream)
 {
-    _Alignas(32) uint8_t len[DM_RAGGED_BLOCK * 8];
+    _Alignas(16) uint8_t len[DM_RAGGED_BLOCK * 8];
     const int64_t end = j1 - j < DM_RAGGED_BLOCK ? j1 : j + DM_RAGGED_BLOCK;
     const uint32_t es = g->esize;
     /* A block whose first columns share one length (one length for every column is the
