@@ -388,8 +388,8 @@ $(B)/vulkan-1/libvulkan-1.a: | $(SYSINC_DEP)
 	$(CROSS)dlltool -d $(@D)/vulkan-1.def -l $@
 
 # White-box: links the library's objects themselves, whose internal symbols the
-# prelinked libdmlops.a hides (see the file).
-$(B)/test/test_vk_limits$(EXE): $(B)/obj/test/test_vk_limits.o $(TEST_HARNESS) $(LIB_OBJ) $(B)/obj/volk.o
+# prelinked libdmlops.a hides (see the files).
+$(B)/test/test_vk_limits$(EXE) $(B)/test/test_cpu_simd$(EXE): $(B)/test/%$(EXE): $(B)/obj/test/%.o $(TEST_HARNESS) $(LIB_OBJ) $(B)/obj/volk.o
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_HARNESS) $(LIB_OBJ) $(B)/obj/volk.o $(TEST_LIBS)
 

@@ -1,16 +1,14 @@
 /* Element movement and index decoding shared by the operators' CPU semantics. Elements
  * are moved as raw bytes: no operator here does arithmetic on data.
  *
- * The hot loops use GCC/Clang vector extensions on 16-byte values, so they compile to
- * SIMD at -O2 with no -march flag (SSE2 on x86-64, NEON on AArch64): at -O2 the
- * compilers' cost models do not vectorise loops whose trip count is unknown, and
- * reversing elements inside a register is a shuffle no auto-vectoriser emits anyway.
- * Every shuffle below is one the baseline instruction set has (pshufd, shifts, pand,
- * packuswb) or a short sequence of them. */
+ * The long runs' vector loops are the CPU engine's tables (cpu/simd.h), one per
+ * instruction set, which the operator's mode picks; the short rows' loops below use the
+ * baseline's 16-byte vectors (cpu/vec16.h) unless the mode is scalar. */
 #include "elements.h"
 
 #include <stdatomic.h>
 #include <string.h>
+#include "cpu/vec16.h"
 #include "platform/platform.h"
 
 #if defined(__SSE2__)
@@ -18,100 +16,6 @@
 #define DM_NT_STORES 1
 #else
 #define DM_NT_STORES 0
-#endif
-
-#if defined(__GNUC__) || defined(__clang__)
-#define DM_VECTORS 1
-typedef uint32_t dm_v4u32 __attribute__((vector_size(16)));
-typedef uint16_t dm_v8u16 __attribute__((vector_size(16)));
-typedef int32_t dm_v4i32 __attribute__((vector_size(16)));
-typedef int16_t dm_v8i16 __attribute__((vector_size(16)));
-typedef uint8_t dm_v16u8 __attribute__((vector_size(16)));
-
-static inline dm_v4u32 dm_load16(const uint8_t *p)
-{
-    dm_v4u32 v;
-    memcpy(&v, p, 16);
-    return v;
-}
-
-static inline void dm_store16(uint8_t *p, dm_v4u32 v) { memcpy(p, &v, 16); }
-
-/* A 16-byte store to a 16-byte aligned p, streaming when asked and available. */
-static inline void dm_store16_to(uint8_t *p, dm_v4u32 v, bool stream)
-{
-#if DM_NT_STORES
-    if (stream) {
-        _mm_stream_si128((__m128i *)(void *)p, (__m128i)v);
-        return;
-    }
-#else
-    (void)stream;
-#endif
-    dm_store16(p, v);
-}
-
-/* Reverses the order of the 16 / esize elements of a 16-byte value. */
-static inline dm_v4u32 dm_reverse16(dm_v4u32 v, uint32_t esize)
-{
-    if (esize == 8) return __builtin_shufflevector(v, v, 2, 3, 0, 1);
-    v = __builtin_shufflevector(v, v, 3, 2, 1, 0); /* 4-byte lanes */
-    if (esize == 4) return v;
-    v = (v << 16) | (v >> 16); /* 2-byte halves of each lane */
-    if (esize == 2) return v;
-    dm_v8u16 h = (dm_v8u16)v;
-    return (dm_v4u32)((h << 8) | (h >> 8)); /* bytes of each half */
-}
-
-/* The even-numbered elements of the 32 bytes a, b (a first), as 16 bytes. */
-static inline dm_v4u32 dm_even16(dm_v4u32 a, dm_v4u32 b, uint32_t esize)
-{
-    switch (esize) {
-    case 8: return __builtin_shufflevector(a, b, 0, 1, 4, 5);
-    case 4: return __builtin_shufflevector(a, b, 0, 2, 4, 6);
-    case 2: {
-        /* Sign-extend the low halves so that a signed saturating pack keeps them exact. */
-        dm_v8i16 x = (dm_v8i16)(((dm_v4i32)(a << 16)) >> 16), y = (dm_v8i16)(((dm_v4i32)(b << 16)) >> 16);
-        return (dm_v4u32)__builtin_shufflevector(x, y, 0, 2, 4, 6, 8, 10, 12, 14);
-    }
-    default: {
-        dm_v16u8 x = (dm_v16u8)a, y = (dm_v16u8)b;
-        return (dm_v4u32)__builtin_shufflevector(x, y, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    }
-    }
-}
-
-/* The odd-numbered elements of the 32 bytes a, b (a first), as 16 bytes: the even ones
- * of the same bytes moved down by one element within each pair. */
-static inline dm_v4u32 dm_odd16(dm_v4u32 a, dm_v4u32 b, uint32_t esize)
-{
-    switch (esize) {
-    case 8: return __builtin_shufflevector(a, b, 2, 3, 6, 7);
-    case 4: return __builtin_shufflevector(a, b, 1, 3, 5, 7);
-    case 2: return dm_even16(a >> 16, b >> 16, 2);
-    default: return dm_even16((dm_v4u32)((dm_v8u16)a >> 8), (dm_v4u32)((dm_v8u16)b >> 8), 1);
-    }
-}
-
-/* Every third element of the 48 bytes a, b, c (a first), from element `from` (0 or 2),
- * as 16 bytes: 4- and 2-byte elements. Byte elements stay on the scalar loop: without
- * SSSE3's byte shuffle the compiler's sequence ran twice as long (1 MiB of UINT8 output:
- * 284 us scalar, 551 us shuffled; FLOAT16 142 -> 107, FLOAT32 71 -> 42). */
-static inline dm_v4u32 dm_third16(dm_v4u32 a, dm_v4u32 b, dm_v4u32 c, uint32_t esize, uint32_t from)
-{
-    if (esize == 4) {
-        if (from == 0) return __builtin_shufflevector(__builtin_shufflevector(a, b, 0, 3, 6, 0), c, 0, 1, 2, 5);
-        return __builtin_shufflevector(__builtin_shufflevector(a, b, 2, 5, 0, 0), c, 0, 1, 4, 7);
-    }
-    const dm_v8u16 x = (dm_v8u16)a, y = (dm_v8u16)b, z = (dm_v8u16)c;
-    if (from == 0)
-        return (dm_v4u32)__builtin_shufflevector(__builtin_shufflevector(x, y, 0, 3, 6, 9, 12, 15, 0, 0), z, 0, 1, 2,
-                                                 3, 4, 5, 10, 13);
-    return (dm_v4u32)__builtin_shufflevector(__builtin_shufflevector(x, y, 2, 5, 8, 11, 14, 0, 0, 0), z, 0, 1, 2, 3, 4,
-                                             9, 12, 15);
-}
-#else
-#define DM_VECTORS 0
 #endif
 
 /* One T from s to d: compilers turn the memcpy pair into one load and one store of the
@@ -123,226 +27,9 @@ static inline dm_v4u32 dm_third16(dm_v4u32 a, dm_v4u32 b, dm_v4u32 c, uint32_t e
         memcpy(d, &v_, sizeof v_);                                                        \
     } while (0)
 
-/* A constant-size element copy between strided runs. */
-#define DM_STRIDED_LOOP(T)                                                                \
-    for (uint64_t i = 0; i < count; i++, dst += dst_stride * (int64_t)sizeof(T),          \
-                  src += src_stride * (int64_t)sizeof(T))                                 \
-        DM_MOVE(T, dst, src)
-
-/* Inlined into every caller: out of line (once the step-3 and step -2 copies called it
- * too), the 1-D every-fourth-FLOAT32 copy ran 1.4-2x slower with the same loop body. */
-DM_INLINE void dm_copy_strided(uint8_t *dst, int64_t dst_stride, const uint8_t *src, int64_t src_stride, uint64_t count,
-                               uint32_t esize)
+void dm_stream_copy(uint8_t *dst, const uint8_t *src, uint64_t bytes, dm_isa isa)
 {
-    switch (esize) {
-    case 1: DM_STRIDED_LOOP(uint8_t); break;
-    case 2: DM_STRIDED_LOOP(uint16_t); break;
-    case 4: DM_STRIDED_LOOP(uint32_t); break;
-    default: DM_STRIDED_LOOP(uint64_t); break;
-    }
-}
-
-/* The vector body of the reversed and the every-other-element copies, inlined once per
- * element size and store kind so that the loop holds no decision: dst is 16-byte
- * aligned, and i counts elements from `from`. */
-DM_INLINE uint64_t dm_reversed_body(uint8_t *dst, const uint8_t *top, uint64_t i, uint64_t count, const uint32_t esize,
-                                    const bool stream)
-{
-#if DM_VECTORS
-    const uint64_t k = 16 / esize;
-    for (; i + 2 * k <= count; i += 2 * k) {
-        dm_v4u32 a = dm_load16(top - (i + k) * esize), b = dm_load16(top - (i + 2 * k) * esize);
-        dm_store16_to(dst + i * esize, dm_reverse16(a, esize), stream);
-        dm_store16_to(dst + (i + k) * esize, dm_reverse16(b, esize), stream);
-    }
-    for (; i + k <= count; i += k)
-        dm_store16_to(dst + i * esize, dm_reverse16(dm_load16(top - (i + k) * esize), esize), stream);
-#else
-    (void)dst, (void)top, (void)count, (void)esize, (void)stream;
-#endif
-    return i;
-}
-
-DM_INLINE uint64_t dm_even_body(uint8_t *dst, const uint8_t *src, uint64_t i, uint64_t count, const uint32_t esize,
-                                const bool stream)
-{
-#if DM_VECTORS
-    const uint64_t k = 16 / esize;
-    /* The second load of a block reads 16 bytes starting at element 2 (i + k) - k, which
-     * stays inside the run only while i + k < count; the tail loop takes the rest. */
-    for (; i + k < count; i += k) {
-        const uint8_t *s = src + 2 * i * esize;
-        dm_store16_to(dst + i * esize, dm_even16(dm_load16(s), dm_load16(s + 16), esize), stream);
-    }
-#else
-    (void)dst, (void)src, (void)count, (void)esize, (void)stream;
-#endif
-    return i;
-}
-
-/* Calls BODY(dst, src, i, count, esize, stream) with esize and stream as constants. */
-#define DM_SPECIALISE(BODY, dst, src, i, count, esize, stream)                            \
-    (esize == 1   ? (stream ? BODY(dst, src, i, count, 1, true) : BODY(dst, src, i, count, 1, false))   \
-     : esize == 2 ? (stream ? BODY(dst, src, i, count, 2, true) : BODY(dst, src, i, count, 2, false))   \
-     : esize == 4 ? (stream ? BODY(dst, src, i, count, 4, true) : BODY(dst, src, i, count, 4, false))   \
-                  : (stream ? BODY(dst, src, i, count, 8, true) : BODY(dst, src, i, count, 8, false)))
-
-/* Elements to copy one by one before dst reaches a 16-byte boundary (every element
- * size divides 16, and dst is aligned to its element size). */
-static uint64_t dm_head(const uint8_t *dst, uint64_t count, uint32_t esize)
-{
-    uint64_t h = (uint64_t)((16 - ((uintptr_t)dst & 15)) & 15) / esize;
-    return h < count ? h : count;
-}
-
-/* dst[i] = src[-i]: src is the first element read, the highest address of the run.
- * Each 16-byte block of output is one 16-byte load ending at the mirrored position,
- * reversed in registers. A run of at least one block does its unaligned head and tail as
- * one block each, overlapping the aligned blocks (rewriting some elements with the same
- * values) instead of element by element: a 64-element UINT8 row had a quarter of its
- * elements in such loops. */
-static void dm_copy_reversed(uint8_t *dst, const uint8_t *src, uint64_t count, uint32_t esize, bool stream)
-{
-    const uint8_t *top = src + esize;
-    uint64_t i = dm_head(dst, count, esize);
-#if DM_VECTORS
-    const uint64_t k = 16 / esize;
-    const bool blocks = count >= k;
-#endif
-    if (i) {
-#if DM_VECTORS
-        if (blocks) dm_store16(dst, dm_reverse16(dm_load16(top - k * esize), esize));
-        else
-#endif
-            dm_copy_strided(dst, 1, src, -1, i, esize);
-    }
-    i = DM_SPECIALISE(dm_reversed_body, dst, top, i, count, esize, stream);
-    if (i < count) {
-#if DM_VECTORS
-        if (blocks) dm_store16(dst + (count - k) * esize, dm_reverse16(dm_load16(top - count * esize), esize));
-        else
-#endif
-            dm_copy_strided(dst + i * esize, 1, src - (int64_t)(i * esize), -1, count - i, esize);
-    }
-}
-
-/* dst[i] = src[2 i]: two 16-byte loads give one 16-byte block of output. A run of more
- * than one block does its head and tail as overlapping blocks, as dm_copy_reversed does;
- * the tail's loads start one element early, so as to end at the run's last element, and
- * keep the odd lanes. */
-static void dm_copy_even(uint8_t *dst, const uint8_t *src, uint64_t count, uint32_t esize, bool stream)
-{
-    uint64_t i = dm_head(dst, count, esize);
-#if DM_VECTORS
-    const uint64_t k = 16 / esize;
-    const bool blocks = count > k;
-#endif
-    if (i) {
-#if DM_VECTORS
-        if (blocks) dm_store16(dst, dm_even16(dm_load16(src), dm_load16(src + 16), esize));
-        else
-#endif
-            dm_copy_strided(dst, 1, src, 2, i, esize);
-    }
-    i = DM_SPECIALISE(dm_even_body, dst, src, i, count, esize, stream);
-    if (i < count) {
-#if DM_VECTORS
-        if (blocks) {
-            const uint8_t *s = src + (2 * (count - k) - 1) * esize;
-            dm_store16(dst + (count - k) * esize, dm_odd16(dm_load16(s), dm_load16(s + 16), esize));
-        } else
-#endif
-            dm_copy_strided(dst + i * esize, 1, src + 2 * i * esize, 2, count - i, esize);
-    }
-}
-
-/* dst[i] = src[-2 i]: the odd elements of the 32 bytes ending at the block's first source
- * element, reversed. The loads start one element below the block's last source element,
- * inside the run while i + k < count, as in dm_even_body. */
-DM_INLINE uint64_t dm_even_down_body(uint8_t *dst, const uint8_t *top, uint64_t i, uint64_t count,
-                                     const uint32_t esize, const bool stream)
-{
-#if DM_VECTORS
-    const uint64_t k = 16 / esize;
-    for (; i + k < count; i += k) {
-        const uint8_t *s = top - 2 * (i + k) * esize; /* top: one element past src */
-        dm_store16_to(dst + i * esize, dm_reverse16(dm_odd16(dm_load16(s), dm_load16(s + 16), esize), esize), stream);
-    }
-#else
-    (void)dst, (void)top, (void)count, (void)esize, (void)stream;
-#endif
-    return i;
-}
-
-/* dst[i] = src[-2 i] (the real or imaginary parts of complex pairs in reverse, every other
- * element of a flipped row): scalar up to dst's 16-byte boundary and after the blocks.
- * One thread, [2048, 1024, 2] -> [2048, 1024, 1] FLOAT32 with the middle axis reversed
- * ran at 0.3-0.55x numpy element by element. */
-static void dm_copy_even_down(uint8_t *dst, const uint8_t *src, uint64_t count, uint32_t esize, bool stream)
-{
-    const uint64_t head = dm_head(dst, count, esize);
-    dm_copy_strided(dst, 1, src, -2, head, esize);
-    const uint64_t i = DM_SPECIALISE(dm_even_down_body, dst, src + esize, head, count, esize, stream);
-    dm_copy_strided(dst + i * esize, 1, src - (int64_t)(2 * i * esize), -2, count - i, esize);
-}
-
-/* dst[i] = src[3 i] (dir 1) or src[-3 i] (dir -1), 2- and 4-byte elements: three 16-byte
- * loads give one 16-byte block of output, reversed when going down. A block's loads reach
- * two elements past its last source element (below it going down), which stays inside
- * the run while i + k < count, as in dm_even_body; the rest goes element by element. */
-DM_INLINE uint64_t dm_third_body(uint8_t *dst, const uint8_t *src, uint64_t i, uint64_t count, const uint32_t esize,
-                                 const int dir, bool stream)
-{
-#if DM_VECTORS
-    const uint64_t k = 16 / esize;
-    for (; i + k < count; i += k) {
-        /* Going down, the block's lowest source element is 3 (i + k - 1) below src and the
-         * loads start two elements under it, so that element lands in lane 2. */
-        const uint8_t *s = dir > 0 ? src + 3 * i * esize : src - (3 * (i + k - 1) + 2) * esize;
-        const dm_v4u32 v = dm_third16(dm_load16(s), dm_load16(s + 16), dm_load16(s + 32), esize, dir > 0 ? 0 : 2);
-        dm_store16_to(dst + i * esize, dir > 0 ? v : dm_reverse16(v, esize), stream);
-    }
-#else
-    (void)dst, (void)src, (void)count, (void)esize, (void)dir, (void)stream;
-#endif
-    return i;
-}
-
-static void dm_copy_third(uint8_t *dst, const uint8_t *src, uint64_t count, uint32_t esize, int dir, bool stream)
-{
-    const uint64_t head = dm_head(dst, count, esize);
-    const int64_t step = 3 * dir;
-    dm_copy_strided(dst, 1, src, step, head, esize);
-    uint64_t i = head;
-    if (esize == 2)
-        i = dir > 0 ? dm_third_body(dst, src, i, count, 2, 1, stream) : dm_third_body(dst, src, i, count, 2, -1, stream);
-    else i = dir > 0 ? dm_third_body(dst, src, i, count, 4, 1, stream) : dm_third_body(dst, src, i, count, 4, -1, stream);
-    dm_copy_strided(dst + i * esize, 1, src + (int64_t)i * step * (int64_t)esize, step, count - i, esize);
-}
-
-void dm_stream_copy(uint8_t *dst, const uint8_t *src, uint64_t bytes)
-{
-#if DM_NT_STORES && DM_VECTORS
-    uint64_t head = (16 - ((uintptr_t)dst & 15)) & 15;
-    if (head >= bytes) {
-        memcpy(dst, src, (size_t)bytes);
-        return;
-    }
-    memcpy(dst, src, (size_t)head);
-    uint64_t i = head;
-    for (; i + 64 <= bytes; i += 64) {
-        dm_v4u32 a = dm_load16(src + i), b = dm_load16(src + i + 16), c = dm_load16(src + i + 32),
-                 d = dm_load16(src + i + 48);
-        dm_store16_to(dst + i, a, true);
-        dm_store16_to(dst + i + 16, b, true);
-        dm_store16_to(dst + i + 32, c, true);
-        dm_store16_to(dst + i + 48, d, true);
-    }
-    for (; i + 16 <= bytes; i += 16) dm_store16_to(dst + i, dm_load16(src + i), true);
-    memcpy(dst + i, src + i, (size_t)(bytes - i));
-#else
-    memcpy(dst, src, (size_t)bytes);
-#endif
+    dm_simd_of(isa)->stream_copy(dst, src, bytes);
 }
 
 /* Asked once per process (a once flag rather than a 64-bit atomic, which 32-bit ARMv6
@@ -369,32 +56,32 @@ void dm_stream_fence(void)
 }
 
 void dm_copy_run(uint8_t *dst, int64_t dst_stride, const uint8_t *src, int64_t src_stride, uint64_t count,
-                 uint32_t esize, bool stream)
+                 uint32_t esize, dm_mode mode)
 {
     if (count == 0) return;
+    const dm_simd *v = mode.simd;
     if ((dst_stride == 1 && src_stride == 1) || count == 1) {
-        if (stream) dm_stream_copy(dst, src, count * esize);
+        if (mode.stream) v->stream_copy(dst, src, count * esize);
         else memcpy(dst, src, (size_t)(count * esize));
         return;
     }
-    if (dst_stride == 1 && src_stride == -1) {
-        dm_copy_reversed(dst, src, count, esize, stream);
-        return;
-    }
-    if (dst_stride == 1 && src_stride == 2) {
-        dm_copy_even(dst, src, count, esize, stream);
-        return;
-    }
-    if (DM_VECTORS && dst_stride == 1 && src_stride == -2) {
-        dm_copy_even_down(dst, src, count, esize, stream);
-        return;
-    }
-    if (DM_VECTORS && dst_stride == 1 && (src_stride == 3 || src_stride == -3) && (esize == 2 || esize == 4)) {
-        dm_copy_third(dst, src, count, esize, src_stride > 0 ? 1 : -1, stream);
-        return;
+    if (dst_stride == 1) {
+        switch (src_stride) {
+        case -1: v->reversed(dst, src, count, esize, mode.stream); return;
+        case 2: v->even(dst, src, count, esize, mode.stream); return;
+        case -2: v->even_down(dst, src, count, esize, mode.stream); return;
+        case 3:
+        case -3:
+            if (esize == 2 || esize == 4) {
+                v->third(dst, src, count, esize, src_stride > 0 ? 1 : -1, mode.stream);
+                return;
+            }
+            break;
+        default: break;
+        }
     }
     if (src_stride == 0) { /* one source element repeated (a broadcast input): a fill */
-        dm_fill_run(dst, dst_stride, src, count, esize);
+        dm_fill_run(dst, dst_stride, src, count, esize, mode.isa);
         return;
     }
     dm_copy_strided(dst, dst_stride, src, src_stride, count, esize);
@@ -513,41 +200,49 @@ DM_INLINE void dm_reverse_small(uint8_t *dst, const uint8_t *src, uint64_t n, co
 
 /* One row of dm_reverse_rows_prefix with esize a constant: the first L elements as
  * blocks reversed in registers (overlapping at the row's start when L is not a whole
- * number of blocks), or as words when L is under a block; the rest copied. */
-DM_INLINE void dm_reverse_prefix_row(uint8_t *dst, const uint8_t *src, uint64_t L, uint64_t m, const uint32_t esize)
+ * number of blocks), or as words when L is under a block; the rest copied. Without vec
+ * (the scalar mode), element by element. */
+DM_INLINE void dm_reverse_prefix_row(uint8_t *dst, const uint8_t *src, uint64_t L, uint64_t m, const uint32_t esize,
+                                     const bool vec)
 {
     for (uint64_t i = L; i < m; i++) memcpy(dst + i * esize, src + i * esize, esize); /* one move each */
     if (L == 0) return;
 #if DM_VECTORS
     const uint64_t k = 16 / esize;
-    if (L >= k) {
+    if (vec && L >= k) {
         const uint8_t *top = src + L * esize;
         uint64_t i = 0;
         for (; i + k <= L; i += k) dm_store16(dst + i * esize, dm_reverse16(dm_load16(top - (i + k) * esize), esize));
         if (i < L) dm_store16(dst + (L - k) * esize, dm_reverse16(dm_load16(src), esize));
-    } else {
+        return;
+    }
+    if (vec) {
         dm_reverse_small(dst, src, L * esize, esize);
+        return;
     }
 #else
-    dm_copy_strided(dst, 1, src + (L - 1) * esize, -1, L, esize);
+    (void)vec;
 #endif
+    dm_copy_strided(dst, 1, src + (L - 1) * esize, -1, L, esize);
 }
 
-#define DM_REVERSE_PREFIX_LOOP_AS(E, PREFETCH)                                            \
+#define DM_REVERSE_PREFIX_LOOP_AS(E, PREFETCH, VEC)                                       \
     for (uint64_t r = 0; r < rows; r++, dst += dst_row, src += src_row, lp += len_row) {  \
         if (PREFETCH) dm_prefetch_row(src, pf);                                           \
-        dm_reverse_prefix_row(dst, src, dm_read_length(len_type, lp, n), m, E);           \
+        dm_reverse_prefix_row(dst, src, dm_read_length(len_type, lp, n), m, E, VEC);      \
     }
 #define DM_REVERSE_PREFIX_LOOP(E)                                                         \
-    if (pf.ahead) {                                                                       \
-        DM_REVERSE_PREFIX_LOOP_AS(E, true)                                                \
+    if (isa == DM_ISA_SCALAR) {                                                           \
+        DM_REVERSE_PREFIX_LOOP_AS(E, false, false)                                        \
+    } else if (pf.ahead) {                                                                \
+        DM_REVERSE_PREFIX_LOOP_AS(E, true, true)                                          \
     } else {                                                                              \
-        DM_REVERSE_PREFIX_LOOP_AS(E, false)                                               \
+        DM_REVERSE_PREFIX_LOOP_AS(E, false, true)                                         \
     }
 
 void dm_reverse_rows_prefix(uint8_t *dst, int64_t dst_row, const uint8_t *src, int64_t src_row, uint64_t rows,
                             uint64_t m, uint32_t esize, const uint8_t *lp, int64_t len_row,
-                            DML_TENSOR_DATA_TYPE len_type, uint64_t n)
+                            DML_TENSOR_DATA_TYPE len_type, uint64_t n, dm_isa isa)
 {
     const dm_prefetch pf = dm_prefetch_plan(src_row, 1, m, esize, rows);
     switch (esize) {
@@ -577,7 +272,7 @@ dm_prefetch dm_prefetch_plan(int64_t row_step, int64_t elem_step, uint64_t count
     return (dm_prefetch){(intptr_t)row_step * DM_PREFETCH_ROWS, (uintptr_t)span};
 }
 
-void dm_fill_run(uint8_t *dst, int64_t dst_stride, const uint8_t *value, uint64_t count, uint32_t esize)
+void dm_fill_run(uint8_t *dst, int64_t dst_stride, const uint8_t *value, uint64_t count, uint32_t esize, dm_isa isa)
 {
     if (count == 0) return;
     bool bytes_equal = true;
@@ -587,8 +282,11 @@ void dm_fill_run(uint8_t *dst, int64_t dst_stride, const uint8_t *value, uint64_
         return;
     }
     uint64_t i = 0;
+#if !DM_VECTORS
+    (void)isa;
+#endif
 #if DM_VECTORS
-    if (dst_stride == 1) {
+    if (dst_stride == 1 && isa != DM_ISA_SCALAR) {
         uint8_t pattern[16];
         for (uint32_t b = 0; b < 16; b += esize) memcpy(pattern + b, value, esize);
         const dm_v4u32 v = dm_load16(pattern);

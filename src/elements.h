@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cpu/simd.h"
 #include "dmlops.h"
 /* DM_INLINE: a loop body inlined into each caller, so that the constants it is given (an
  * element size, whether to prefetch) leave no test inside the loop. */
@@ -28,13 +29,23 @@
 #define DM_STREAM_MIN_BYTES (8ull << 20)
 uint64_t dm_stream_min_bytes(void);
 
+/* How a CPU loop moves elements, decided per operator when it is created: the instruction
+ * set of its vector loops (cpu/simd.h; DM_ISA_SCALAR: element by element), and whether
+ * contiguous output runs are written with streaming stores (the caller then ends with
+ * dm_stream_fence). */
+typedef struct dm_mode {
+    const dm_simd *simd; /* dm_simd_of(isa), looked up once per loop rather than per run */
+    dm_isa isa;
+    bool stream;
+} dm_mode;
+
 /* Copies count elements of esize (1, 2, 4 or 8) bytes from a strided source run to a
- * strided destination run: memcpy when both are contiguous, 16-byte loads reversed in
- * registers when the source runs backwards, every other lane of two 16-byte loads for a
- * source stride of 2, a constant-stride loop otherwise. With `stream`, contiguous
- * destinations are written with streaming stores; the caller ends with dm_stream_fence. */
+ * strided destination run: memcpy when both are contiguous, the mode's vector loops for a
+ * contiguous destination whose source runs backwards (vectors reversed in registers) or
+ * with a stride of 2, -2, 3 or -3 (the even or every third lane of consecutive vectors),
+ * a constant-stride loop otherwise. */
 void dm_copy_run(uint8_t *dst, int64_t dst_stride, const uint8_t *src, int64_t src_stride, uint64_t count,
-                 uint32_t esize, bool stream);
+                 uint32_t esize, dm_mode mode);
 
 /* `rows` short runs of count elements each: run i starts at dst + i * dst_row and
  * src + i * src_row (bytes); elements are dst_stride and src_stride elements apart. One
@@ -95,14 +106,14 @@ static inline void dm_prefetch_row(const uint8_t *low, dm_prefetch p)
  * short rows: a row is one pass, with no choice made per row. */
 void dm_reverse_rows_prefix(uint8_t *dst, int64_t dst_row, const uint8_t *src, int64_t src_row, uint64_t rows,
                             uint64_t m, uint32_t esize, const uint8_t *lp, int64_t len_row,
-                            DML_TENSOR_DATA_TYPE len_type, uint64_t n);
+                            DML_TENSOR_DATA_TYPE len_type, uint64_t n, dm_isa isa);
 
 /* Writes the esize-byte value at `value` to count elements of a strided run: 16-byte
  * pattern stores (or memset) when the run is contiguous. */
-void dm_fill_run(uint8_t *dst, int64_t dst_stride, const uint8_t *value, uint64_t count, uint32_t esize);
+void dm_fill_run(uint8_t *dst, int64_t dst_stride, const uint8_t *value, uint64_t count, uint32_t esize, dm_isa isa);
 
-/* memcpy of bytes with streaming stores (plain memcpy where the CPU has none). */
-void dm_stream_copy(uint8_t *dst, const uint8_t *src, uint64_t bytes);
+/* memcpy of bytes with streaming stores (plain memcpy where the instruction set has none). */
+void dm_stream_copy(uint8_t *dst, const uint8_t *src, uint64_t bytes, dm_isa isa);
 /* Orders the streaming stores before anything the thread does next (sfence): called
  * before a chunk is reported done, so the other threads see its output. */
 void dm_stream_fence(void);

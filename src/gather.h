@@ -53,8 +53,9 @@ typedef struct dm_gather {
     DML_TENSOR_DATA_TYPE aux_dtype; /* the AUX tensor's DataType (lengths, indices) */
     dm_slab_fn slabs;               /* whole-row copies; NULL when rows never are copies */
     int32_t binding[DM_SLOT_COUNT]; /* op binding feeding each slot, -1 if none */
-    bool stream;                    /* CPU: write the output with streaming stores
-                                       (decided by the CPU backend at creation) */
+    bool stream;                    /* CPU: write the output with streaming stores */
+    dm_isa isa;                     /* CPU: the instruction set of its vector loops
+                                       (both decided by the CPU backend at creation) */
     bool rows_cut;                  /* Vulkan: one output row outgrows a binding window in
                                        some slot, so pieces must cut rows, which the flat
                                        walk cannot (decided by the planner) */
@@ -64,6 +65,9 @@ typedef struct dm_gather {
                                        vectors each lane stages */
     uint32_t tile_wg, tile_v;
 } dm_gather;
+
+/* How the CPU loops of g move elements (elements.h). */
+static inline dm_mode dm_gather_mode(const dm_gather *g) { return (dm_mode){dm_simd_of(g->isa), g->isa, g->stream}; }
 
 /* Merges dimensions that are contiguous in every slot and drops size-1 dimensions, so
  * that kernels index fewer dimensions and copy runs get as long as they can be. The

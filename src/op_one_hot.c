@@ -88,7 +88,7 @@ static void dm_one_hot_row(const dm_gather *g, uint8_t *const *slot, const dm_ro
     const uint8_t *ip = slot[DM_SLOT_AUX] + r->off[DM_SLOT_AUX] * ies;
 #define DM_AT(j) (base + (row + (j) * ds) * es)
     if ((uint32_t)g->axis == last) { /* the row is (part of) one sequence */
-        if (!prefilled) dm_fill_run(DM_AT(c0), ds, off_v, (uint64_t)(c1 - c0), g->esize);
+        if (!prefilled) dm_fill_run(DM_AT(c0), ds, off_v, (uint64_t)(c1 - c0), g->esize, g->isa);
         int64_t k = dm_read_index(g->aux_dtype, ip, g->n);
         if (k >= c0 && k < c1) memcpy(DM_AT(k), on_v, (size_t)es);
         return;
@@ -96,10 +96,10 @@ static void dm_one_hot_row(const dm_gather *g, uint8_t *const *slot, const dm_ro
     const int64_t a = r->coord[g->axis];
     if (is == 0) { /* one index for the whole row: all OnValue or all OffValue */
         bool hit = dm_read_index(g->aux_dtype, ip, g->n) == a;
-        if (hit || !prefilled) dm_fill_run(DM_AT(c0), ds, hit ? on_v : off_v, (uint64_t)(c1 - c0), g->esize);
+        if (hit || !prefilled) dm_fill_run(DM_AT(c0), ds, hit ? on_v : off_v, (uint64_t)(c1 - c0), g->esize, g->isa);
         return;
     }
-    if (!prefilled) dm_fill_run(DM_AT(c0), ds, off_v, (uint64_t)(c1 - c0), g->esize);
+    if (!prefilled) dm_fill_run(DM_AT(c0), ds, off_v, (uint64_t)(c1 - c0), g->esize, g->isa);
     /* An index per element (the axis is a row dimension): OnValue where it names this
      * row's axis position a. One typed load and compare per element, not a decode call
      * each (0.02-0.1x numpy before). */
@@ -192,7 +192,7 @@ static void dm_one_hot_rows_packed(const dm_gather *g, uint8_t *const *slot, uin
     for (uint64_t b0 = e0; b0 < e1; b0 += block) {
         const uint64_t b1 = b0 + block < e1 ? b0 + block : e1;
         uint8_t *out = stream ? stage : slot[DM_SLOT_DST] + b0 * g->esize;
-        dm_fill_run(out, 1, slot[DM_SLOT_SRC], b1 - b0, g->esize);
+        dm_fill_run(out, 1, slot[DM_SLOT_SRC], b1 - b0, g->esize, g->isa);
         if (tight) {
             dm_one_hot_on_pass(g, slot, b0, b1, out);
         } else {
@@ -200,7 +200,7 @@ static void dm_one_hot_rows_packed(const dm_gather *g, uint8_t *const *slot, uin
             for (bool more = dm_rows_begin(&r, g, b0, b1); more; more = dm_rows_next(&r))
                 dm_one_hot_row(g, slot, &r, out, (int64_t)b0, true);
         }
-        if (stream) dm_stream_copy(slot[DM_SLOT_DST] + b0 * g->esize, stage, (b1 - b0) * g->esize);
+        if (stream) dm_stream_copy(slot[DM_SLOT_DST] + b0 * g->esize, stage, (b1 - b0) * g->esize, g->isa);
     }
     if (stream) dm_stream_fence();
 }
@@ -230,10 +230,10 @@ static void dm_one_hot_rows_packed(const dm_gather *g, uint8_t *const *slot, uin
         for (uint64_t b0 = c0; b0 < c1; b0 += width) {                                    \
             const uint64_t b1 = c1 - b0 < width ? c1 : b0 + width;                        \
             if (b1 - b0 == I)                                                             \
-                dm_fill_run(slab_out, 1, off_v, slab, (uint32_t)es);                      \
+                dm_fill_run(slab_out, 1, off_v, slab, (uint32_t)es, isa);                 \
             else                                                                          \
                 for (uint64_t k = 0; k < n; k++)                                          \
-                    dm_fill_run(slab_out + (k * I + b0) * es, 1, off_v, b1 - b0, (uint32_t)es); \
+                    dm_fill_run(slab_out + (k * I + b0) * es, 1, off_v, b1 - b0, (uint32_t)es, isa); \
             for (uint64_t i = b0; i < b1; i++) {                                          \
                 T v;                                                                      \
                 memcpy(&v, row + (int64_t)i * si, sizeof v);                              \
@@ -244,7 +244,7 @@ static void dm_one_hot_rows_packed(const dm_gather *g, uint8_t *const *slot, uin
         u += c1 - c0;                                                                     \
     }
 #define DM_ACROSS_RANGE(T, READ)                                                          \
-    dm_fill_run(out + u0 * es, 1, off_v, u1 - u0, (uint32_t)es);                          \
+    dm_fill_run(out + u0 * es, 1, off_v, u1 - u0, (uint32_t)es, isa);                     \
     for (uint64_t o = u0 / slab; o * slab < u1; o++) {                                    \
         const uint64_t lo = (u0 > o * slab ? u0 : o * slab) - o * slab;                  \
         const uint64_t hi = (u1 < (o + 1) * slab ? u1 : (o + 1) * slab) - o * slab;      \
@@ -283,6 +283,7 @@ DM_INLINE void dm_across(const dm_gather *g, uint8_t *const *slot, uint64_t u0,
     const uint8_t *ip = slot[DM_SLOT_AUX], *off_v = slot[DM_SLOT_SRC];
     const uint8_t *on_v = slot[DM_SLOT_AUX2] + (uint64_t)g->base[DM_SLOT_AUX2] * es;
     uint8_t *out = slot[DM_SLOT_DST];
+    const dm_isa isa = g->isa;
     if (blocks) {
         /* blocks of about DM_ACROSS_BLOCK_BYTES, row parts of at least 1 KiB */
         uint64_t width = DM_ACROSS_BLOCK_BYTES / (n * es);

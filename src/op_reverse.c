@@ -129,7 +129,7 @@ static void dm_reverse_short_rows(const dm_gather *g, uint8_t *dst, const uint8_
         /* Contiguous rows: each reversed prefix as 16-byte blocks reversed in registers
          * where it has one, in a loop specialised per element size ([N, 16] UINT8 ran at
          * 0.6x numpy, 11 ns a row, element by element). It plans its own prefetch. */
-        dm_reverse_rows_prefix(dst, dst_row, src, src_row, rows, m, g->esize, lp, len_row, g->aux_dtype, g->n);
+        dm_reverse_rows_prefix(dst, dst_row, src, src_row, rows, m, g->esize, lp, len_row, g->aux_dtype, g->n, g->isa);
         return;
     }
     const dm_prefetch pf = dm_prefetch_plan(src_row, sa, m, g->esize, rows);
@@ -148,7 +148,7 @@ DM_INLINE void dm_reverse_rows_along_axis_as(const dm_gather *g, uint8_t *const 
 {
     const int64_t es = g->esize, sa = g->window_stride;
     const int64_t ds = g->stride[DM_SLOT_DST][g->rank - 1];
-    const bool stream = g->stream;
+    const dm_mode mode = dm_gather_mode(g);
     const bool short_rows = g->rank >= 2 && g->size[g->rank - 1] <= DM_SHORT_ROW_ELEMENTS;
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
@@ -173,15 +173,15 @@ DM_INLINE void dm_reverse_rows_along_axis_as(const dm_gather *g, uint8_t *const 
             if (c0 < L) {
                 int64_t hi = c1 < L ? c1 : L;
                 dm_copy_run(dst + c0 * ds * es, ds, src + (L - 1 - c0) * sa * es, -sa, (uint64_t)(hi - c0), g->esize,
-                            stream);
+                            mode);
             }
             int64_t lo = c0 > L ? c0 : L;
             if (lo < c1)
-                dm_copy_run(dst + lo * ds * es, ds, src + lo * sa * es, sa, (uint64_t)(c1 - lo), g->esize, stream);
+                dm_copy_run(dst + lo * ds * es, ds, src + lo * sa * es, sa, (uint64_t)(c1 - lo), g->esize, mode);
         }
         dm_rows_skip(&r, batch);
     }
-    if (stream) dm_stream_fence();
+    if (mode.stream) dm_stream_fence();
 }
 
 /* The prefetch (of a row's whole sequence, whatever its length) is decided per call,
@@ -248,18 +248,18 @@ static int64_t dm_find_runs(const dm_gather *g, const uint8_t *lp, int64_t step,
 
 /* Copies the runs' columns of the output row at axis coordinate a; neighbouring runs
  * that read the same source row (every length <= a reads row a) are one copy. */
-static void dm_copy_runs(const dm_gather *g, const dm_length_runs *runs, uint64_t a, uint8_t *dst, const uint8_t *src,
-                         bool stream)
+static void dm_copy_runs(const dm_gather *g, const dm_length_runs *runs, uint64_t a, uint8_t *dst, const uint8_t *src)
 {
     const uint32_t last = g->rank - 1;
     const int64_t es = g->esize, sa = g->window_stride;
     const int64_t ds = g->stride[DM_SLOT_DST][last], ss = g->stride[DM_SLOT_SRC][last];
+    const dm_mode mode = dm_gather_mode(g);
     for (uint32_t r = 0, k; r < runs->n; r = k) {
         const uint64_t x = dm_reversed(a, runs->len[r]);
         for (k = r + 1; k < runs->n && dm_reversed(a, runs->len[k]) == x; k++) continue;
         const int64_t j = runs->start[r];
         dm_copy_run(dst + j * ds * es, ds, src + ((int64_t)x * sa + j * ss) * es, ss,
-                    (uint64_t)(runs->start[k] - j), g->esize, stream);
+                    (uint64_t)(runs->start[k] - j), g->esize, mode);
     }
 }
 
@@ -360,14 +360,14 @@ static void dm_reverse_rows_across_axis(const dm_gather *g, uint8_t *const *slot
         uint8_t *dst = slot[DM_SLOT_DST] + r.off[DM_SLOT_DST] * es;
         const uint8_t *src = slot[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] * es;
         if (held == lp && held_c0 == r.c0 && held_c1 == r.c1) {
-            dm_copy_runs(g, &runs, r.coord[g->axis], dst, src, stream);
+            dm_copy_runs(g, &runs, r.coord[g->axis], dst, src);
             continue;
         }
         held = NULL;
         for (int64_t j = r.c0; j < (int64_t)r.c1;) {
             const int64_t from = j;
             j = dm_find_runs(g, lp, ls, j, r.c1, &runs);
-            dm_copy_runs(g, &runs, r.coord[g->axis], dst, src, stream);
+            dm_copy_runs(g, &runs, r.coord[g->axis], dst, src);
             if (from == (int64_t)r.c0 && j == (int64_t)r.c1) held = lp, held_c0 = r.c0, held_c1 = r.c1;
         }
     }
@@ -402,7 +402,7 @@ static void dm_copy_runs_block(const dm_gather *g, const dm_length_runs *runs, u
 #define DM_GATHER_COLS(ES, DCOL, SCOL, ROW)                                                   \
     for (uint64_t a = a0; a < a1; a++) {                                                      \
         uint8_t *d = dst + ((int64_t)a * drow + c0 * (DCOL)) * (ES);                          \
-        for (uint32_t c = tiled; c < w; c++) {                                                \
+        for (uint32_t c = 0; c < w; c++) {                                                    \
             const uint32_t L = len[c];                                                        \
             memcpy(d + (int64_t)c * (DCOL) * (ES), ROW(a < L ? L - 1 - a : a) + (int64_t)c * (SCOL) * (ES), (ES)); \
         }                                                                                     \
@@ -414,156 +414,6 @@ static void dm_copy_runs_block(const dm_gather *g, const dm_length_runs *runs, u
     case 4: DM_GATHER_COLS(4, DCOL, SCOL, ROW); break;                                       \
     default: DM_GATHER_COLS(8, DCOL, SCOL, ROW); break;                                      \
     }
-/* 1-byte elements over an axis of n <= 16 rows, each column reversed over its own
- * length, 16 columns at a time as a 16 x 16 tile (dm_gather_u8_tiles, below): transposed
- * so that each column is one register, reversed there by one byte shuffle (lane i takes
- * L - 1 - i below L), and transposed back. The element-by-element gather moved [16, C]
- * UINT8 at 3 GB/s, a row pointer and a 1-byte copy per element.
- *
- * The tile logic is written once; each instruction set gives only what differs, as
- * DM_TILE_FN functions on a 16-byte vector dm_tile_v: load, store and zero; the
- * transpose (dm_tile_transpose, four rounds of interleaving, so that x[k] ends up holding
- * column (row, for the way back) bitreverse4(k) of the input, in order: the same
- * permutation on every instruction set, as each interleaves the same way); and the
- * reversal of a register's first L lanes (dm_tile_reverse). DM_TILE_TARGET is the
- * target attribute every such function carries, so that GCC inlines them into each
- * other. */
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-#include <tmmintrin.h>
-#define DM_U8_TILES 1
-#define DM_TILE_TARGET __attribute__((target("ssse3")))
-typedef __m128i dm_tile_v;
-
-/* SSSE3's byte shuffle is not in the x86-64 baseline: checked at run time (a load and a
- * bit test of what libgcc read from cpuid at start-up). */
-static bool dm_tiles_available(void) { return __builtin_cpu_supports("ssse3"); }
-
-#define DM_TILE_FN DM_TILE_TARGET DM_INLINE
-DM_TILE_FN dm_tile_v dm_tile_load(const uint8_t *p) { return _mm_loadu_si128((const __m128i *)(const void *)p); }
-DM_TILE_FN void dm_tile_store(uint8_t *p, dm_tile_v v) { _mm_storeu_si128((__m128i *)(void *)p, v); }
-DM_TILE_FN dm_tile_v dm_tile_zero(void) { return _mm_setzero_si128(); }
-
-DM_TILE_FN void dm_tile_transpose(dm_tile_v *x)
-{
-    dm_tile_v y[16];
-    for (int i = 0; i < 8; i++) {
-        y[i] = _mm_unpacklo_epi8(x[2 * i], x[2 * i + 1]);
-        y[i + 8] = _mm_unpackhi_epi8(x[2 * i], x[2 * i + 1]);
-    }
-    for (int i = 0; i < 8; i++) {
-        x[i] = _mm_unpacklo_epi16(y[2 * i], y[2 * i + 1]);
-        x[i + 8] = _mm_unpackhi_epi16(y[2 * i], y[2 * i + 1]);
-    }
-    for (int i = 0; i < 8; i++) {
-        y[i] = _mm_unpacklo_epi32(x[2 * i], x[2 * i + 1]);
-        y[i + 8] = _mm_unpackhi_epi32(x[2 * i], x[2 * i + 1]);
-    }
-    for (int i = 0; i < 8; i++) {
-        x[i] = _mm_unpacklo_epi64(y[2 * i], y[2 * i + 1]);
-        x[i + 8] = _mm_unpackhi_epi64(y[2 * i], y[2 * i + 1]);
-    }
-}
-
-/* Lane i takes lane L - 1 - i where i < L (L <= 16), else stays. */
-DM_TILE_FN dm_tile_v dm_tile_reverse(dm_tile_v x, uint32_t len)
-{
-    const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    const __m128i L = _mm_set1_epi8((char)len);
-    const __m128i below = _mm_cmpgt_epi8(L, iota);
-    const __m128i rev = _mm_sub_epi8(_mm_sub_epi8(L, _mm_set1_epi8(1)), iota);
-    return _mm_shuffle_epi8(x, _mm_or_si128(_mm_and_si128(below, rev), _mm_andnot_si128(below, iota)));
-}
-#elif defined(__ARM_NEON) && (defined(__GNUC__) || defined(__clang__)) && \
-    defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-/* NEON: in the baseline of AArch64, and of 32-bit ARM only when the compiler was told
- * the CPU has it (-mfpu=neon; Debian's armhf baseline, ARMv7 with VFPv3-D16, has not,
- * so that build keeps the element loop). Nothing to check at run time. Little-endian
- * only: the transpose reinterprets byte lanes as wider ones, whose order big-endian
- * NEON reverses (untested there, so left to the element loop). */
-#include <arm_neon.h>
-#define DM_U8_TILES 1
-#define DM_TILE_TARGET
-typedef uint8x16_t dm_tile_v;
-
-static bool dm_tiles_available(void) { return true; }
-
-#define DM_TILE_FN DM_INLINE
-DM_TILE_FN dm_tile_v dm_tile_load(const uint8_t *p) { return vld1q_u8(p); }
-DM_TILE_FN void dm_tile_store(uint8_t *p, dm_tile_v v) { vst1q_u8(p, v); }
-DM_TILE_FN dm_tile_v dm_tile_zero(void) { return vdupq_n_u8(0); }
-
-/* vzipq interleaves the low halves (val[0]) and the high halves (val[1]) of two
- * registers, as SSE2's unpacklo / unpackhi do, so the rounds are those of the x86
- * transpose; the last one (64-bit halves) is a pairing of halves. vzipq is ARMv7 NEON
- * as well as AArch64 (where it is zip1 / zip2). */
-DM_TILE_FN void dm_tile_transpose(dm_tile_v *x)
-{
-    dm_tile_v y[16];
-    for (int i = 0; i < 8; i++) {
-        const uint8x16x2_t z = vzipq_u8(x[2 * i], x[2 * i + 1]);
-        y[i] = z.val[0];
-        y[i + 8] = z.val[1];
-    }
-    for (int i = 0; i < 8; i++) {
-        const uint16x8x2_t z = vzipq_u16(vreinterpretq_u16_u8(y[2 * i]), vreinterpretq_u16_u8(y[2 * i + 1]));
-        x[i] = vreinterpretq_u8_u16(z.val[0]);
-        x[i + 8] = vreinterpretq_u8_u16(z.val[1]);
-    }
-    for (int i = 0; i < 8; i++) {
-        const uint32x4x2_t z = vzipq_u32(vreinterpretq_u32_u8(x[2 * i]), vreinterpretq_u32_u8(x[2 * i + 1]));
-        y[i] = vreinterpretq_u8_u32(z.val[0]);
-        y[i + 8] = vreinterpretq_u8_u32(z.val[1]);
-    }
-    for (int i = 0; i < 8; i++) {
-        x[i] = vcombine_u8(vget_low_u8(y[2 * i]), vget_low_u8(y[2 * i + 1]));
-        x[i + 8] = vcombine_u8(vget_high_u8(y[2 * i]), vget_high_u8(y[2 * i + 1]));
-    }
-}
-
-/* Lane i takes lane L - 1 - i where i < L (L <= 16), else stays: a table lookup, one
- * instruction on AArch64 (vqtbl1q_u8, NEON's pshufb), two 8-byte lookups in the 16-byte
- * table on ARMv7. */
-DM_TILE_FN dm_tile_v dm_tile_reverse(dm_tile_v x, uint32_t len)
-{
-    static const uint8_t lanes[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-    const uint8x16_t iota = vld1q_u8(lanes), L = vdupq_n_u8((uint8_t)len);
-    const uint8x16_t pick = vbslq_u8(vcgtq_u8(L, iota), vsubq_u8(vsubq_u8(L, vdupq_n_u8(1)), iota), iota);
-#if defined(__aarch64__)
-    return vqtbl1q_u8(x, pick);
-#else
-    const uint8x8x2_t t = {{vget_low_u8(x), vget_high_u8(x)}};
-    return vcombine_u8(vtbl2_u8(t, vget_low_u8(pick)), vtbl2_u8(t, vget_high_u8(pick)));
-#endif
-}
-#else
-#define DM_U8_TILES 0
-#endif
-
-#if DM_U8_TILES
-/* dst and src address column 0 of row 0; rows [a0, a1) of the first w - w % 16 columns
- * are written, and that count is returned. Rows n .. 15 of a tile are zeros, never
- * stored. */
-DM_TILE_TARGET static uint32_t dm_gather_u8_tiles(uint8_t *dst, int64_t drow, const uint8_t *src, int64_t sa,
-                                                  const uint32_t *len, uint32_t w, uint32_t n, uint64_t a0,
-                                                  uint64_t a1)
-{
-    static const uint8_t bitrev4[16] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
-    const uint32_t full = w - w % 16;
-    for (uint32_t c = 0; c < full; c += 16) {
-        dm_tile_v x[16], z[16];
-        for (uint32_t r = 0; r < 16; r++) x[r] = r < n ? dm_tile_load(src + (int64_t)r * sa + c) : dm_tile_zero();
-        dm_tile_transpose(x); /* x[k]: column bitrev4[k] */
-        for (uint32_t k = 0; k < 16; k++) z[bitrev4[k]] = dm_tile_reverse(x[k], len[c + bitrev4[k]]); /* z[j]: column j */
-        dm_tile_transpose(z); /* z[k]: row bitrev4[k] */
-        for (uint32_t k = 0; k < 16; k++) {
-            const uint32_t r = bitrev4[k];
-            if (r >= a0 && r < a1 && r < n) dm_tile_store(dst + (int64_t)r * drow + c, z[k]);
-        }
-    }
-    return full;
-}
-#endif
-
 /* Source row x at column c0: from the table, or computed. */
 #define DM_TABLE_ROW(x) rowp[x]
 #define DM_STRIDED_ROW(x) (src + ((int64_t)(x) * sa + c0 * scol) * g->esize)
@@ -583,12 +433,6 @@ static void dm_gather_runs_block(const dm_gather *g, const dm_length_runs *runs,
         while (c0 + c >= runs->start[r + 1]) r++;
         len[c] = (uint32_t)runs->len[r]; /* <= n < 2^32 */
     }
-    /* Columns the 16 x 16 byte tiles took (1-byte elements over at most 16 rows). */
-    uint32_t tiled = 0;
-#if DM_U8_TILES
-    if (dcol == 1 && scol == 1 && g->esize == 1 && g->n <= 16 && dm_tiles_available())
-        tiled = dm_gather_u8_tiles(dst + c0, drow, src + c0, sa, len, w, (uint32_t)g->n, a0, a1);
-#endif
     if (dcol == 1 && scol == 1 && g->n <= DM_ROW_TABLE) {
         /* Contiguous rows over a short axis: each source row's address from a table and
          * each column's offset without a multiply: FLOAT16 / FLOAT32 [16, C] 7.0 / 3.7 ms ->
@@ -605,6 +449,99 @@ static void dm_gather_runs_block(const dm_gather *g, const dm_length_runs *runs,
 #undef DM_TABLE_ROW
 #undef DM_STRIDED_ROW
 
+/* Columns per block of the vector ragged REVERSE: its lengths (at most 8 bytes each) on
+ * the stack. Outputs of DM_RAGGED_STREAM_BYTES and more stream (dm_reverse_columns). */
+enum { DM_RAGGED_BLOCK = 512 };
+#define DM_RAGGED_STREAM_BYTES (2ull << 20)
+
+/* The lengths of columns [j0, j1) (lp: column 0's, ls bytes apart), clamped to [0, n],
+ * into len as esize-byte lanes (dm_simd.ragged); returns how many differ from the column
+ * before them. Inlined per length type and lane size: one load, clamp and store each. */
+#define DM_LANES_AS(T, CLAMP, LT)                                                         \
+    for (int64_t j = j0; j < j1; j++) {                                                   \
+        T v;                                                                              \
+        memcpy(&v, lp + j * ls, sizeof v);                                                \
+        const uint64_t L = CLAMP(v, n);                                                   \
+        changes += L != prev;                                                             \
+        prev = L;                                                                         \
+        const LT lane = (LT)L;                                                            \
+        memcpy(len + (j - j0) * (int64_t)sizeof lane, &lane, sizeof lane);                \
+    }
+#define DM_LANES(T, CLAMP)                                                                \
+    switch (esize) {                                                                      \
+    case 1: DM_LANES_AS(T, CLAMP, uint8_t); break;                                        \
+    case 2: DM_LANES_AS(T, CLAMP, uint16_t); break;                                       \
+    case 4: DM_LANES_AS(T, CLAMP, uint32_t); break;                                       \
+    default: DM_LANES_AS(T, CLAMP, uint64_t); break;                                      \
+    }
+static uint64_t dm_ragged_lanes(const dm_gather *g, const uint8_t *lp, int64_t ls, int64_t j0, int64_t j1, uint8_t *len)
+{
+    const uint64_t n = g->n;
+    const uint32_t esize = g->esize;
+    const bool i32 = g->aux_dtype == DML_TENSOR_DATA_TYPE_INT32;
+    if (ls == 4 && (i32 || g->aux_dtype == DML_TENSOR_DATA_TYPE_UINT32)) /* packed 32-bit: the vector loop's */
+        return dm_simd_of(g->isa)->lanes(len, lp + j0 * 4, (uint64_t)(j1 - j0), (uint32_t)n, i32, esize);
+    uint64_t changes = 0, prev = UINT64_MAX;
+    switch (g->aux_dtype) {
+    case DML_TENSOR_DATA_TYPE_UINT32: DM_LANES(uint32_t, dm_clamp_unsigned); break;
+    case DML_TENSOR_DATA_TYPE_INT32: DM_LANES(int32_t, dm_clamp_signed); break;
+    case DML_TENSOR_DATA_TYPE_INT64: DM_LANES(int64_t, dm_clamp_signed); break;
+    default: DM_LANES(uint64_t, dm_clamp_unsigned); break;
+    }
+    return changes;
+}
+#undef DM_LANES
+#undef DM_LANES_AS
+
+/* Columns [0, w) of the ragged REVERSE element by element, reading len's esize-byte lanes:
+ * the few columns under one vector that dm_simd.ragged leaves. */
+#define DM_RAGGED_TAIL(T)                                                                 \
+    for (uint64_t c = 0; c < w; c++) {                                                    \
+        T L;                                                                              \
+        memcpy(&L, len + c * sizeof L, sizeof L);                                         \
+        for (uint64_t a = 0; a < n; a++)                                                  \
+            memcpy(dst + (int64_t)a * drow + (int64_t)(c * sizeof L),                     \
+                   src + (int64_t)(a < L ? L - 1 - a : a) * srow + (int64_t)(c * sizeof L), sizeof L); \
+    }
+static void dm_ragged_tail(uint8_t *dst, int64_t drow, const uint8_t *src, int64_t srow, const uint8_t *len, uint64_t w,
+                           uint64_t n, uint32_t esize)
+{
+    switch (esize) {
+    case 1: DM_RAGGED_TAIL(uint8_t); break;
+    case 2: DM_RAGGED_TAIL(uint16_t); break;
+    case 4: DM_RAGGED_TAIL(uint32_t); break;
+    default: DM_RAGGED_TAIL(uint64_t); break;
+    }
+}
+#undef DM_RAGGED_TAIL
+
+/* Columns [j, j1) of a slab whose axis has at most DM_RAGGED_ROWS rows and whose columns
+ * are contiguous, where lengths change every few columns (ONNX's [T, B] batch of ragged
+ * sequences): a block of columns through the vector loop (dm_simd.ragged), which selects
+ * each output row's lanes from the source rows their lengths pick. Returns the column it
+ * reached, or j when the block's runs of equal lengths are wide enough (DM_TINY_RUN_BYTES
+ * on average) for the row copies of the run table. */
+static int64_t dm_ragged_vector(const dm_gather *g, const uint8_t *lp, int64_t ls, int64_t j, int64_t j1, uint8_t *dst,
+                                const uint8_t *src, bool stream)
+{
+    _Alignas(16) uint8_t len[DM_RAGGED_BLOCK * 8];
+    const int64_t end = j1 - j < DM_RAGGED_BLOCK ? j1 : j + DM_RAGGED_BLOCK;
+    const uint32_t es = g->esize;
+    /* A block whose first columns share one length (one length for every column is the
+     * common case) goes to the runs without being scanned into lanes, which cost REVERSE
+     * of [16, 1024] FLOAT32 with whole sequences a tenth of its time. */
+    const uint64_t probe = end - j < 16 ? (uint64_t)(end - j) : 16;
+    if (dm_equal_length_run(g->aux_dtype, lp + j * ls, ls, probe, g->n) == probe) return j;
+    const uint64_t runs = 1 + dm_ragged_lanes(g, lp, ls, j, end, len);
+    if (runs * DM_TINY_RUN_BYTES <= (uint64_t)(end - j) * es) return j;
+    const int64_t drow = g->stride[DM_SLOT_DST][g->axis] * (int64_t)es, srow = g->window_stride * (int64_t)es;
+    uint8_t *d = dst + j * (int64_t)es;
+    const uint8_t *s = src + j * (int64_t)es;
+    if (!dm_simd_of(g->isa)->ragged(d, drow, s, srow, len, (uint64_t)(end - j), (uint32_t)g->n, es, stream))
+        dm_ragged_tail(d, drow, s, srow, len, (uint64_t)(end - j), g->n, es);
+    return end;
+}
+
 /* The axis is the dimension next to the innermost and the lengths change along the
  * innermost: each slab (a coordinate of the dimensions before the axis) is an [n, m]
  * reverse with a length per column. A unit is one column of one slab; each block of
@@ -619,6 +556,14 @@ static void dm_reverse_columns(const dm_gather *g, uint8_t *const *slot, uint64_
     const int64_t drow_bytes = (ds < 0 ? -ds : ds) * es;
     const uint64_t block = drow_bytes >= DM_ROW_BLOCK_BYTES / 16 ? 16 : DM_ROW_BLOCK_BYTES / (uint64_t)drow_bytes;
     const bool stream = g->stream;
+    const bool ragged = g->isa != DM_ISA_SCALAR && g->n <= DM_RAGGED_ROWS && g->stride[DM_SLOT_DST][last] == 1 &&
+                        g->stride[DM_SLOT_SRC][last] == 1;
+    /* The vector loop writes a line of each of its n rows in turn. Rows a multiple of 4 KiB
+     * apart share one set of the L1 and L2 caches, whose 8 ways cannot hold 16 rows' lines:
+     * plain stores then evicted each other's lines before they were whole, so outputs of
+     * DM_RAGGED_STREAM_BYTES and more stream whatever the engine's threshold ([16, 1M] UINT8,
+     * two threads: 17-25 ms plain, 11-15 ms streamed, in medians on a loaded machine). */
+    const bool ragged_stream = stream || dm_gather_elements(g) * g->esize >= DM_RAGGED_STREAM_BYTES;
     dm_length_runs runs;
     for (uint64_t s = u0 / m; s * m < u1; s++) {
         int64_t off[DM_SLOT_COUNT] = {0};
@@ -629,6 +574,13 @@ static void dm_reverse_columns(const dm_gather *g, uint8_t *const *slot, uint64_
         const uint8_t *lp = slot[DM_SLOT_AUX] + off[DM_SLOT_AUX] * les;
         const int64_t j1 = (int64_t)(u1 - s * m < m ? u1 - s * m : m);
         for (int64_t j = u0 > s * m ? (int64_t)(u0 - s * m) : 0; j < j1;) {
+            if (ragged) {
+                const int64_t done = dm_ragged_vector(g, lp, ls, j, j1, dst, src, ragged_stream);
+                if (done > j) {
+                    j = done;
+                    continue;
+                }
+            }
             const int64_t end = dm_find_runs(g, lp, ls, j, j1, &runs);
             const uint64_t run_bytes = (uint64_t)(end - j) * (uint64_t)es;
             if (run_bytes < (uint64_t)runs.n * DM_TINY_RUN_BYTES) {
@@ -639,12 +591,12 @@ static void dm_reverse_columns(const dm_gather *g, uint8_t *const *slot, uint64_
                     dm_copy_runs_block(g, &runs, a, a + block < g->n ? a + block : g->n, dst, src);
             } else {
                 for (uint64_t a = 0; a < g->n; a++)
-                    dm_copy_runs(g, &runs, a, dst + (int64_t)a * ds * es, src, stream);
+                    dm_copy_runs(g, &runs, a, dst + (int64_t)a * ds * es, src);
             }
             j = end;
         }
     }
-    if (stream) dm_stream_fence();
+    if (stream || (ragged && ragged_stream)) dm_stream_fence();
 }
 
 static dm_cpu_loop dm_reverse_cpu_loop(const dm_gather *g)

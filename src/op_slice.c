@@ -119,7 +119,7 @@ DM_INLINE void dm_slice_rows_as(const dm_gather *g, uint8_t *const *slot, uint64
                                 const bool prefetch)
 {
     const int64_t es = g->esize;
-    const bool stream = g->stream;
+    const dm_mode mode = dm_gather_mode(g);
     const bool short_rows = g->rank >= 2 && g->size[g->rank - 1] <= DM_SHORT_ROW_ELEMENTS;
     dm_rows r;
     for (bool more = dm_rows_begin(&r, g, e0, e1); more; more = dm_rows_next(&r)) {
@@ -133,16 +133,16 @@ DM_INLINE void dm_slice_rows_as(const dm_gather *g, uint8_t *const *slot, uint64
             dm_row_batch b = dm_row_batch_at(g, slot, &r);
             for (uint64_t k = 0; k < batch; k++, b.dst += b.dst_row, b.src += b.src_row) {
                 if (prefetch) dm_prefetch_row(dm_row_low(b.src, ss, m, g->esize), pf);
-                dm_copy_run(b.dst, ds, b.src, ss, m, g->esize, stream);
+                dm_copy_run(b.dst, ds, b.src, ss, m, g->esize, mode);
             }
             dm_rows_skip(&r, batch);
             continue;
         }
         const uint8_t *src = slot[DM_SLOT_SRC] + (g->base[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] + c0 * ss) * es;
         if (prefetch) dm_prefetch_row(dm_row_low(src, ss, r.c1 - r.c0, g->esize), pf);
-        dm_copy_run(slot[DM_SLOT_DST] + (r.off[DM_SLOT_DST] + c0 * ds) * es, ds, src, ss, r.c1 - r.c0, g->esize, stream);
+        dm_copy_run(slot[DM_SLOT_DST] + (r.off[DM_SLOT_DST] + c0 * ds) * es, ds, src, ss, r.c1 - r.c0, g->esize, mode);
     }
-    if (stream) dm_stream_fence();
+    if (mode.stream) dm_stream_fence();
 }
 
 static void dm_slice_rows(const dm_gather *g, uint8_t *const *slot, uint64_t e0, uint64_t e1)
@@ -168,7 +168,7 @@ DM_INLINE void dm_slice_rows_memcpy_as(const dm_gather *g, uint8_t *const *slot,
         uint8_t *dst = slot[DM_SLOT_DST] + (r.off[DM_SLOT_DST] + r.c0) * es;
         const uint8_t *src = slot[DM_SLOT_SRC] + (g->base[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] + r.c0) * es;
         if (prefetch) dm_prefetch_row(src, pf);
-        if (stream) dm_stream_copy(dst, src, (uint64_t)(r.c1 - r.c0) * (uint64_t)es);
+        if (stream) dm_stream_copy(dst, src, (uint64_t)(r.c1 - r.c0) * (uint64_t)es, g->isa);
         else memcpy(dst, src, (size_t)((r.c1 - r.c0) * es));
     }
     if (stream) dm_stream_fence();

@@ -37,6 +37,36 @@ TEST(stride_2_slice_reads_all_of_its_input)
     free(cases);
 }
 
+/* The CPU backend's figures count 64-byte lines as the GPU's count sectors: a stride-2
+ * slice reads every line of its input (1.5x the bytes dmlops_operator_get_info counts),
+ * ONE_HOT's two values take one line, a slice of columns C/4 .. 3C/4 the lines its
+ * window touches in each row (two for 64 bytes from byte 32), every other tensor its
+ * bytes rounded up to lines (what issue 47's "x memcpy" divides, with a memcpy of half
+ * of them). */
+TEST(cpu_figures_count_whole_lines)
+{
+    size_t n = 0;
+    bench_case *cases = suite(NULL, &n);
+    REQUIRE(cases);
+    for (size_t i = 0; i < n; i++) {
+        const bench_case *c = &cases[i];
+        uint64_t want = 0;
+        for (uint32_t t = 0; t <= c->ninputs; t++) {
+            const uint64_t bytes = c->bt[t].TotalTensorSizeInBytes;
+            const uint64_t es = dmlops_data_type_size(c->type), lo = c->cols / 4 * es, hi = lo + c->cols / 2 * es;
+            if (c->fam->op == DML_OPERATOR_SLICE1 && t == 0 && c->strides[1] == 1) /* rows' lines [lo, hi) */
+                want += (uint64_t)c->rows * ((hi - 1) / 64 - lo / 64 + 1) * 64;
+            else want += (bytes + 63) / 64 * 64; /* read or written whole */
+        }
+        CHECK(bench_case_line_bytes(c) == want, "%s: %llu line bytes, expected %llu", c->label,
+              (unsigned long long)bench_case_line_bytes(c), (unsigned long long)want);
+        if (c->fam->op == DML_OPERATOR_SLICE1 && c->strides[1] == 2)
+            CHECK(bench_case_line_bytes(c) * 2 == 3 * c->bt[0].TotalTensorSizeInBytes, "%s: a stride-2 slice moves 1.5x its input",
+                  c->label);
+    }
+    free(cases);
+}
+
 /* Whole tensors: REVERSE reads its data and lengths and writes its output; ONE_HOT reads
  * its indices and its two values (one sector) and writes its output; a slice of columns
  * C/4 .. 3C/4 reads only those, sector-aligned in every size. */

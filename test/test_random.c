@@ -595,3 +595,51 @@ TEST_CTX(random_cpu_threads_large)
     budget_scale = 1;
     dmlops_context_destroy(c);
 }
+
+/* CPU only: the same random cases on contexts forced onto each instruction set of the
+ * CPU engine's vector loops (DMLOPS_CPU_ISA, src/cpu/simd.h), on two threads with chunks
+ * of 4 KiB, with plain and with streaming stores: every level this build and CPU offer
+ * gives the reference's bytes, and the context's note names the level it runs. A level
+ * they do not offer fails the creation with UNSUPPORTED naming the variable; scalar is
+ * always offered. test_cpu_simd checks the same loops directly, at every alignment. */
+TEST_CTX(random_cpu_isa_levels)
+{
+    (void)ctx;
+    if (dmt_is_vulkan()) return;
+    static const char *const levels[7] = {"scalar", "sse2", "ssse3", "avx2", "neon", "vector", "avx9000"};
+    int ran = 0;
+    for (uint32_t k = 0; k < 7; k++)
+        for (int streamed = 0; streamed < 2; streamed++) {
+            const dmlops_context_options o = {.cpu_threads = 2, .cpu_chunk_bytes = 4096,
+                                              .cpu_stream_bytes = streamed ? 1 : 0};
+            const dmlops_context_desc d = {.backend = DMLOPS_BACKEND_CPU};
+            dmlops_context *c = NULL;
+            dmt_env isa;
+            dmt_env_set(&isa, "DMLOPS_CPU_ISA", levels[k]);
+            const dmlops_status st = dmlops_context_create_with_options(&d, &o, &c);
+            dmt_env_restore(&isa);
+            if (st == DMLOPS_ERROR_UNSUPPORTED) {
+                CHECK(k > 0, "scalar loops refused: %s", dmlops_last_error_message());
+                CHECK(strstr(dmlops_last_error_message(), "DMLOPS_CPU_ISA") && strstr(dmlops_last_error_message(), levels[k]),
+                      "the refusal names the variable and its value: %s", dmlops_last_error_message());
+                printf("    random_cpu_isa_levels[cpu]: %s not offered here\n", levels[k]);
+                break;
+            }
+            if (!CHECK_OK(st)) break;
+            CHECK(k < 6, "DMLOPS_CPU_ISA=%s accepted", levels[k]);
+            dmlops_context_info info;
+            char want[32];
+            snprintf(want, sizeof want, "; %s loops", levels[k]);
+            if (CHECK_OK(dmlops_context_get_info(c, &info)))
+                CHECK(strstr(info.note, want), "the note names the level: %s", info.note);
+            char label[64];
+            snprintf(label, sizeof label, "%s loops%s", levels[k], streamed ? ", streaming stores" : "");
+            const uint64_t seed = 0x5EED0901ull + 2 * k + (uint64_t)streamed;
+            random_suite(c, "random_reverse_subsequences", label, seed, gen_reverse, 250, "random_cpu_isa_levels");
+            random_suite(c, "random_slice1", label, seed + 0x100, gen_slice, 250, "random_cpu_isa_levels");
+            random_suite(c, "random_one_hot", label, seed + 0x200, gen_one_hot, 250, "random_cpu_isa_levels");
+            dmlops_context_destroy(c);
+            ran++;
+        }
+    CHECK(ran >= 2, "only %d configurations ran", ran);
+}

@@ -658,14 +658,14 @@ static void fill_len_runs18(rcase *rc, void *user)
 TEST_CTX(targeted_reverse_scattered_column_lengths)
 {
     static const uint32_t rows[] = {1, 2, 7, 15, 16, 17}, cols[] = {16, 4099, 160};
-    static const DML_TENSOR_DATA_TYPE types[] = {T_U8, T_I8, T_F16};
+    static const DML_TENSOR_DATA_TYPE types[] = {T_U8, T_I8, T_F16, T_F32, T_F64};
     suite_state st = {.test = "targeted_reverse_scattered_column_lengths"};
     rcase *rc = malloc(sizeof *rc);
     REQUIRE(rc != NULL);
     int i = 0;
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++)
         for (size_t c = 0; c < sizeof cols / sizeof cols[0] * 2; c++, i++) {
-            const DML_TENSOR_DATA_TYPE type = types[(r + c / 2) % 3];
+            const DML_TENSOR_DATA_TYPE type = types[(r + c / 2) % 5];
             const uint32_t in[2] = {rows[r], cols[c / 2]}, lsz[2] = {1, cols[c / 2]};
             case_init(rc, DML_OPERATOR_REVERSE_SUBSEQUENCES);
             dmt_tensor_init(&rc->t[0], type, 2, in, NULL, 0);

@@ -10,8 +10,8 @@
  * to 10% (gpu.md). It runs once per size, a few lists per shape, so that it costs seconds,
  * not minutes; each case then measures only the winner.
  *
- * On the host, as before: memcpy of half the operator's bytes, and memset of a ONE_HOT's
- * output. */
+ * On the host: memcpy of half the bytes the case counts (its 64-byte lines), one thread,
+ * and memset of a ONE_HOT's output. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,7 +167,7 @@ void bench_host_baselines(host_mem *h, const bench_case *c, uint32_t iters, benc
     /* At least BASELINE_MIN_ITERS samples: a big case runs few iterations, and one
      * preempted memcpy must not move the median. */
     const uint32_t n = iters > BASELINE_MIN_ITERS ? iters : BASELINE_MIN_ITERS;
-    const uint64_t copy_bytes = (r->bytes + 1) / 2;
+    const uint64_t copy_bytes = (r->counted + 1) / 2;
     double *t = calloc(n, sizeof *t);
     if (!t || !bench_host_reserve(h, (size_t)copy_bytes)) {
         free(t);

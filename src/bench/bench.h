@@ -80,6 +80,10 @@ typedef struct bench_sectors {
 bench_sectors bench_case_sectors(const bench_case *c);
 /* 32 x (read + written): the bytes the GPU figures count. */
 uint64_t bench_sector_bytes(bench_sectors s);
+/* The bytes the CPU backend's figures count: the 64-byte lines the case must read and
+ * write, counted as the sectors are (a stride-2 read fetches every line of its input). */
+#define BENCH_LINE 64u
+uint64_t bench_case_line_bytes(const bench_case *c);
 
 /* ---- peaks.c: the table of known devices ---------------------------------------------- */
 
@@ -111,7 +115,8 @@ typedef struct bench_result {
     const bench_case *c;
     uint64_t bytes;  /* bytes_read + bytes_written from dmlops_operator_get_info */
     uint64_t sector_bytes; /* bench_sector_bytes of the case */
-    uint64_t counted;      /* the bytes gbps counts: sector_bytes on Vulkan, bytes on the CPU backend */
+    uint64_t counted;      /* the bytes gbps counts: sector_bytes on Vulkan, 64-byte lines on the CPU
+                              backend (bench_case_line_bytes) */
     dmlops_path path;
     bool gpu_timer;  /* false: wall time, the device has no timestamps */
     uint32_t iterations; /* timed executions (samples) */
@@ -122,7 +127,7 @@ typedef struct bench_result {
     uint32_t reps, sets, barriers;
     bool steady, cache_included;
     double median_s, min_s;
-    double gbps;         /* Vulkan: sector_bytes / median; CPU backend: bytes / median */
+    double gbps;         /* counted / median */
     double copy_gbps;    /* vkCmdCopyBuffer of the same bytes, half read and half written,
                             rounded up to 16 (Vulkan only; 0 otherwise) */
     double compute_copy_gbps;    /* the plain compute copy (record_compute_copy) of those bytes */
@@ -130,7 +135,7 @@ typedef struct bench_result {
     double best_copy_gbps;       /* the best of the plain copy and the sweep's best shape for
                                     the case's size, measured beside the case */
     dmlops_compute_copy_shape best_shape; /* the shape that gave best_copy_gbps */
-    double memcpy_gbps;  /* host memcpy of bytes / 2 */
+    double memcpy_gbps;  /* host memcpy of counted / 2 */
     double memset_gbps;  /* ONE_HOT: host memset of the output bytes, counted as written */
     double memset_s;     /* ONE_HOT: the memset's median seconds; "vs memset" is memset_s / median_s */
     double numpy_s;      /* the numpy peer's median for the same operation; 0: none */
@@ -289,8 +294,8 @@ typedef struct bench_copy_rec {
 } bench_copy_rec;
 /* A bench_record_fn over a bench_copy_rec: copy k on pair k % n. */
 dmlops_status bench_record_copy(dmlops_command_list *list, uint32_t k, void *user);
-/* The host baselines of a case: memcpy of half its bytes, and for ONE_HOT a memset of its
- * output, each at least 15 samples. */
+/* The host baselines of a case: memcpy of half the bytes it counts, and for ONE_HOT a
+ * memset of its output, each at least 15 samples. */
 void bench_host_baselines(host_mem *h, const bench_case *c, uint32_t iters, bench_result *r);
 /* GB/s of a copy of `bytes` each way taking `seconds` (read + written). */
 static inline double bench_copy_gbps(uint64_t bytes, double seconds)

@@ -115,6 +115,10 @@ void bench_print_table(const bench_run *run, FILE *f)
         else print_cpu_row(r, f);
     }
     if (vk && run->count) print_vulkan_notes(run, f);
+    if (!vk && run->count)
+        fprintf(f, "GB/s: the 64-byte lines the operator must read and write (a stride-2 slice reads every line of "
+                   "its input), over its median time; vs memcpy: a host memcpy moving as many lines, half read and "
+                   "half written, on one thread, in the same run\n");
     if (bench_any_wall(run))
         fprintf(f, "timer 'wall': no GPU timestamps (CPU backend, or a device without timestamp queries), so "
                    "host wall time from submission to completion was used\n");

@@ -140,10 +140,12 @@ static char *markdown_section(const bench_run *run)
         markdown_vulkan_notes(run, f);
         markdown_vulkan_table(run, f);
     } else {
-        fprintf(f, "Raw numbers: [bench/%s.csv](bench/%s.csv). *GB/s* counts the bytes the operator must read and "
-                   "write. Each *vs* column divides it by a baseline measured in the same run on the same machine: "
-                   "*memcpy*, a host `memcpy` of the same bytes; *numpy*, numpy doing the same operation on one "
-                   "thread; *memset*, a host `memset` of a ONE_HOT's output bytes. Headline cases are in bold.\n\n",
+        fprintf(f, "Raw numbers: [bench/%s.csv](bench/%s.csv). *GB/s* counts the 64-byte lines the operator must "
+                   "read and write (a stride-2 slice reads every line of its input). Each *vs* column divides it by "
+                   "a baseline measured in the same run on the same machine: *memcpy*, a host `memcpy` moving as "
+                   "many lines (half read, half written) on one thread; *numpy*, numpy doing the same operation on "
+                   "one thread; *memset*, a host `memset` of a ONE_HOT's output bytes. Headline cases are in "
+                   "bold.\n\n",
                 run->slug, run->slug);
         markdown_cpu_table(run, f);
     }

@@ -361,8 +361,9 @@ static void run_samples(dmlops_context *ctx, const bench_run *run, const bench_c
     if (st != DMLOPS_SUCCESS) goto done;
     dmlops_operator_info info;
     dmlops_operator_get_info(cs.op, &info);
-    r->bytes = r->counted = info.bytes_read + info.bytes_written;
+    r->bytes = info.bytes_read + info.bytes_written;
     r->sector_bytes = bench_sector_bytes(bench_case_sectors(c));
+    r->counted = bench_case_line_bytes(c);
     r->sets = 1;
     st = dmlops_command_list_create(ctx, &l.list);
     if (st == DMLOPS_SUCCESS) st = record_case(l.list, 0, &cs);

@@ -36,6 +36,34 @@
 #define DM_PREFETCH(p) ((void)(p))
 #endif
 
+/* DM_TARGET_<ISA> ... DM_TARGET_END compile the functions between them for an instruction
+ * set beyond the build's baseline (the CPU engine's src/cpu/simd_*.c), which run only once
+ * dm_cpu_extensions (platform.h) says the CPU has it: GCC's target pragma, Clang's
+ * attribute push (Clang ignores GCC's pragma). Intrinsic headers go before the BEGIN. On
+ * 32-bit ARM only GCC's fpu=neon is used (DM_TARGET_NEON_AT_RUN_TIME). */
+#if defined(__clang__)
+#define DM_TARGET_SSSE3 _Pragma("clang attribute push(__attribute__((target(\"ssse3\"))), apply_to = function)")
+#define DM_TARGET_AVX2 _Pragma("clang attribute push(__attribute__((target(\"avx2\"))), apply_to = function)")
+#define DM_TARGET_END _Pragma("clang attribute pop")
+#elif DM_GNUC
+#define DM_TARGET_SSSE3 _Pragma("GCC push_options") _Pragma("GCC target(\"ssse3\")")
+#define DM_TARGET_AVX2 _Pragma("GCC push_options") _Pragma("GCC target(\"avx2\")")
+#if defined(__arm__) && !defined(__ARM_NEON)
+#define DM_TARGET_NEON_AT_RUN_TIME 1
+#define DM_TARGET_NEON _Pragma("GCC push_options") _Pragma("GCC target(\"fpu=neon\")")
+#endif
+#define DM_TARGET_END _Pragma("GCC pop_options")
+#endif
+
+/* Unrolls the loop that follows completely when its trip count is a constant: the
+ * ragged REVERSE's rows keep their vectors in registers only once every index is one.
+ * GCC's pragma, which Clang also reads. */
+#if DM_GNUC
+#define DM_UNROLL _Pragma("GCC unroll 16")
+#else
+#define DM_UNROLL
+#endif
+
 /* A pause in a spin loop: lets a sibling hyper-thread run, and saves power. `yield`
  * exists from ARMv6K on (ARMv6 proper, the Pi Zero and Pi 1, lacks it). */
 static inline void dm_cpu_relax(void)

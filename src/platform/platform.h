@@ -77,8 +77,18 @@ uint64_t dm_now_ns(void);
 uint32_t dm_cpu_count(void);
 /* The machine's physical memory in bytes; UINT64_MAX when unknown (no limit). */
 uint64_t dm_physical_memory(void);
-/* The last-level (L3) cache in bytes; 0 when the OS cannot tell (glibc on ARM). */
+/* The last-level (L3) cache in bytes; 0 when the OS cannot tell (glibc on ARM). On Linux
+ * the kernel's cache topology (sysfs) comes first: a hypervisor may fill CPUID's legacy
+ * cache leaf, which glibc's sysconf reads, with a figure of its own (256 MiB on the
+ * project's VM, whose EPYC has 32 MiB). */
 uint64_t dm_l3_cache_bytes(void);
+
+/* Instruction-set extensions beyond the build's baseline that this CPU and OS let the CPU
+ * engine use (cpu_features.c): x86's SSSE3 and AVX2 (the OS saving the 256-bit registers
+ * included), NEON on 32-bit ARM (always there on AArch64). Asked at run time, so that one
+ * binary runs on every CPU of its architecture. */
+enum { DM_CPU_SSSE3 = 1u << 0, DM_CPU_AVX2 = 1u << 1, DM_CPU_NEON = 1u << 2 };
+uint32_t dm_cpu_extensions(void);
 
 /* Large zeroed allocations straight from the OS, aligned to `align` (a power of two of
  * at least 4 KiB; Windows aligns to its 64 KiB granule and ignores larger), with huge

@@ -104,8 +104,39 @@ uint64_t dm_physical_memory(void)
 #endif
 }
 
+#if defined(__linux__)
+/* The L3 of CPU 0 as the kernel describes it (/sys/devices/system/cpu/cpu0/cache/indexN,
+ * the entry whose level is 3; its size reads "32768K"); 0 when absent. */
+static uint64_t dm_sysfs_l3(void)
+{
+    for (int i = 0; i < 16; i++) {
+        char path[96];
+        unsigned level = 0;
+        unsigned long long size = 0;
+        char unit = 0;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        FILE *f = fopen(path, "r");
+        if (!f) return 0; /* the entries are numbered from 0 without gaps */
+        const bool l3 = fscanf(f, "%u", &level) == 1 && level == 3;
+        fclose(f);
+        if (!l3) continue;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        if (!(f = fopen(path, "r"))) return 0;
+        const int got = fscanf(f, "%llu%c", &size, &unit);
+        fclose(f);
+        if (got < 1 || size > (1ull << 40)) return 0;
+        return unit == 'K' ? size << 10 : unit == 'M' ? size << 20 : size;
+    }
+    return 0;
+}
+#endif
+
 uint64_t dm_l3_cache_bytes(void)
 {
+#if defined(__linux__)
+    const uint64_t sysfs = dm_sysfs_l3();
+    if (sysfs) return sysfs;
+#endif
 #if defined(_SC_LEVEL3_CACHE_SIZE)
     const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE); /* 0 or -1 where glibc cannot tell */
     return l3 > 0 ? (uint64_t)l3 : 0;
