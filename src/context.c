@@ -5,6 +5,7 @@
 
 #include "fault.h"
 #include "internal.h"
+#include "tuning.h"
 
 double dm_now(void) { return (double)dm_now_ns() * 1e-9; }
 
@@ -221,6 +222,13 @@ dmlops_status dmlops_context_create_with_options(const dmlops_context_desc *desc
     }
     ctx->backend = backend;
     dm_note_choice(ctx, why);
+    /* Tuning from the environment; the extensible create-info's dmlops_tuning_options
+     * goes here once contexts take one (src/tuning.h). */
+    st = dm_tuning_apply_options(ctx, NULL);
+    if (st != DMLOPS_SUCCESS) {
+        dmlops_context_destroy(ctx);
+        return st;
+    }
     *out = ctx;
     return DMLOPS_SUCCESS;
 }

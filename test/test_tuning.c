@@ -1,7 +1,8 @@
 /* The tuner (issue 49; docs/api.md, "Tuning"): its file's reader and writer, which must
- * refuse every damaged, foreign or stale file and never crash (the fuzz target
- * test/fuzz_tuning.c drives the reader with arbitrary bytes). White-box: the file format
- * is internal, so this links the library's objects. */
+ * refuse every damaged, foreign or stale file with a note and never crash (the fuzz target
+ * test/fuzz_tuning.c drives the reader with arbitrary bytes), and a file in use on a Vulkan
+ * device (lavapipe in CI), planned as a GPU. White-box: the file format is internal, so
+ * this links the library's objects. */
 #include <stdlib.h>
 #include <string.h>
 #if !defined(_WIN32)
@@ -10,7 +11,9 @@
 
 #include "../src/tune/tune_file.h"
 #include "../src/tune/tune_knobs.h"
-#include "harness.h"
+#include "../src/tuning.h"
+#include "../src/vk/vk_record.h" /* dm_vk_op: what an operator runs with */
+#include "vkt.h"
 
 /* ---- the file, without a device ---------------------------------------------------------- */
 
@@ -256,4 +259,210 @@ TEST(tuning_file_load_and_save)
           "%s", err);
     dm_tune_file_free(&f);
     remove(path);
+}
+
+/* ---- a tuning file in use (FILE mode), on a Vulkan device ------------------------------------ */
+
+/* SLICE1 of columns 16..47 of a [64, 64] FLOAT32 tensor: rows of 128 contiguous bytes, which
+ * the GPU plan (DMLOPS_VK_TUNING=gpu) runs as a kernel and COPY_MIN=16 as copy regions, so
+ * that the plan shows whether a configuration was applied. */
+static const uint32_t slice_in[2] = {64, 64}, slice_out[2] = {64, 32};
+static const uint32_t slice_off[2] = {0, 16}, slice_win[2] = {64, 32};
+static const int32_t slice_step[2] = {1, 1};
+typedef struct slice_case {
+    dmt_tensor in, out;
+    DML_SLICE1_OPERATOR_DESC s;
+    DML_OPERATOR_DESC desc;
+    uint64_t sizes[2];
+} slice_case;
+
+static void slice_init(slice_case *c)
+{
+    dmt_tensor_init(&c->in, DML_TENSOR_DATA_TYPE_FLOAT32, 2, slice_in, NULL, 0);
+    dmt_tensor_init(&c->out, DML_TENSOR_DATA_TYPE_FLOAT32, 2, slice_out, NULL, 0);
+    c->s = (DML_SLICE1_OPERATOR_DESC){&c->in.desc, &c->out.desc, 2, slice_off, slice_win, slice_step};
+    c->desc = (DML_OPERATOR_DESC){DML_OPERATOR_SLICE1, &c->s};
+    c->sizes[0] = c->in.buf.TotalTensorSizeInBytes;
+    c->sizes[1] = c->out.buf.TotalTensorSizeInBytes;
+}
+
+/* A Vulkan context planned as a GPU with the tuning variables given (NULL: unset). */
+static dmlops_context *tuned_context(const char *mode, const char *file)
+{
+    dmt_env m, f;
+    dmt_env_set(&m, "DMLOPS_TUNING", mode);
+    dmt_env_set(&f, "DMLOPS_TUNING_FILE", file);
+    if (!mode) unsetenv("DMLOPS_TUNING");
+    if (!file) unsetenv("DMLOPS_TUNING_FILE");
+    dmlops_context *ctx = vkt_gpu_context(0);
+    dmt_env_restore(&f);
+    dmt_env_restore(&m);
+    return ctx;
+}
+
+/* This device's and build's identity, as a file for it carries. */
+static void device_identity(dmlops_context *ctx, dm_tune_identity *id)
+{
+    dmlops_context_info info;
+    memset(id, 0, sizeof *id);
+    if (!CHECK_OK(dmlops_context_get_info(ctx, &info))) return;
+    snprintf(id->library, sizeof id->library, "%s", dmlops_version_string());
+    id->knobs = dm_tune_knobs_fingerprint();
+    id->kernels = dm_vk_tune_kernels_fingerprint();
+    id->vendor_id = info.device.vendor_id;
+    id->device_id = info.device.device_id;
+    id->driver_version = info.device.driver_version;
+    memcpy(id->uuid, info.device.uuid, 16);
+    snprintf(id->device_name, sizeof id->device_name, "%.100s", info.device.name);
+}
+
+static dmlops_operator_tuning op_tuning(dmlops_context *ctx, const DML_OPERATOR_DESC *desc, dmlops_operator_info *info)
+{
+    dmlops_operator_tuning t;
+    memset(&t, 0, sizeof t);
+    dmlops_operator *op = NULL;
+    if (CHECK_OK(dmlops_operator_create(ctx, desc, &op))) {
+        CHECK_OK(dmlops_operator_get_tuning(op, &t));
+        if (info) CHECK_OK(dmlops_operator_get_info(op, info));
+    }
+    dmlops_operator_destroy(op);
+    return t;
+}
+
+static bool note_has(dmlops_context *ctx, const char *text)
+{
+    dmlops_context_info info;
+    if (!CHECK_OK(dmlops_context_get_info(ctx, &info))) return false;
+    return CHECK(strstr(info.note, text) != NULL, "note \"%s\" lacks \"%s\"", info.note, text);
+}
+
+TEST(tuning_file_mode_applies_the_class_configuration)
+{
+    slice_case c;
+    slice_init(&c);
+    dmlops_context *plain = tuned_context(NULL, NULL);
+    if (!plain) return;
+    dmlops_operator_info info;
+    const dmlops_operator_tuning before = op_tuning(plain, &c.desc, &info);
+    CHECK(before.source == DMLOPS_TUNING_SOURCE_NONE && before.class_key[0] && !before.config[0], "%d %s %s",
+          (int)before.source, before.class_key, before.config);
+    CHECK(info.planned_path == DMLOPS_PATH_KERNEL, "the GPU plan copies: %s", dmlops_path_name(info.planned_path));
+    /* The file gives the class COPY_MIN=16: regions. */
+    dm_tune_file f;
+    memset(&f, 0, sizeof f);
+    device_identity(plain, &f.id);
+    dm_tune_entry e = {.default_ns = 2000, .tuned_ns = 1000};
+    snprintf(e.key, sizeof e.key, "%s", before.class_key);
+    dmlops_context_info ci;
+    CHECK_OK(dmlops_context_get_info(plain, &ci));
+    uint32_t nk;
+    const dm_tune_knob *k = dm_tune_knobs(&nk);
+    for (uint32_t i = 0; i < nk; i++) e.config.v[i] = k[i].unset;
+    REQUIRE(knob_index("TUNING") >= 0 && knob_index("COPY_MIN") >= 0, "the test needs TUNING and COPY_MIN");
+    e.config.v[knob_index("TUNING")] = 0; /* gpu */
+    e.config.v[knob_index("COPY_MIN")] = 16;
+    CHECK(dm_tune_file_put(&f, &e));
+    char path[600], err[256];
+    snprintf(path, sizeof path, "%s", temp_path("file_mode"));
+    REQUIRE(dm_tune_file_save(path, &f, err, sizeof err), "%s", err);
+    dmlops_context *tuned = tuned_context(NULL, path); /* a file named: FILE mode */
+    if (tuned) {
+        note_has(tuned, "; tuning: file \"");
+        note_has(tuned, "(1 classes)");
+        const dmlops_operator_tuning t = op_tuning(tuned, &c.desc, &info);
+        CHECK(t.source == DMLOPS_TUNING_SOURCE_FILE && !strcmp(t.config, "COPY_MIN=16") && t.tuned_seconds > 0.99e-6 &&
+                  t.tuned_seconds < 1.01e-6 && t.default_seconds > 1.99e-6 && t.default_seconds < 2.01e-6,
+              "%d \"%s\" %g %g", (int)t.source, t.config, t.tuned_seconds, t.default_seconds);
+        CHECK(info.planned_path == DMLOPS_PATH_COPY_REGIONS, "the file's COPY_MIN=16 not applied: %s",
+              dmlops_path_name(info.planned_path));
+        CHECK(vkt_same_as_cpu(tuned, &c.desc, 1, c.sizes, 49, NULL, NULL, NULL));
+        vkt_done(tuned);
+    }
+    /* Each way a file is not this device's or build's: ignored with a note, the defaults run. */
+    static const char *const why[] = {"made for another device", "made under driver version", "stale: written by libdmlops 0.9.0",
+                                      "stale: written for other tuning knobs", "stale: written for other kernels", "damaged",
+                                      "not found"};
+    for (int w = 0; w < 7; w++) {
+        dm_tune_file g = f;
+        if (w == 0) g.id.uuid[3] ^= 1;
+        if (w == 1) g.id.driver_version++;
+        if (w == 2) snprintf(g.id.library, sizeof g.id.library, "0.9.0");
+        if (w == 3) g.id.knobs++;
+        if (w == 4) g.id.kernels++;
+        REQUIRE(dm_tune_file_save(path, &g, err, sizeof err), "%s", err);
+        if (w == 5) { /* a byte of a class line changed */
+            FILE *io = fopen(path, "r+b");
+            REQUIRE(io);
+            fseek(io, -40, SEEK_END);
+            fputc('#', io);
+            fclose(io);
+        }
+        if (w == 6) remove(path);
+        dmlops_context *other = tuned_context(NULL, path);
+        if (!other) continue;
+        note_has(other, why[w]);
+        note_has(other, w == 6 ? "not found: the defaults" : ": the defaults");
+        const dmlops_operator_tuning t = op_tuning(other, &c.desc, &info);
+        CHECK(t.source == DMLOPS_TUNING_SOURCE_NONE && !t.config[0] && info.planned_path == DMLOPS_PATH_KERNEL,
+              "case %d: %d \"%s\" %s", w, (int)t.source, t.config, dmlops_path_name(info.planned_path));
+        vkt_done(other);
+    }
+    remove(path);
+    dm_tune_file_free(&f);
+    vkt_done(plain);
+}
+
+TEST(tuning_options_checked_and_noted)
+{
+    dmlops_context *ctx = tuned_context(NULL, NULL);
+    if (!ctx) return;
+    /* The internal entry context creation calls with the create-info's chained struct. */
+    dmlops_tuning_options o = {.s_type = 7};
+    CHECK_STATUS(dm_tuning_apply_options(ctx, &o), DMLOPS_ERROR_INVALID_ARGUMENT, "s_type = 7");
+    o.s_type = DMLOPS_STRUCTURE_TYPE_TUNING_OPTIONS;
+    o.mode = (dmlops_tuning_mode)9;
+    CHECK_STATUS(dm_tuning_apply_options(ctx, &o), DMLOPS_ERROR_INVALID_ARGUMENT, "mode = 9");
+    o.mode = DMLOPS_TUNING_MODE_AUTO;
+    o.budget_seconds = -1;
+    CHECK_STATUS(dm_tuning_apply_options(ctx, &o), DMLOPS_ERROR_INVALID_ARGUMENT, "budget_seconds = -1");
+    o.budget_seconds = 5;
+    o.class_budget_seconds = 2;
+    CHECK_OK(dm_tuning_apply_options(ctx, &o));
+    note_has(ctx, "; tuning: auto, no file: tuned classes stay in the context, budget 5 s (2 s a class)");
+    o.mode = DMLOPS_TUNING_MODE_OFF;
+    CHECK_OK(dm_tuning_apply_options(ctx, &o));
+    note_has(ctx, "; tuning: off");
+    dmlops_context_info info;
+    CHECK_OK(dmlops_context_get_info(ctx, &info));
+    CHECK(!strstr(info.note, "auto"), "the note kept the earlier set-up: %s", info.note);
+    vkt_done(ctx);
+    /* Values of the variables that are not understood are named. */
+    dmt_env b;
+    dmt_env_set(&b, "DMLOPS_TUNING_BUDGET", "1,5");
+    ctx = tuned_context("sometimes", NULL);
+    dmt_env_restore(&b);
+    if (ctx) {
+        note_has(ctx, "ignored, not understood (docs/api.md): DMLOPS_TUNING=\"sometimes\", DMLOPS_TUNING_BUDGET=\"1,5\"");
+        vkt_done(ctx);
+    }
+    /* The CPU backend has no knobs: it says so. */
+    dmt_env f;
+    dmt_env_set(&f, "DMLOPS_TUNING_FILE", "no-such-tuning-file");
+    dmlops_context_desc d = {.backend = DMLOPS_BACKEND_CPU};
+    dmlops_context *cpu = NULL;
+    CHECK_OK(dmlops_context_create(&d, &cpu));
+    dmt_env_restore(&f);
+    if (cpu) note_has(cpu, "; tuning: none on the CPU backend");
+    dmlops_operator_tuning t;
+    dmlops_operator *op = NULL;
+    slice_case c;
+    slice_init(&c);
+    if (cpu && CHECK_OK(dmlops_operator_create(cpu, &c.desc, &op))) {
+        CHECK_OK(dmlops_operator_get_tuning(op, &t));
+        CHECK(t.source == DMLOPS_TUNING_SOURCE_NONE && !t.class_key[0]);
+        CHECK_STATUS(dmlops_operator_get_tuning(op, NULL), DMLOPS_ERROR_INVALID_ARGUMENT, "tuning is NULL");
+    }
+    CHECK_STATUS(dmlops_operator_get_tuning(NULL, &t), DMLOPS_ERROR_INVALID_ARGUMENT, "op is NULL");
+    dmlops_operator_destroy(op);
+    dmlops_context_destroy(cpu);
 }

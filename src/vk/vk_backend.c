@@ -43,6 +43,10 @@ dmlops_status dm_vk_context_setup(dmlops_context *ctx, dm_vk_ctx *vk, const dm_v
 {
     const bool trace = (ctx->flags & DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES) != 0;
     dm_vk_limits_for(&vk->dev.inst.vki, vk->dev.phys, &vk->dev.info, params, ctx->flags, &vk->dev.lim);
+    /* The tuner plans a class's configuration from the same values (vk_tune.h). */
+    vk->params = *params;
+    vk->params.loader = NULL;
+    vk->params.device = vk->params.pipeline_cache_path = NULL;
     DM_TRY(dm_vk_submitter_init(&vk->dev, &ctx->lock, &vk->sub));
     if (trace) {
         DM_TRY(dm_vk_trace_init(&vk->dev, 0, &vk->trace));
@@ -87,6 +91,7 @@ void dm_vk_tuning_note(const dmlops_context *ctx, const dm_vk_params *p, char *b
 void dm_vk_context_teardown(dm_vk_ctx *vk)
 {
     dm_vk_device_wait_idle(&vk->dev);
+    dm_vk_tune_destroy(vk->tuner);
     dm_vk_pipelines_destroy(&vk->dev, &vk->pipes);
     if (vk->dummy_view) vk->dev.vkd.DestroyBufferView(vk->dev.device, vk->dummy_view, NULL);
     if (vk->dummy_word_view) vk->dev.vkd.DestroyBufferView(vk->dev.device, vk->dummy_word_view, NULL);

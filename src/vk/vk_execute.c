@@ -25,21 +25,18 @@ static dmlops_status dm_vk_op_prepare(dm_vk_ctx *vk, dm_vk_op *o)
     dmlops_status st = dm_vk_upload(&vk->dev, &vk->sub, &o->params, 0, o->plan.params, bytes, "uploading operator parameters");
     const dm_gather *g = &o->plan.g;
     if (st == DMLOPS_SUCCESS)
-        st = dm_vk_pipeline(&vk->dev, &vk->pipes, g, o->plan.fast, o->plan.texel, o->plan.axis_split, &o->pipeline);
+        st = dm_vk_pipeline_for(&vk->dev, &vk->pipes, &o->lim, g, o->plan.fast, o->plan.texel, o->plan.axis_split,
+                                &o->pipeline);
     dm_mutex_unlock(vk->sub.lock);
     return st;
 }
 
-dmlops_status dm_vk_operator_create(dmlops_operator *op)
+dmlops_status dm_vk_op_build(dm_vk_ctx *vk, const dm_gather *g, const dm_vk_limits *lim, dm_vk_op **out)
 {
-    dm_vk_ctx *vk = dm_vk(op->ctx);
-    if (vk->dev.lost) return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost", op->op.name);
     dm_vk_op *o = dm_calloc(1, sizeof *o);
     if (!o) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating an operator");
-    dm_gather g;
-    dm_op_lower(&op->op, &g);
-    dmlops_status st = dm_vk_check_sizes(&op->op);
-    if (st == DMLOPS_SUCCESS) st = dm_vk_plan_gather(&vk->dev.lim, &g, &o->plan);
+    o->lim = *lim;
+    dmlops_status st = dm_vk_plan_gather(&o->lim, g, &o->plan);
     if (st == DMLOPS_SUCCESS) {
         st = dm_vk_op_prepare(vk, o);
         free(o->plan.params); /* on the device now */
@@ -51,8 +48,35 @@ dmlops_status dm_vk_operator_create(dmlops_operator *op)
     }
     if (st != DMLOPS_SUCCESS) {
         free(o);
-        return dm_fail_prefix(st, "%s", op->op.name);
+        return st;
     }
+    *out = o;
+    return DMLOPS_SUCCESS;
+}
+
+void dm_vk_op_free(dm_vk_ctx *vk, dm_vk_op *o)
+{
+    dm_vk_table_destroy(o->table);
+    dm_vk_free(&vk->dev, &o->params);
+    dm_vk_plan_free(&o->plan);
+    free(o);
+}
+
+dmlops_status dm_vk_operator_create(dmlops_operator *op)
+{
+    dm_vk_ctx *vk = dm_vk(op->ctx);
+    if (vk->dev.lost) return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost", op->op.name);
+    dm_gather g;
+    dm_op_lower(&op->op, &g);
+    /* The limits of the operator's class: the device's, or its tuned configuration's. */
+    dm_vk_limits lim;
+    dm_vk_tune_info tune;
+    dmlops_status st = dm_vk_check_sizes(&op->op);
+    if (st == DMLOPS_SUCCESS) st = dm_vk_tune_limits(vk, op, &g, &lim, &tune);
+    dm_vk_op *o = NULL;
+    if (st == DMLOPS_SUCCESS) st = dm_vk_op_build(vk, &g, &lim, &o);
+    if (st != DMLOPS_SUCCESS) return dm_fail_prefix(st, "%s", op->op.name);
+    o->tune = tune;
     op->impl = o;
     op->info.planned_path = o->plan.use_copy ? DMLOPS_PATH_COPY_REGIONS : DMLOPS_PATH_KERNEL;
     op->info.dispatch_count = o->plan.npieces;
@@ -60,14 +84,7 @@ dmlops_status dm_vk_operator_create(dmlops_operator *op)
     return DMLOPS_SUCCESS;
 }
 
-void dm_vk_operator_destroy(dmlops_operator *op)
-{
-    dm_vk_op *o = op->impl;
-    dm_vk_table_destroy(o->table);
-    dm_vk_free(&dm_vk(op->ctx)->dev, &o->params);
-    dm_vk_plan_free(&o->plan);
-    free(o);
-}
+void dm_vk_operator_destroy(dmlops_operator *op) { dm_vk_op_free(dm_vk(op->ctx), op->impl); }
 
 /* Called with the context lock held. The operator's own table is created on first use
  * and reused, so executions after the first allocate nothing. */

@@ -3,6 +3,16 @@
  * of its own. */
 #include "vk_record.h"
 
+void dm_vk_dispatch_grid(const dm_vk_limits *lim, uint64_t runs, uint32_t *gx, uint32_t *gy)
+{
+    /* Kernels loop over their units, so any size fits one capped grid. */
+    uint64_t groups = (runs + lim->workgroup - 1) / lim->workgroup;
+    if (groups > lim->grid_cap) groups = lim->grid_cap;
+    *gx = (uint32_t)(groups < lim->max_groups[0] ? groups : lim->max_groups[0]);
+    *gy = (uint32_t)((groups + *gx - 1) / *gx);
+    if (*gy > lim->max_groups[1]) *gy = lim->max_groups[1];
+}
+
 void dm_vk_record(const dmlops_binding_table *t, VkCommandBuffer cmd, dm_vk_tracer *tr)
 {
     const dm_vk_device *d = &t->vk->dev;
@@ -26,14 +36,10 @@ void dm_vk_record(const dmlops_binding_table *t, VkCommandBuffer cmd, dm_vk_trac
     VkPipelineLayout layout = t->vk->pipes.layout;
     d->vkd.CmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, t->pipeline);
     for (uint32_t p = 0; p < npieces; p++) {
-        /* Kernels loop over their units, so any size fits one capped grid. */
-        uint64_t groups = (pieces[p].runs + d->lim.workgroup - 1) / d->lim.workgroup;
-        if (groups > d->lim.grid_cap) groups = d->lim.grid_cap;
-        uint32_t gx = (uint32_t)(groups < d->lim.max_groups[0] ? groups : d->lim.max_groups[0]);
-        uint32_t gy = (uint32_t)((groups + gx - 1) / gx);
-        if (gy > d->lim.max_groups[1]) gy = d->lim.max_groups[1];
+        uint32_t gx, gy;
+        dm_vk_dispatch_grid(&o->lim, pieces[p].runs, &gx, &gy);
         dm_vk_push push = t->push[p];
-        if (tr) push.tdispatch = dm_vk_tracer_dispatch(tr, d->lim.workgroup);
+        if (tr) push.tdispatch = dm_vk_tracer_dispatch(tr, o->lim.workgroup);
         d->vkd.CmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &t->sets[p], 0, NULL);
         d->vkd.CmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
         d->vkd.CmdDispatch(cmd, gx, gy, 1);
