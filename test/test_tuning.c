@@ -1,8 +1,9 @@
 /* The tuner (issue 49; docs/api.md, "Tuning"): its file's reader and writer, which must
  * refuse every damaged, foreign or stale file with a note and never crash (the fuzz target
- * test/fuzz_tuning.c drives the reader with arbitrary bytes), and a file in use on a Vulkan
- * device (lavapipe in CI), planned as a GPU. White-box: the file format is internal, so
- * this links the library's objects. */
+ * test/fuzz_tuning.c drives the reader with arbitrary bytes), and the tuner on a Vulkan
+ * device (lavapipe in CI), planned as a GPU: a candidate the test hook makes slow is never
+ * chosen, and every configuration chosen is exact against the CPU backend. White-box: the
+ * file format and the hooks are internal, so this links the library's objects. */
 #include <stdlib.h>
 #include <string.h>
 #if !defined(_WIN32)
@@ -465,4 +466,73 @@ TEST(tuning_options_checked_and_noted)
     CHECK_STATUS(dmlops_operator_get_tuning(NULL, &t), DMLOPS_ERROR_INVALID_ARGUMENT, "op is NULL");
     dmlops_operator_destroy(op);
     dmlops_context_destroy(cpu);
+}
+
+/* ---- tuning on first use (AUTO), planned as a GPU ----------------------------------------------- */
+
+static double slow_all_but_defaults(const dm_tune_config *c, double s);
+static double slow_defaults(const dm_tune_config *c, double s);
+static double slow_one(const dm_tune_config *c, double s);
+static dm_tune_config hook_defaults, hook_slow;
+
+static double slow_all_but_defaults(const dm_tune_config *c, double s)
+{
+    return dm_tune_config_equal(c, &hook_defaults) ? s : s * 20;
+}
+static double slow_defaults(const dm_tune_config *c, double s) { return dm_tune_config_equal(c, &hook_defaults) ? s * 20 : s; }
+static double slow_one(const dm_tune_config *c, double s) { return dm_tune_config_equal(c, &hook_slow) ? s * 20 : s; }
+
+/* Tunes the slice case in a fresh AUTO context (no file) under the hook; returns what its
+ * operator runs with, after checking it against the CPU backend. */
+static dmlops_operator_tuning tune_slice(double (*hook)(const dm_tune_config *, double), dm_tune_config *chosen)
+{
+    dmlops_operator_tuning t;
+    memset(&t, 0, sizeof t);
+    slice_case c;
+    slice_init(&c);
+    dmt_env b;
+    dmt_env_set(&b, "DMLOPS_TUNING_CLASS_BUDGET", "2");
+    dmlops_context *ctx = tuned_context("auto", NULL);
+    dmt_env_restore(&b);
+    if (!ctx) return t;
+    dm_vk_tune_test_hook = hook;
+    dmlops_operator *op = NULL;
+    const double t0 = dm_now();
+    if (CHECK_OK(dmlops_operator_create(ctx, &c.desc, &op))) {
+        CHECK_OK(dmlops_operator_get_tuning(op, &t));
+        *chosen = ((const dm_vk_op *)op->impl)->tune.config;
+        hook_defaults = ((const dm_vk_op *)op->impl)->tune.defaults;
+    }
+    const double took = dm_now() - t0;
+    dm_vk_tune_test_hook = NULL;
+    printf("    tuned %s in %.2f s: \"%s\" (%.1f -> %.1f us)%s%s\n", t.class_key, took, t.config, t.default_seconds * 1e6,
+           t.tuned_seconds * 1e6, t.note[0] ? ": " : "", t.note);
+    CHECK(t.source == DMLOPS_TUNING_SOURCE_TUNED, "source %d: %s", (int)t.source, t.note);
+    CHECK(took < 2 + 2, "the class budget of 2 s took %.1f s", took);
+    /* Exact: a second operator of the class runs the configuration chosen. */
+    CHECK(vkt_same_as_cpu(ctx, &c.desc, 1, c.sizes, 50, NULL, NULL, NULL));
+    dmlops_operator_destroy(op);
+    vkt_done(ctx);
+    return t;
+}
+
+TEST(tuning_auto_never_picks_a_slow_candidate)
+{
+    if (!dmt_backend_wanted("vulkan")) return;
+    dm_tune_config chosen;
+    /* Everything but the defaults made 20x slower: the defaults stay. */
+    dmlops_operator_tuning t = tune_slice(NULL, &chosen);
+    if (!t.class_key[0]) return; /* no device */
+    dm_tune_config first = chosen; /* hook_defaults: the defaults that tuning saw */
+    t = tune_slice(slow_all_but_defaults, &chosen);
+    CHECK(!t.config[0] && t.tuned_seconds == t.default_seconds, "a slowed candidate chosen: \"%s\"", t.config);
+    /* The defaults made 20x slower: something else wins, and it is exact (tune_slice). */
+    t = tune_slice(slow_defaults, &chosen);
+    CHECK(t.config[0] && t.tuned_seconds < t.default_seconds, "the slowed defaults kept");
+    /* What won unhindered, made slow: never chosen again. */
+    if (!dm_tune_config_equal(&first, &hook_defaults)) {
+        hook_slow = first;
+        t = tune_slice(slow_one, &chosen);
+        CHECK(!dm_tune_config_equal(&chosen, &first), "the slowed winner chosen again: \"%s\"", t.config);
+    }
 }

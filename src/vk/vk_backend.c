@@ -47,6 +47,7 @@ dmlops_status dm_vk_context_setup(dmlops_context *ctx, dm_vk_ctx *vk, const dm_v
     vk->params = *params;
     vk->params.loader = NULL;
     vk->params.device = vk->params.pipeline_cache_path = NULL;
+    vk->tune_measure = dm_vk_tune_measure;
     DM_TRY(dm_vk_submitter_init(&vk->dev, &ctx->lock, &vk->sub));
     if (trace) {
         DM_TRY(dm_vk_trace_init(&vk->dev, 0, &vk->trace));

@@ -65,6 +65,13 @@ void dm_vk_tune_class(const dm_gather *g, char key[DM_TUNE_KEY_MAX]);
 dmlops_status dm_vk_tune_limits(dm_vk_ctx *vk, const dmlops_operator *op, const dm_gather *g, dm_vk_limits *lim,
                                 dm_vk_tune_info *info);
 
+/* vk_tune_measure.c: times the configurations of job's class and picks the fastest (the
+ * file says how); what a Vulkan context's tune_measure points at. */
+dmlops_status dm_vk_tune_measure(dm_vk_tune_job *job);
+/* Testing (test_tuning.c): the seconds per execution the tuner takes a candidate to have
+ * run in, from what it measured; NULL: as measured. */
+extern double (*dm_vk_tune_test_hook)(const dm_tune_config *c, double seconds);
+
 /* The limits configuration c gives on the context's device. */
 void dm_vk_tune_config_limits(const dm_vk_ctx *vk, const dm_tune_config *c, dm_vk_limits *lim);
 
