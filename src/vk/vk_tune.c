@@ -9,6 +9,8 @@
 #include "vk_tune.h"
 #include "../fault.h"
 
+double dm_vk_tune_now(void) { return (double)dm_now_ns() * 1e-9; }
+
 uint64_t dm_vk_tune_kernels_fingerprint(void)
 {
     uint64_t h = 0xcbf29ce484222325ull;
@@ -184,7 +186,7 @@ dmlops_status dm_vk_tune_setup(dm_vk_ctx *vk, const dm_tune_settings *s, char *n
 static bool dm_vk_tune_class_now(dm_vk_ctx *vk, dm_vk_tuner *t, const dmlops_operator *op, const dm_gather *g,
                                  const char *key, char *why, size_t size)
 {
-    const double start = dm_now();
+    const double start = dm_vk_tune_now();
     const double allowed = t->budget_left_s < t->set.class_budget_s ? t->budget_left_s : t->set.class_budget_s;
     if (allowed <= 0 || !vk->tune_measure) {
         snprintf(why, size, "not tuned: the context's tuning budget (%g s) is spent", t->set.budget_s);
@@ -194,7 +196,7 @@ static bool dm_vk_tune_class_now(dm_vk_ctx *vk, dm_vk_tuner *t, const dmlops_ope
     char before[1024];
     snprintf(before, sizeof before, "%s", dmlops_last_error_message());
     const dmlops_status st = vk->tune_measure(&job);
-    t->budget_left_s -= dm_now() - start;
+    t->budget_left_s -= dm_vk_tune_now() - start;
     if (st != DMLOPS_SUCCESS) {
         /* The operator is created all the same, with the defaults: a class that could not
          * be measured (no memory for its buffers, a lost device) is said in the note. */

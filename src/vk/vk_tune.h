@@ -29,7 +29,7 @@ typedef struct dm_vk_tune_job {
     const dmlops_operator *op;
     const dm_gather *g;
     dm_tune_config defaults;
-    double deadline;             /* dm_now() seconds */
+    double deadline;             /* dm_vk_tune_now() seconds */
     dm_tune_config best;
     uint64_t default_ns, tuned_ns;
     uint32_t measured;           /* distinct plans timed */
@@ -71,6 +71,10 @@ dmlops_status dm_vk_tune_measure(dm_vk_tune_job *job);
 /* Testing (test_tuning.c): the seconds per execution the tuner takes a candidate to have
  * run in, from what it measured; NULL: as measured. */
 extern double (*dm_vk_tune_test_hook)(const dm_tune_config *c, double seconds);
+
+/* Monotonic seconds, the clock of budgets and deadlines (from the platform layer: the
+ * front end's dm_now would tie this layer to context.c). */
+double dm_vk_tune_now(void);
 
 /* The limits configuration c gives on the context's device. */
 void dm_vk_tune_config_limits(const dm_vk_ctx *vk, const dm_tune_config *c, dm_vk_limits *lim);
