@@ -29,16 +29,14 @@ static int parse_opts(int argc, char **argv, tune_opts *o)
     o->budget_s = TUNE_DEFAULT_CLASS_BUDGET_S;
     o->desc.backend = DMLOPS_BACKEND_VULKAN; /* tuning is the Vulkan backend's: software devices too */
     for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        int r = cli_context_opt(argc, argv, &i, &o->desc);
-        if (r == 0 && (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))) {
+        const char *a = argv[i], *v = NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(usage, stdout);
             return -1;
         }
-        if (r == 0 && (!strcmp(argv[i], "--quick") || !strcmp(argv[i], "--large"))) {
-            *(argv[i][2] == 'q' ? &o->quick : &o->large) = true;
-            r = 1;
-        }
+        int r = !strcmp(a, "--quick") || !strcmp(a, "--large");
+        if (r) *(a[2] == 'q' ? &o->quick : &o->large) = true;
+        if (r == 0) r = cli_context_opt(argc, argv, &i, &o->desc);
         if (r == 0 && (r = cli_opt(argc, argv, &i, "--out", &v)) > 0) o->out = v;
         if (r == 0 && (r = cli_opt(argc, argv, &i, "--filter", &v)) > 0) o->filter = v;
         if (r == 0 && (r = cli_opt(argc, argv, &i, "--budget", &v)) > 0) {
