@@ -55,6 +55,12 @@ dmlops_status dmlops_context_create_vulkan(const dmlops_vulkan_context_desc *des
     const size_t used = strlen(why);
     dm_vk_tuning_note(ctx, &params, why + used, sizeof why - used);
     dm_note_choice(ctx, why);
+    /* Tuning from the environment, as for dmlops_context_create (src/tuning.h). */
+    st = dm_tuning_apply_options(ctx, NULL);
+    if (st != DMLOPS_SUCCESS) {
+        dmlops_context_destroy(ctx);
+        return st;
+    }
     *out = ctx;
     return DMLOPS_SUCCESS;
 }

@@ -111,9 +111,9 @@ static dmlops_status dm_measure_buffers(dm_measure *m)
             /* Lengths or indices in [0, n]: REVERSE's sequences of every length, ONE_HOT's
              * hot positions (n itself: a row of OffValues). */
             const uint32_t es = g->aux_esize == 8 ? 8 : 4;
+            memset(host, 0, (size_t)bytes);
             for (uint64_t k = 0; k + es <= bytes; k += es) {
                 const uint64_t v = (k / es * 2654435761u) % ((uint64_t)g->n + 1);
-                memset(host + k, 0, es);
                 for (uint32_t j = 0; j < 4; j++) host[k + j] = (uint8_t)(v >> (8 * j)); /* little-endian */
             }
         } else {
@@ -301,9 +301,10 @@ static void dm_note_sample(dm_cand *c, double t)
 /* Times the n candidates in alternating rounds (each round in another order): at least
  * DM_TUNE_MIN_ROUNDS, more while the rounds have taken under DM_TUNE_STEP_S, at most
  * DM_TUNE_MAX_ROUNDS, and no round begun after `until` but the first. After each round a
- * candidate whose fastest run this step is DM_TUNE_RACE times slower than the slowest of
- * the best so far is left out (a racing rule: on lavapipe a GPU plan's 64 MiB REVERSE ran
- * 4 s where the CPU plan ran 0.17 s; noise is never 2x); the rest go on, the last one too,
+ * candidate whose fastest run this step (of two, or of one that took longer than a step
+ * may) is DM_TUNE_RACE times slower than the slowest of the best so far is left out (a
+ * racing rule: on lavapipe a GPU plan's 64 MiB REVERSE ran 4 to 20 s where the CPU plan
+ * ran 0.17 s); the rest go on, the last one too,
  * whose runs the last check may then need no more of. Their medians into med and into
  * each candidate (a bad one: infinity). */
 static dmlops_status dm_time_round_robin(dm_measure *m, dm_cand **set, uint32_t n, double until, double *med)
@@ -335,7 +336,9 @@ static dmlops_status dm_time_round_robin(dm_measure *m, dm_cand **set, uint32_t 
             if (out[i] || i == b) continue;
             lo = set[i]->samples[0];
             for (uint32_t j = 1; j < set[i]->nsamples; j++) lo = set[i]->samples[j] < lo ? set[i]->samples[j] : lo;
-            if (lo > DM_TUNE_RACE * b_hi) {
+            /* On one run only where another would cost more than a step may take: a
+             * fast candidate's one slow run is as likely the host's doing. */
+            if (lo > DM_TUNE_RACE * b_hi && (set[i]->nsamples >= 2 || lo * (double)m->reps > DM_TUNE_STEP_S)) {
                 out[i] = true;
                 active--;
             }
@@ -362,9 +365,13 @@ static dm_cand *dm_timed(dm_cand *c) { return c->same ? c->same : c; }
 
 /* ---- the search -------------------------------------------------------------------------------- */
 
-/* One knob: the best configuration against each of the knob's values. */
+/* One knob: the best configuration against each of the knob's values. The first knob's
+ * step runs whatever time is left (the device class: where the defaults run longer than
+ * the budget, as a GPU's plan of a 64 MiB REVERSE does on lavapipe, 20 s a run, nothing
+ * else would ever be timed against them); later ones only before m->stop. */
 static dmlops_status dm_search_knob(dm_measure *m, uint32_t knob, dm_tune_config *best)
 {
+    const double stop = knob == 0 ? 1e300 : m->stop;
     uint32_t nk;
     const dm_tune_knob *k = &dm_tune_knobs(&nk)[knob];
     dm_cand *set[DM_TUNE_MAX_VALUES + 2];
@@ -374,7 +381,7 @@ static dmlops_status dm_search_knob(dm_measure *m, uint32_t knob, dm_tune_config
     if (!b || b->bad) return DMLOPS_SUCCESS;
     set[n] = dm_timed(b);
     configs[n++] = *best;
-    for (uint32_t v = 0; v <= k->ntries && m->ncands < DM_TUNE_MAX_CANDS && dm_vk_tune_now() < m->stop; v++) {
+    for (uint32_t v = 0; v <= k->ntries && m->ncands < DM_TUNE_MAX_CANDS && dm_vk_tune_now() < stop; v++) {
         dm_tune_config c = *best;
         c.v[knob] = v < k->ntries ? k->tries[v] : k->unset;
         if (dm_tune_config_equal(&c, best)) continue;
@@ -392,9 +399,9 @@ static dmlops_status dm_search_knob(dm_measure *m, uint32_t knob, dm_tune_config
         set[n] = t;
         configs[n++] = c;
     }
-    if (n < 2 || dm_vk_tune_now() > m->stop) return DMLOPS_SUCCESS;
+    if (n < 2 || dm_vk_tune_now() > stop) return DMLOPS_SUCCESS;
     double med[DM_TUNE_MAX_VALUES + 2];
-    DM_TRY(dm_time_round_robin(m, set, n, m->stop, med));
+    DM_TRY(dm_time_round_robin(m, set, n, m->stop, med)); /* one round at least */
     uint32_t w = 0;
     for (uint32_t i = 1; i < n; i++)
         if (med[i] < med[w]) w = i;
@@ -438,7 +445,7 @@ static dmlops_status dm_measure_run(dm_measure *m)
     dm_tune_config best = job->defaults;
     uint32_t nk;
     (void)dm_tune_knobs(&nk);
-    for (uint32_t k = 0; k < nk && dm_vk_tune_now() < m->stop; k++) DM_TRY(dm_search_knob(m, k, &best));
+    for (uint32_t k = 0; k < nk && (k == 0 || dm_vk_tune_now() < m->stop); k++) DM_TRY(dm_search_knob(m, k, &best));
     /* The last check: the winner against the defaults, alternating; not again where the
      * search's runs already raced the defaults out: their fastest run DM_TUNE_RACE times
      * the winner's slowest (noise only adds time, so each of the winner's runs bounds it
