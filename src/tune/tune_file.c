@@ -17,7 +17,6 @@
  * The reader takes nothing it would not write: text is checked byte by byte, and a line
  * too long, a control character, a value out of its knob's range or a duplicate class
  * refuses the whole file with the line number. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,18 +283,14 @@ typedef struct dm_text {
     bool failed;
 } dm_text;
 
-static void dm_put(dm_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void dm_put(dm_text *t, const char *fmt, ...)
+/* Appends a line made by snprintf into line (w: what snprintf returned). */
+static void dm_put(dm_text *t, const char *line, int w)
 {
-    va_list ap;
-    char line[DM_TUNE_LINE_MAX + 2];
-    va_start(ap, fmt);
-    const int w = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (w < 0 || (size_t)w >= sizeof line || t->failed) {
+    if (w < 0 || w > DM_TUNE_LINE_MAX || t->failed) {
         t->failed = true;
         return;
     }
+    if (w == 0) return;
     if (t->n + (size_t)w > t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 4096;
         while (cap < t->n + (size_t)w) cap *= 2;
@@ -321,23 +316,29 @@ char *dm_tune_file_format(const dm_tune_file *f, size_t *size)
         name[n] = (unsigned char)id->device_name[n] < 0x20 || id->device_name[n] == 0x7f ? ' ' : id->device_name[n];
     name[n] = 0;
     const uint8_t *u = id->uuid;
-    dm_put(&t, "# libdmlops tuning file: the fastest exact configuration of each class of operators on one device\n"
-               "# and driver (docs/api.md, \"Tuning\"). Written by the library; a changed byte fails its checksum.\n");
-    dm_put(&t, "dmlops-tuning %d\nlibrary %s\nknobs %016llx\nkernels %016llx\n", DM_TUNE_FILE_VERSION, id->library,
-           (unsigned long long)id->knobs, (unsigned long long)id->kernels);
-    dm_put(&t, "vendor 0x%08x\ndevice 0x%08x\ndriver 0x%08x\n", id->vendor_id, id->device_id, id->driver_version);
-    dm_put(&t, "uuid %02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x\n", u[0], u[1], u[2], u[3],
-           u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
-    dm_put(&t, "name %s\n", name);
+    char line[DM_TUNE_LINE_MAX + 2];
+    dm_put(&t, line, snprintf(line, sizeof line, "%s", "# libdmlops tuning file: the fastest exact configuration of each class of "
+                                                        "operators on one device\n"));
+    dm_put(&t, line, snprintf(line, sizeof line, "%s", "# and driver (docs/api.md, \"Tuning\"). Written by the library; "
+                                                        "a changed byte fails its checksum.\n"));
+    dm_put(&t, line, snprintf(line, sizeof line, "dmlops-tuning %d\nlibrary %s\nknobs %016llx\nkernels %016llx\n",
+                              DM_TUNE_FILE_VERSION, id->library, (unsigned long long)id->knobs,
+                              (unsigned long long)id->kernels));
+    dm_put(&t, line, snprintf(line, sizeof line, "vendor 0x%08x\ndevice 0x%08x\ndriver 0x%08x\n", id->vendor_id,
+                              id->device_id, id->driver_version));
+    dm_put(&t, line, snprintf(line, sizeof line, "uuid %02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x\n",
+                              u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+                              u[15]));
+    dm_put(&t, line, snprintf(line, sizeof line, "name %s\n", name));
     for (uint32_t i = 0; i < f->count; i++) {
         const dm_tune_entry *e = &f->entries[i];
         char config[DM_TUNE_LINE_MAX];
         dm_tune_config_format(&e->config, NULL, config, sizeof config);
-        dm_put(&t, "class %s %s default_ns=%llu tuned_ns=%llu\n", e->key, config, (unsigned long long)e->default_ns,
-               (unsigned long long)e->tuned_ns);
+        dm_put(&t, line, snprintf(line, sizeof line, "class %s %s default_ns=%llu tuned_ns=%llu\n", e->key, config,
+                                  (unsigned long long)e->default_ns, (unsigned long long)e->tuned_ns));
     }
     const uint64_t sum = t.failed ? 0 : dm_fnv1a(t.p, t.n);
-    dm_put(&t, "checksum %016llx\n", (unsigned long long)sum);
+    dm_put(&t, line, snprintf(line, sizeof line, "checksum %016llx\n", (unsigned long long)sum));
     if (t.failed) {
         free(t.p);
         return NULL;

@@ -48,21 +48,19 @@ const dm_tune_knob *dm_tune_knobs(uint32_t *count)
     return dm_knobs;
 }
 
-static uint64_t dm_fnv_bytes(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
-    return h;
-}
-
+/* FNV-1a over the name's bytes with its terminator, then each value's 8 bytes, low first. */
 uint64_t dm_tune_knobs_fingerprint(void)
 {
     uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < DM_KNOB_COUNT; i++) {
         const dm_tune_knob *k = &dm_knobs[i];
-        const int64_t words[4] = {k->unset, k->lo, k->hi, k->pow2};
-        h = dm_fnv_bytes(h, k->name, strlen(k->name) + 1);
-        h = dm_fnv_bytes(h, words, sizeof words);
+        for (const char *c = k->name;; c++) {
+            h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+            if (!*c) break;
+        }
+        const uint64_t words[4] = {(uint64_t)k->unset, (uint64_t)k->lo, (uint64_t)k->hi, k->pow2};
+        for (int w = 0; w < 4; w++)
+            for (int b = 0; b < 8; b++) h = (h ^ ((words[w] >> (8 * b)) & 0xff)) * 0x100000001b3ull;
     }
     return h;
 }

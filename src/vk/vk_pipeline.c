@@ -219,6 +219,14 @@ void dm_vk_kernel_spec(const dm_vk_limits *lim, const dm_gather *g, bool fast, b
     k->spec[DM_SPEC_TILE_V] = lim->tile_v ? lim->tile_v : 1;
 }
 
+/* Whether two keys name the same pipeline: one module, one specialisation, one slot. */
+static bool dm_vk_same_key(const dm_vk_kernel_key *a, const dm_vk_kernel_key *b)
+{
+    return a->kernel == b->kernel && a->esize_log2 == b->esize_log2 && a->bucket == b->bucket &&
+           a->variant == b->variant && a->texel == b->texel && a->form == b->form && a->code == b->code &&
+           !memcmp(a->spec, b->spec, sizeof a->spec);
+}
+
 /* The slot of a pipeline made under limits other than the device's: found, or added
  * empty; NULL when out of host memory. */
 static VkPipeline *dm_vk_other_slot(dm_vk_pipelines *p, const dm_vk_kernel_key *k)
@@ -243,12 +251,17 @@ static VkPipeline *dm_vk_other_slot(dm_vk_pipelines *p, const dm_vk_kernel_key *
 static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, const dm_vk_limits *lim,
                                          const dm_gather *g, bool fast, bool texel, bool axis_split, VkPipeline *out)
 {
-    dm_vk_kernel_key k, own;
+    dm_vk_kernel_key k;
     dm_vk_kernel_spec(lim, g, fast, texel, axis_split, p->trace, &k);
     /* The table holds the pipelines of the device's limits; another specialisation (a
      * tuned class's workgroup, units or tiles) has a slot of its own. */
-    if (lim != &d->lim) dm_vk_kernel_spec(&d->lim, g, fast, texel, axis_split, p->trace, &own);
-    VkPipeline *slot = lim == &d->lim || !memcmp(&k, &own, sizeof k)
+    bool device_slot = lim == &d->lim;
+    if (!device_slot) {
+        dm_vk_kernel_key own;
+        dm_vk_kernel_spec(&d->lim, g, fast, texel, axis_split, p->trace, &own);
+        device_slot = dm_vk_same_key(&k, &own);
+    }
+    VkPipeline *slot = device_slot
                            ? &p->pipelines[k.kernel][k.esize_log2][k.bucket][k.variant][k.spec[DM_SPEC_AUX_TYPE]]
                                           [texel][k.spec[DM_SPEC_ALIGNED]][k.form]
                            : dm_vk_other_slot(p, &k);

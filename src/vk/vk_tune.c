@@ -74,7 +74,8 @@ static void dm_vk_identity(const dm_vk_device *d, dm_tune_identity *id)
 static bool dm_vk_foreign(const dm_tune_identity *got, const dm_tune_identity *want, bool *theirs, char *why, size_t size)
 {
     *theirs = true;
-    if (got->vendor_id != want->vendor_id || got->device_id != want->device_id || memcmp(got->uuid, want->uuid, 16)) {
+    if (got->vendor_id != want->vendor_id || got->device_id != want->device_id ||
+        memcmp(got->uuid, want->uuid, 16) != 0) {
         snprintf(why, size, "made for another device (%.40s, vendor 0x%x, device 0x%x)", got->device_name,
                  got->vendor_id, got->device_id);
         return true;
@@ -84,7 +85,7 @@ static bool dm_vk_foreign(const dm_tune_identity *got, const dm_tune_identity *w
         return true;
     }
     *theirs = false;
-    if (strcmp(got->library, want->library)) {
+    if (strcmp(got->library, want->library) != 0) {
         snprintf(why, size, "stale: written by libdmlops %s, this is %s", got->library, want->library);
         return true;
     }
