@@ -1093,7 +1093,7 @@ if [ "$vulkan" = yes ]; then
     case="SLICE1 stride=1 FLOAT32 4 KiB"
     expect "tune one case on lavapipe planned as a GPU" 0 "1 classes tuned" \
         env DMLOPS_VK_TUNING=gpu "$D" tune --out "$T/t.txt" --quick --filter "$case" --budget 2
-    if head -n 3 "$T/t.txt" | grep -q '^dmlops-tuning 1$' && grep -q '^class slice\.v1\.e4\.' "$T/t.txt" &&
+    if head -n 3 "$T/t.txt" | grep -q '^dmlops-tuning 1$' && grep -q '^class slice\.v1\.copy\.e4\.' "$T/t.txt" &&
         tail -n 1 "$T/t.txt" | grep -q '^checksum [0-9a-f]\{16\}$'; then
         ok "the tuning file names the format, the class and its checksum"
     else

@@ -104,7 +104,7 @@ static void print_tuning(const bench_run *run, FILE *f)
     fprintf(f, "\ntuning file %s: the cases on a second context that runs its configurations, timed in the same "
                "rounds as the defaults (us per record; speed-up: defaults over tuned)\n",
             run->tuning_file);
-    fprintf(f, "%-50s %-34s %11s %11s %8s  %s\n", "case", "class", "default us", "tuned us", "speed-up",
+    fprintf(f, "%-50s %-38s %11s %11s %8s  %s\n", "case", "class", "default us", "tuned us", "speed-up",
             "configuration (beside the defaults)");
     for (size_t i = 0; i < run->count; i++) {
         const bench_result *r = &run->results[i];
@@ -112,7 +112,7 @@ static void print_tuning(const bench_run *run, FILE *f)
         const dmlops_operator_tuning *t = &r->tuning;
         char x[16] = "-";
         if (r->tuned_median_s > 0) snprintf(x, sizeof x, "%.2fx", r->median_s / r->tuned_median_s);
-        fprintf(f, "%-50s %-34s %11.1f %11.1f %8s  %s%s%s\n", r->c->label, t->class_key, r->median_s * 1e6,
+        fprintf(f, "%-50s %-38s %11.1f %11.1f %8s  %s%s%s\n", r->c->label, t->class_key, r->median_s * 1e6,
                 r->tuned_median_s * 1e6, x,
                 t->source == DMLOPS_TUNING_SOURCE_NONE ? "(not in the file: the defaults)" : t->config[0] ? t->config : "(the defaults)",
                 t->note[0] ? "; " : "", t->note);

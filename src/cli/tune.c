@@ -134,7 +134,7 @@ int cmd_tune(int argc, char **argv)
     }
     printf("dmlops tune on %s: %zu cases, at most %g s a class\nnote: %s\n", info.device.name, count, o.budget_s,
            info.note);
-    printf("\n%-44s %-34s %7s %11s %11s %8s  %s\n", "case", "class", "tune s", "default us", "tuned us", "speed-up",
+    printf("\n%-44s %-38s %7s %11s %11s %8s  %s\n", "case", "class", "tune s", "default us", "tuned us", "speed-up",
            "configuration (beside the defaults)");
     fflush(stdout);
     size_t tuned = 0, failed = 0;
@@ -159,7 +159,7 @@ int cmd_tune(int argc, char **argv)
         const long first = first_of_class(keys, i, t.class_key);
         char speed[16] = "-";
         if (t.tuned_seconds > 0) snprintf(speed, sizeof speed, "%.2fx", t.default_seconds / t.tuned_seconds);
-        printf("%-44s %-34s %7.2f %11.1f %11.1f %8s  %s", c->label, t.class_key, took, t.default_seconds * 1e6,
+        printf("%-44s %-38s %7.2f %11.1f %11.1f %8s  %s", c->label, t.class_key, took, t.default_seconds * 1e6,
                t.tuned_seconds * 1e6, speed, t.source == DMLOPS_TUNING_SOURCE_NONE ? "(not tuned)" : t.config[0] ? t.config : "(the defaults)");
         if (first >= 0) printf("  [the class of %s]", cases[first].label);
         else if (t.source != DMLOPS_TUNING_SOURCE_TUNED) printf("  [%s]", source_name(t.source));

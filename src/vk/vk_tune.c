@@ -44,8 +44,12 @@ void dm_vk_tune_class(const dm_gather *g, char key[DM_TUNE_KEY_MAX])
     dm_gather plain = *g;
     plain.tile_lds = 0;
     plain.rows_cut = false;
-    snprintf(key, DM_TUNE_KEY_MAX, "%s.v%u.e%u.row2^%u.out2^%u", (unsigned)g->kernel < DM_KERNEL_COUNT ? names[g->kernel] : "kernel",
-             dm_kernel_variant(&plain, false), g->esize, dm_log4_floor(row ? row : 1), dm_log4_floor(out ? out : 1));
+    /* Rows that may become copy regions (COPY_MIN decides) are another class than rows of
+     * the same path that never can: SLICE1's columns taken forwards, and reversed. */
+    const bool copies = g->slabs && dm_gather_rows_contiguous(g);
+    snprintf(key, DM_TUNE_KEY_MAX, "%s.v%u%s.e%u.row2^%u.out2^%u",
+             (unsigned)g->kernel < DM_KERNEL_COUNT ? names[g->kernel] : "kernel", dm_kernel_variant(&plain, false),
+             copies ? ".copy" : "", g->esize, dm_log4_floor(row ? row : 1), dm_log4_floor(out ? out : 1));
 }
 
 void dm_vk_tune_config_limits(const dm_vk_ctx *vk, const dm_tune_config *c, dm_vk_limits *lim)

@@ -54,9 +54,10 @@ typedef struct dm_vk_tuner {
 dmlops_status dm_vk_tune_setup(dm_vk_ctx *vk, const dm_tune_settings *s, char *note, size_t size);
 void dm_vk_tune_destroy(dm_vk_tuner *t);
 
-/* The class key of a lowered gather: "<kernel>.v<variant>.e<element bytes>.row2^<r>.out2^<o>",
- * with the fast-path variant the planner gives its layout on storage buffers and the
- * output row's and output's bytes rounded down to powers of four. */
+/* The class key of a lowered gather: "<kernel>.v<variant>[.copy].e<element bytes>.row2^<r>.out2^<o>",
+ * with the fast-path variant the planner gives its layout on storage buffers, ".copy" where
+ * its rows may become copy regions, and the output row's and output's bytes rounded down
+ * to powers of four. */
 void dm_vk_tune_class(const dm_gather *g, char key[DM_TUNE_KEY_MAX]);
 
 /* The limits an operator of g's class is planned with on the context (the device's when
