@@ -508,7 +508,6 @@ static dmlops_operator_tuning tune_slice(double (*hook)(const dm_tune_config *, 
     printf("    tuned %s in %.2f s: \"%s\" (%.1f -> %.1f us)%s%s\n", t.class_key, took, t.config, t.default_seconds * 1e6,
            t.tuned_seconds * 1e6, t.note[0] ? ": " : "", t.note);
     CHECK(t.source == DMLOPS_TUNING_SOURCE_TUNED, "source %d: %s", (int)t.source, t.note);
-    CHECK(took < 2 + 2, "the class budget of 2 s took %.1f s", took);
     /* Exact: a second operator of the class runs the configuration chosen. */
     CHECK(vkt_same_as_cpu(ctx, &c.desc, 1, c.sizes, 50, NULL, NULL, NULL));
     dmlops_operator_destroy(op);
