@@ -18,10 +18,11 @@
  * defaults): the current best and each value of the knob, timed in alternating rounds
  * (the order rotating each round; 5 rounds, up to 11 while they take under a quarter of
  * a second), medians; a value replaces the best only when its
- * median is below the best's by the margin. At the end the winner and the defaults are
- * timed again, alternating, and the winner is kept only when it still beats the defaults
- * by the margin: noise that favoured it once does not make it the answer. The search
- * stops at 80% of the job's time, so that this last check fits. */
+ * median is below the best's by the margin. At the end the winner, the best after the
+ * first knob and the defaults are timed again, alternating, and each is kept only when it
+ * still beats the one before it by the margin: noise that favoured a knob once does not
+ * make it the answer (dm_last_check). The search stops at 80% of the job's time, so that
+ * this last check fits. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -426,6 +427,46 @@ static dmlops_status dm_measure_warm(dm_measure *m, dm_cand *def)
     return DMLOPS_SUCCESS;
 }
 
+/* The last check, in alternating rounds: the winner against the best of the first knob
+ * (the device class) and that against the defaults. Each must beat the one before by the
+ * margin to be kept: the search's later knobs won their steps by a few percent, which
+ * noise may have given them, and only a second win keeps them. The defaults are not run
+ * again where the search's runs already raced them out (their fastest run DM_TUNE_RACE
+ * times the slowest of the others: noise only adds time, so each of the others' runs
+ * bounds it from above; a GPU plan's 20 s per run on lavapipe leaves no budget to run it
+ * again). */
+static dmlops_status dm_last_check(dm_measure *m, dm_cand *def, const dm_tune_config *first, const dm_tune_config *best)
+{
+    dm_vk_tune_job *job = m->job;
+    dm_cand *set[3] = {def, NULL, NULL};
+    const dm_tune_config *configs[3] = {&job->defaults, first, best};
+    for (int i = 1; i < 3; i++) {
+        dm_cand *c = dm_cand_get(m, configs[i]);
+        set[i] = c && !c->bad ? dm_timed(c) : def;
+    }
+    if (set[2] == set[1]) set[2] = def; /* the later knobs changed nothing */
+    double hi = 0;
+    for (int i = 1; i < 3; i++) hi = set[i] != def && set[i]->hi > hi ? set[i]->hi : hi;
+    const bool raced = hi > 0 && def->seen && def->lo > DM_TUNE_RACE * hi;
+    dm_cand *timed[3];
+    uint32_t n = 0, at[3] = {0, 0, 0};
+    for (int i = raced ? 1 : 0; i < 3; i++) {
+        if (i > 0 && set[i] == def) continue;
+        at[i] = n;
+        timed[n++] = set[i];
+    }
+    double med[3], t[3];
+    if (n) DM_TRY(dm_time_round_robin(m, timed, n, job->deadline, med));
+    for (int i = 0; i < 3; i++) t[i] = set[i] == def ? (raced ? def->median : med[at[0]]) : med[at[i]];
+    int chosen = 0;
+    if (set[1] != def && t[1] < t[0] * (1 - DM_TUNE_MARGIN)) chosen = 1;
+    if (set[2] != def && t[2] < t[chosen] * (1 - DM_TUNE_MARGIN)) chosen = 2;
+    job->best = *configs[chosen];
+    job->default_ns = (uint64_t)(t[0] * 1e9 + 0.5);
+    job->tuned_ns = (uint64_t)(t[chosen] * 1e9 + 0.5);
+    return DMLOPS_SUCCESS;
+}
+
 static dmlops_status dm_measure_run(dm_measure *m)
 {
     dm_vk_tune_job *job = m->job;
@@ -442,31 +483,14 @@ static dmlops_status dm_measure_run(dm_measure *m)
     DM_TRY(dm_measure_warm(m, def));
     const double start = dm_vk_tune_now();
     m->stop = start + (job->deadline - start) * 0.8;
-    dm_tune_config best = job->defaults;
+    dm_tune_config best = job->defaults, first = job->defaults;
     uint32_t nk;
     (void)dm_tune_knobs(&nk);
-    for (uint32_t k = 0; k < nk && (k == 0 || dm_vk_tune_now() < m->stop); k++) DM_TRY(dm_search_knob(m, k, &best));
-    /* The last check: the winner against the defaults, alternating; not again where the
-     * search's runs already raced the defaults out: their fastest run DM_TUNE_RACE times
-     * the winner's slowest (noise only adds time, so each of the winner's runs bounds it
-     * from above; a GPU plan's 4 s per run on lavapipe leaves no budget to run it again). */
-    job->best = job->defaults;
-    dm_cand *win = dm_cand_get(m, &best);
-    double med[2];
-    dm_cand *pair[2] = {def, win ? dm_timed(win) : def};
-    const uint32_t n = pair[1] == def || pair[1]->bad ? 1 : 2;
-    if (n == 2 && def->seen && pair[1]->seen && def->lo > DM_TUNE_RACE * pair[1]->hi) {
-        med[0] = def->median;
-        med[1] = pair[1]->median;
-    } else {
-        DM_TRY(dm_time_round_robin(m, pair, n, job->deadline, med));
+    for (uint32_t k = 0; k < nk && (k == 0 || dm_vk_tune_now() < m->stop); k++) {
+        DM_TRY(dm_search_knob(m, k, &best));
+        if (k == 0) first = best;
     }
-    job->default_ns = (uint64_t)(med[0] * 1e9 + 0.5);
-    job->tuned_ns = job->default_ns;
-    if (n == 2 && med[1] < med[0] * (1 - DM_TUNE_MARGIN)) {
-        job->best = best;
-        job->tuned_ns = (uint64_t)(med[1] * 1e9 + 0.5);
-    }
+    DM_TRY(dm_last_check(m, def, &first, &best));
     for (uint32_t i = 0; i < m->ncands; i++) job->measured += !m->cands[i].bad && !m->cands[i].same;
     return DMLOPS_SUCCESS;
 }
