@@ -388,8 +388,10 @@ $(B)/vulkan-1/libvulkan-1.a: | $(SYSINC_DEP)
 	$(CROSS)dlltool -d $(@D)/vulkan-1.def -l $@
 
 # White-box: links the library's objects themselves, whose internal symbols the
-# prelinked libdmlops.a hides (see the files).
-$(B)/test/test_vk_limits$(EXE) $(B)/test/test_cpu_simd$(EXE): $(B)/test/%$(EXE): $(B)/obj/test/%.o $(TEST_HARNESS) $(LIB_OBJ) $(B)/obj/volk.o
+# prelinked libdmlops.a hides (see the files): the planner's limits, the CPU engine's
+# instruction-set loops, the tuner's file and hooks.
+WHITEBOX_TESTS := $(B)/test/test_vk_limits$(EXE) $(B)/test/test_cpu_simd$(EXE) $(B)/test/test_tuning$(EXE)
+$(WHITEBOX_TESTS): $(B)/test/%$(EXE): $(B)/obj/test/%.o $(TEST_HARNESS) $(LIB_OBJ) $(B)/obj/volk.o
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_HARNESS) $(LIB_OBJ) $(B)/obj/volk.o $(TEST_LIBS)
 
@@ -479,11 +481,12 @@ test-valgrind: deps-check $(TEST_BIN)
 # ---- fuzzing (clang's libFuzzer): FUZZ_SECONDS per target, answers checked -------------
 # fuzz_ops: random descriptors on the CPU backend, each accepted one checked byte for byte
 # against test/reference.h; fuzz_vulkan: the same on the Vulkan device (lavapipe in CI),
-# with guard bytes around every binding; fuzz_tool: the tool's readers. Seeds: test/fuzz/<target>/.
+# with guard bytes around every binding; fuzz_tool: the tool's readers; fuzz_tuning: the
+# tuning file's reader (white-box: the library's objects). Seeds: test/fuzz/<target>/.
 FUZZ_SECONDS ?= 60
 FUZZ_CC      := clang -std=c11 $(SRC_DEFS) -Iinclude -Itest -g -O1 $(WARN) -Wno-missing-prototypes \
                 -fsanitize=address,undefined,fuzzer
-FUZZ_TARGETS := ops vulkan tool
+FUZZ_TARGETS := ops vulkan tool tuning
 # fuzz_tool: the tool's .npy parser, JSON reader and model loader (both formats).
 FUZZ_CLI     := npy json model model_onnx model_parse dxdispatch scalar common
 fuzz: deps-check
@@ -494,6 +497,7 @@ fuzz: deps-check
 	for f in $(FUZZ_CLI); do clang $(CLI_CFLAGS) -g -O1 -fsanitize=address,undefined,fuzzer-no-link \
 	    -c src/cli/$$f.c -o build-fuzz/cli/$$f.o || exit 1; done
 	$(FUZZ_CC) -Isrc/cli -o build-fuzz/fuzz_tool test/fuzz_tool.c $(FUZZ_CLI:%=build-fuzz/cli/%.o) build-fuzz/libdmlops.a $(LIBS)
+	$(FUZZ_CC) -o build-fuzz/fuzz_tuning test/fuzz_tuning.c $(LIB_SRC:%.c=build-fuzz/obj/%.o) build-fuzz/obj/volk.o $(LIBS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh test/fuzz/run.sh build-fuzz $(FUZZ_TARGETS)
 
 # ---- demo -------------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 # The library is every *.c in these directories (a file that serves one platform guards
 # itself with #if, so a directory is compiled whole everywhere); the tool is src/cli, with
 # its benchmark (`dmlops bench`) in src/bench.
-LIB_DIRS := src src/cpu src/vk src/platform src/onnx
+LIB_DIRS := src src/cpu src/vk src/platform src/onnx src/tune
 CLI_DIRS := src/cli src/bench
 
 # What the library links on each target OS (the Makefile's TARGET_OS): libdmlops.so, the

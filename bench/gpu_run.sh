@@ -7,26 +7,31 @@
 #           (and once, the loader, glvnd and validation-layer packages in .gl/, see the docs)
 #   there:  carry [".gpu", ".gl"], command: sh bench/gpu_run.sh [STEP...]
 #
-# STEPs, run in the order given (default: bench tune tests); `tests bench` is the one call
+# STEPs, run in the order given (default: tune bench tests); `tests bench` is the one call
 # that gives the suites and the whole table (every column, PyTorch beside it) in under 8
 # minutes of an H100 (docs/performance.md):
 #   tests  the Vulkan suites on the GPU (TESTS: which), each under a time limit -> tests.txt
+#   tune   the device tunes itself (issue 49): dmlops tune over the TUNE_FILTER cases
+#          ("64 MiB"), TUNE_BUDGET seconds a class (3) -> tuning.txt, the tuning file; then
+#          dmlops bench --tuning on them, the defaults and the file in the same rounds, to
+#          show what tuning bought -> tune.txt. A bench step after it runs with the file too.
 #   bench  dmlops bench --backend vulkan --large --report, with the PyTorch peer wherever
-#          python3 imports a torch that sees a CUDA device -> bench.txt, report/
-#   tune   the 256 MiB cases again under each DMLOPS_VK_* setting below -> tune.txt
+#          python3 imports a torch that sees a CUDA device (and --tuning where a tune step
+#          ran first) -> bench.txt, report/
+#   sweep  the 256 MiB cases again under each DMLOPS_VK_* setting below -> sweep.txt
 #   ab     two builds or settings (AB_A, AB_B) in alternating rounds -> ab.txt (see below)
 #   model  dmlops bench --model: the access model, with GPU timings to set it against -> model.txt
-# Always writes info.txt (the GPU and `dmlops info`). At most 8 files come back from $OUT:
-# these, report/performance.md (with the device's section added) and
-# report/bench/<device>.csv and .svg. Variables: BENCH_FILTER keeps the bench cases whose
-# name holds it, TUNE_FILTER those of tune ("256 MiB"); NUMPY=1 adds the numpy peer
+# Always writes info.txt (the GPU and `dmlops info`). Files come back from $OUT: these,
+# report/performance.md (with the device's section added) and report/bench/<device>.csv and
+# .svg. Variables: BENCH_FILTER keeps the bench cases whose name holds it, SWEEP_FILTER
+# those of sweep ("256 MiB"); NUMPY=1 adds the numpy peer
 # (minutes of CPU time at --large), TORCH=0 leaves PyTorch out; TESTS names the test
 # binaries; TEST_LIMIT (150) and BENCH_LIMIT (300) are seconds per test binary and for the
 # bench; TOTAL_LIMIT (460) the seconds of the whole call, of which the tests leave
 # BENCH_RESERVE (180) to a bench step that follows them.
 set -u
 : "${OUT:?OUT: the folder whose files come back}"
-[ $# -gt 0 ] || set -- bench tune tests
+[ $# -gt 0 ] || set -- tune bench tests
 for f in .gl/*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done
 # make gpu-bundle's binaries travel as one archive (the carry limit): unpacked beside it.
 [ -f .gpu/bundle.tar.gz ] && tar -xzf .gpu/bundle.tar.gz -C .gpu
@@ -91,9 +96,10 @@ for step in "$@"; do
         tp=; [ "${TORCH:-1}" = 1 ] && tp="python3 $p/torch_peer.py"
         python3 -c 'import sys, torch; print("torch", torch.__version__, "cuda", torch.cuda.is_available())' \
             >>"$OUT/info.txt" 2>&1
+        tf=; [ -s "$OUT/tuning.txt" ] && tf="$OUT/tuning.txt"
         DMLOPS_BENCH_TARGET='sh bench/gpu_run.sh bench (dmlops bench --backend vulkan --large)' \
             timeout "$(left "${BENCH_LIMIT:-300}")" $lb .gpu/dmlops bench --backend vulkan --large ${np:+--numpy-peer "$np"} \
-            ${tp:+--torch-peer "$tp"} --report "$OUT/report" \
+            ${tp:+--torch-peer "$tp"} ${tf:+--tuning "$tf"} --report "$OUT/report" \
             ${BENCH_FILTER:+--filter "$BENCH_FILTER"} >"$OUT/bench.txt" 2>&1 || rc=1
         tail -n 3 "$OUT/bench.txt"
         ;;
@@ -102,12 +108,26 @@ for step in "$@"; do
         tail -n 3 "$OUT/model.txt"
         ;;
     tune)
+        # The tuner on the device (docs/performance.md, "The tuner"): the cases' classes
+        # tuned into tuning.txt, then the cases under the defaults and under the file.
+        tf=${TUNE_FILTER:-64 MiB}
+        { echo "== dmlops tune --filter \"$tf\" --budget ${TUNE_BUDGET:-3}"
+          timeout "$(left 240)" $lb .gpu/dmlops tune --backend vulkan --out "$OUT/tuning.txt" --filter "$tf" \
+              --budget "${TUNE_BUDGET:-3}"; } >"$OUT/tune.txt" 2>&1 || rc=1
+        if [ -s "$OUT/tuning.txt" ]; then
+            { echo "== dmlops bench --tuning tuning.txt --filter \"$tf\""
+              timeout "$(left 150)" $lb .gpu/dmlops bench --backend vulkan --filter "$tf" --tuning "$OUT/tuning.txt" \
+                  --no-scaling; } >>"$OUT/tune.txt" 2>&1 || rc=1
+        fi
+        tail -n 12 "$OUT/tune.txt"
+        ;;
+    sweep)
         # Each GPU default of src/vk/vk_properties.c against its neighbours, same binary.
         for v in "" DMLOPS_VK_GRID=1024 DMLOPS_VK_GRID=65536 DMLOPS_VK_GRID=1048576 DMLOPS_VK_WORKGROUP=64 \
                  DMLOPS_VK_WORKGROUP=256 DMLOPS_VK_WORKGROUP=512 DMLOPS_VK_TEXEL=1 DMLOPS_VK_COPY_MIN=1099511627776 ""; do
-            echo "== setting: ${v:-defaults}" >>"$OUT/tune.txt"
-            env $v timeout 60 $lb .gpu/dmlops bench --backend vulkan --large --filter "${TUNE_FILTER:-256 MiB}" --iterations 20 \
-                --no-scaling >>"$OUT/tune.txt" 2>&1 || rc=1
+            echo "== setting: ${v:-defaults}" >>"$OUT/sweep.txt"
+            env $v timeout 60 $lb .gpu/dmlops bench --backend vulkan --large --filter "${SWEEP_FILTER:-256 MiB}" --iterations 20 \
+                --no-scaling >>"$OUT/sweep.txt" 2>&1 || rc=1
         done
         ;;
     ab)
@@ -125,7 +145,7 @@ for step in "$@"; do
             done
         done
         ;;
-    *) echo "gpu_run.sh: unknown step '$step' (tests, bench, tune, ab, model)" >&2; exit 2 ;;
+    *) echo "gpu_run.sh: unknown step '$step' (tests, tune, bench, sweep, ab, model)" >&2; exit 2 ;;
     esac
 done
 exit $rc

@@ -61,7 +61,7 @@ if(WIN32)
 endif()
 foreach(_t IN LISTS _tests)
     get_filename_component(_name "${_t}" NAME_WE)
-    if(_name STREQUAL "test_vk_limits" OR _name STREQUAL "test_cpu_simd")
+    if(_name STREQUAL "test_vk_limits" OR _name STREQUAL "test_cpu_simd" OR _name STREQUAL "test_tuning")
         # White-box: links the library's objects themselves, whose internal symbols the
         # prelinked libdmlops.a hides (see the files).
         dmlops_test(${_name} SOURCES "${_t}" $<TARGET_OBJECTS:dmlops_harness> ${_dmlops_objects})

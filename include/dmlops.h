@@ -225,9 +225,7 @@ typedef enum dmlops_structure_type {
     DMLOPS_STRUCTURE_TYPE_VULKAN_ALLOCATION_CALLBACKS = 101,  /* dmlops_vulkan_allocation_callbacks */
     DMLOPS_STRUCTURE_TYPE_VULKAN_SEMAPHORES = 102,            /* dmlops_vulkan_semaphores */
     DMLOPS_STRUCTURE_TYPE_VULKAN_EXTERNAL_MEMORY = 103,       /* dmlops_vulkan_external_memory */
-    /* Reserved for the on-device tuner (issue 49): dmlops_tuning_options, chained from a
-     * dmlops_context_create_info. Not defined yet: until it is, this library refuses it as
-     * any unknown s_type. */
+    /* The on-device tuner's dmlops_tuning_options, chained from a context's create info. */
     DMLOPS_STRUCTURE_TYPE_TUNING_OPTIONS = 1000,
     DMLOPS_STRUCTURE_TYPE_MAX_ENUM = 0x7fffffff
 } dmlops_structure_type;
@@ -414,8 +412,8 @@ typedef struct dmlops_log_callback {
 
 /* Everything dmlops_context_desc and dmlops_context_options hold, in one extensible
  * structure; zero means "default" for every field, as there. Its chain may hold a
- * dmlops_allocation_callbacks, a dmlops_log_callback and (dmlops_vulkan.h) a
- * dmlops_vulkan_allocation_callbacks. */
+ * dmlops_allocation_callbacks, a dmlops_log_callback, a dmlops_tuning_options (below) and
+ * (dmlops_vulkan.h) a dmlops_vulkan_allocation_callbacks. */
 typedef struct dmlops_context_create_info {
     dmlops_structure_type s_type;    /* DMLOPS_STRUCTURE_TYPE_CONTEXT_CREATE_INFO */
     const void *next;
@@ -867,6 +865,64 @@ typedef struct dmlops_access_stats {
  * DMLOPS_ERROR_INVALID_ARGUMENT before a first execution). */
 DMLOPS_API dmlops_status dmlops_command_list_get_access_stats(const dmlops_command_list *list,
                                                    dmlops_access_stats *stats);
+
+/* ---- Tuning (docs/api.md, "Tuning") -----------------------------------------------------
+ * The Vulkan backend's plans have knobs (the DMLOPS_VK_* variables: device class, texel
+ * loads, GPU tiles, workgroup, units per step, lanes, grid, copy regions) whose every value
+ * gives the same results. The tuner times the candidate configurations of a class of
+ * operators on the device itself (back to back after warm-up, GPU timestamps where the
+ * device has them, alternating rounds, medians) and keeps the fastest, which must beat the
+ * defaults by a margin; a tuning file keeps the winners per device and driver. A class is
+ * the kernel, the fast path the planner gives the layout, the element size, and the
+ * output row's and the output's byte sizes in powers of four. */
+
+typedef enum dmlops_tuning_mode {
+    DMLOPS_TUNING_MODE_DEFAULT = 0, /* $DMLOPS_TUNING (off|file|auto), else FILE when a file is
+                                       named, else OFF */
+    DMLOPS_TUNING_MODE_OFF = 1,     /* the defaults, and the DMLOPS_VK_* variables */
+    DMLOPS_TUNING_MODE_FILE = 2,    /* each class the tuning file holds runs with its configuration */
+    DMLOPS_TUNING_MODE_AUTO = 3     /* FILE, and a class the file lacks is tuned when its first
+                                       operator is created, within the budgets; the file (when
+                                       one is named) is updated */
+} dmlops_tuning_mode;
+
+/* Chained to a context's create-info (dmlops_context_create_info or
+ * dmlops_vulkan_context_create_info; a CPU context has no knobs and notes that it ignores it). Zero fields take the environment's value, else the default. */
+typedef struct dmlops_tuning_options {
+    dmlops_structure_type s_type;   /* DMLOPS_STRUCTURE_TYPE_TUNING_OPTIONS */
+    const void *next;
+    dmlops_tuning_mode mode;
+    const char *file;               /* NULL: $DMLOPS_TUNING_FILE, else none (AUTO then keeps
+                                       what it tunes in the context only) */
+    double budget_seconds;          /* AUTO: the most seconds one context spends tuning, all
+                                       classes together. 0: $DMLOPS_TUNING_BUDGET, else 30 */
+    double class_budget_seconds;    /* AUTO: the most one class's tuning takes (within what the
+                                       budget leaves). 0: $DMLOPS_TUNING_CLASS_BUDGET, else 10 */
+} dmlops_tuning_options;
+
+typedef enum dmlops_tuning_source {
+    DMLOPS_TUNING_SOURCE_NONE = 0,  /* the defaults: tuning off, the CPU backend, or a class
+                                       neither the file holds nor the budget let AUTO tune */
+    DMLOPS_TUNING_SOURCE_FILE = 1,  /* the tuning file's configuration for the class */
+    DMLOPS_TUNING_SOURCE_TUNED = 2  /* tuned on first use by this context */
+} dmlops_tuning_source;
+
+typedef struct dmlops_operator_tuning {
+    dmlops_tuning_source source;
+    char class_key[64];             /* the operator's class ("" on the CPU backend) */
+    char config[192];               /* the knobs it runs with where they differ from the
+                                       context's defaults ("TUNING=cpu WORKGROUP=64"; "":
+                                       the defaults) */
+    double default_seconds;         /* the tuner's median time per execution of the defaults
+                                       and of the configuration chosen, on the operator that */
+    double tuned_seconds;           /*   tuned the class; 0 where nothing was measured */
+    char note[160];                 /* why a class AUTO met runs with the defaults (the budget
+                                       spent, no memory to measure it), or why the file was not
+                                       written; "" otherwise */
+} dmlops_operator_tuning;
+
+/* The configuration an operator runs with, and why. Thread-safe. */
+DMLOPS_API dmlops_status dmlops_operator_get_tuning(const dmlops_operator *op, dmlops_operator_tuning *tuning);
 
 #ifdef __cplusplus
 }

@@ -60,8 +60,8 @@ DMLOPS_API dmlops_status dmlops_context_create_vulkan(const dmlops_vulkan_contex
 #define DMLOPS_VULKAN_DEVICE_FEATURE_EXTERNAL_MEMORY_DMA_BUF 0x4u
 
 /* dmlops_vulkan_context_desc's fields in an extensible structure, and more. Its chain may
- * hold a dmlops_allocation_callbacks, a dmlops_log_callback and a
- * dmlops_vulkan_allocation_callbacks. */
+ * hold a dmlops_allocation_callbacks, a dmlops_log_callback, a dmlops_tuning_options and
+ * a dmlops_vulkan_allocation_callbacks. */
 typedef struct dmlops_vulkan_context_create_info {
     dmlops_structure_type s_type;    /* DMLOPS_STRUCTURE_TYPE_VULKAN_CONTEXT_CREATE_INFO */
     const void *next;

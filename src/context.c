@@ -6,6 +6,7 @@
 #include "chain.h"
 #include "fault.h"
 #include "internal.h"
+#include "tuning.h"
 
 /* The value of variable name when it is a decimal number in [lo, hi]; else fallback. */
 static uint64_t dm_env_number(const char *name, uint64_t lo, uint64_t hi, uint64_t fallback)
@@ -223,6 +224,13 @@ static dmlops_status dm_context_create(const dmlops_context_create_info *info, c
     }
     ctx->backend = backend;
     dm_note_choice(ctx, why);
+    /* Tuning: the chained dmlops_tuning_options, else the environment (src/tuning.h); its
+     * clause ends the note before the note goes to the log. */
+    st = dm_tuning_apply_options(ctx, ext->tuning);
+    if (st != DMLOPS_SUCCESS) {
+        dmlops_context_destroy(ctx);
+        return st;
+    }
     dm_created(ctx, params.env_rejected);
     *out = ctx;
     return DMLOPS_SUCCESS;
@@ -301,13 +309,15 @@ dmlops_status dm_create_ext_parse(const char *fn, const char *what, const void *
     /* The structures a context's creation takes in its chain. */
     static const dmlops_structure_type allowed[] = {DMLOPS_STRUCTURE_TYPE_ALLOCATION_CALLBACKS,
                                                     DMLOPS_STRUCTURE_TYPE_LOG_CALLBACK,
-                                                    DMLOPS_STRUCTURE_TYPE_VULKAN_ALLOCATION_CALLBACKS};
-    const void *found[3];
+                                                    DMLOPS_STRUCTURE_TYPE_VULKAN_ALLOCATION_CALLBACKS,
+                                                    DMLOPS_STRUCTURE_TYPE_TUNING_OPTIONS};
+    const void *found[4];
     const dmlops_base_structure *b = head;
-    DM_TRY(dm_chain_parse(fn, what, b->next, allowed, 3, found));
+    DM_TRY(dm_chain_parse(fn, what, b->next, allowed, 4, found));
     ext->alloc = found[0];
     ext->log = found[1];
     ext->vulkan_alloc = found[2];
+    ext->tuning = found[3];
     if (ext->alloc && (!ext->alloc->allocate || !ext->alloc->deallocate))
         return dm_fail(DMLOPS_ERROR_INVALID_ARGUMENT,
                        "%s: dmlops_allocation_callbacks.%s is NULL: both allocate and deallocate are needed", fn,

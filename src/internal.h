@@ -259,6 +259,7 @@ typedef struct dm_create_ext {
     const dmlops_allocation_callbacks *alloc; /* checked, or NULL */
     const dmlops_log_callback *log;           /* checked, or NULL */
     const void *vulkan_alloc;                 /* a dmlops_vulkan_allocation_callbacks, or NULL */
+    const dmlops_tuning_options *tuning;      /* checked at creation (dm_tuning_apply_options), or NULL */
 } dm_create_ext;
 /* Checks that head (a structure starting with s_type) has s_type `type`, and finds in its
  * chain the structures a context's creation takes; fn and what name the call and the

@@ -963,14 +963,15 @@ PY
     else
         fail "bench --report on Vulkan: peak, cache, best copy per size and its columns" "$md"
     fi
-    # The bench's side of the PyTorch protocol, with a peer that answers for case 0 alone.
+    # The bench's side of the PyTorch protocol, with a peer that answers for case 0 alone
+    # (its CSV row ends with the call, then the three --tuning columns, empty here).
     printf '#!/bin/sh\necho "torch 9.9 cuda 1 on a fake"\necho "0 0.000001 5 torch.flip(x, [0])"\necho "junk"\n' \
         >"$T/fake_torch"
     chmod +x "$T/fake_torch"
     "$D" bench --quick --backend vulkan --filter "axis=outer FLOAT32 4 KiB" --csv "$T/fake.csv" \
         --torch-peer "$T/fake_torch" >"$T/out" 2>&1
     if grep -qF 'torch.flip(x, [0])' "$T/out" && grep -qF 'PyTorch 9.9 cuda 1 on a fake' "$T/out" \
-        && tail -n 1 "$T/fake.csv" | grep -q ',1.000,[0-9.]*,"torch.flip(x, \[0\])"$'; then
+        && tail -n 1 "$T/fake.csv" | grep -q ',1.000,[0-9.]*,"torch.flip(x, \[0\])",,,$'; then
         ok "bench reads the PyTorch peer: its time (ratio_torch), version and call"
     else
         cat "$T/fake.csv" >>"$T/out"
@@ -1273,6 +1274,54 @@ if [ "$vulkan" = yes ]; then
         ls -lAR "$T/cache" >"$T/out"
         fail "the link stays a link, and the file it names holds the cache" "$T/out"
     fi
+fi
+
+# ---- issue 49: dmlops tune and bench --tuning ------------------------------------------
+# The command line's mistakes (exit 2); on a Vulkan device (lavapipe in CI), planned as a
+# GPU, one case tuned into a file that the bench then runs beside the defaults, and a
+# damaged file refused with a note.
+expect "tune without --out" 2 "--out FILE is required" "$D" tune
+expect "tune --backend cpu" 2 "the CPU backend has no tuning knobs" "$D" tune --out "$T/t.txt" --backend cpu
+expect "tune --budget 0" 2 "--budget 0: expected seconds per class" "$D" tune --out "$T/t.txt" --budget 0
+expect "tune --budget junk" 2 "--budget 2s: expected seconds per class" "$D" tune --out "$T/t.txt" --budget 2s
+expect "tune --filter matching nothing" 2 "no case matches --filter" "$D" tune --out "$T/t.txt" --filter "no such case"
+expect "tune --out in a missing folder" 2 "cannot write beside it" "$D" tune --out "$T/no/such/t.txt" --quick \
+    --filter "SLICE1 stride=1 FLOAT32 4 KiB"
+expect "tune --help" 0 "usage: dmlops tune --out FILE" "$D" tune --help
+expect "bench --model takes no --tuning" 2 "--model takes" "$D" bench --model --tuning "$T/t.txt"
+
+if [ "$vulkan" = yes ]; then
+    # One case, planned as a GPU, tuned in at most 2 s: the file is written, the class's line in it.
+    case="SLICE1 stride=1 FLOAT32 4 KiB"
+    expect "tune one case on lavapipe planned as a GPU" 0 "1 classes tuned" \
+        env DMLOPS_VK_TUNING=gpu "$D" tune --out "$T/t.txt" --quick --filter "$case" --budget 2
+    if head -n 3 "$T/t.txt" | grep -q '^dmlops-tuning 1$' && grep -q '^class slice\.v1\.copy\.e4\.' "$T/t.txt" &&
+        tail -n 1 "$T/t.txt" | grep -q '^checksum [0-9a-f]\{16\}$'; then
+        ok "the tuning file names the format, the class and its checksum"
+    else
+        fail "the tuning file" "$T/t.txt"
+    fi
+    ls "$T" | grep -q '\.tuning$' && fail "tune left its temporary file" || ok "tune leaves no temporary file"
+
+    # The bench runs the case under the defaults and under the file, in the same rounds.
+    expect "bench --tuning: both columns" 0 "tuning file $T/t.txt" \
+        env DMLOPS_VK_TUNING=gpu "$D" bench --backend vulkan --quick --filter "$case" --tuning "$T/t.txt" --csv "$T/b.csv"
+    grep -q "^tuned: .*tuning: file \"$T/t.txt\" (1 classes)" "$T/out" && ok "bench --tuning: the tuned context uses the file" ||
+        fail "bench --tuning: the tuned context's note" "$T/out"
+    if head -n 1 "$T/b.csv" | grep -q ',tuned_us,ratio_tuned,tuned_config$' &&
+        awk -F, 'NR == 2 && $(NF - 2) > 0 && $(NF - 1) > 0 { found = 1 } END { exit !found }' "$T/b.csv"; then
+        ok "bench --tuning --csv: tuned_us and ratio_tuned measured"
+    else
+        fail "bench --tuning --csv" "$T/b.csv"
+    fi
+
+    # A file whose device was changed by hand fails its checksum: the tuned context says so
+    # and runs the defaults (test_tuning covers foreign and stale files signed as they come).
+    sed 's/^uuid .*/uuid 00000000-0000-0000-0000-000000000000/' "$T/t.txt" >"$T/edited.txt"
+    expect "bench --tuning with an edited file runs the defaults, noted" 0 "ignored (damaged" \
+        "$D" bench --backend vulkan --quick --filter "$case" --tuning "$T/edited.txt"
+    grep -qF "(not in the file: the defaults)" "$T/out" && ok "a refused file's cases run the defaults" ||
+        fail "a refused file's cases" "$T/out"
 fi
 
 echo "$passed passed, $failed failed"

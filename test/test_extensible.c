@@ -80,10 +80,6 @@ TEST(create2_refuses_a_chain_it_does_not_understand)
     const dmlops_base_structure newer = {(dmlops_structure_type)5000, NULL};
     ci.next = &newer;
     CHECK_STATUS(dmlops_context_create2(&ci, &ctx), INVALID, "s_type = 5000, which this version of libdmlops does not know");
-    /* The tuner's options are reserved and not defined yet. */
-    const dmlops_base_structure tuning = {DMLOPS_STRUCTURE_TYPE_TUNING_OPTIONS, NULL};
-    ci.next = &tuning;
-    CHECK_STATUS(dmlops_context_create2(&ci, &ctx), INVALID, "DMLOPS_STRUCTURE_TYPE_TUNING_OPTIONS (1000)");
     /* A structure another call takes. */
     const dmlops_base_structure submit = {DMLOPS_STRUCTURE_TYPE_SUBMIT_INFO, NULL};
     ci.next = &submit;
@@ -95,6 +91,29 @@ TEST(create2_refuses_a_chain_it_does_not_understand)
     ci.next = &loop[0];
     CHECK_STATUS(dmlops_context_create2(&ci, &ctx), INVALID, NULL);
     CHECK(ctx == NULL);
+}
+
+/* The tuner's options (issue 49) ride the create info's chain: their fields are checked by
+ * name, and the context's note says what tuning does. */
+TEST(create2_takes_the_tuners_options_from_its_chain)
+{
+    dmlops_context *ctx = NULL;
+    dmlops_context_create_info ci = cpu_info();
+    dmlops_tuning_options t = {.s_type = DMLOPS_STRUCTURE_TYPE_TUNING_OPTIONS, .mode = (dmlops_tuning_mode)7};
+    ci.next = &t;
+    CHECK_STATUS(dmlops_context_create2(&ci, &ctx), INVALID,
+                 "dmlops_context_create2: dmlops_tuning_options.mode = 7 is not a dmlops_tuning_mode");
+    CHECK(ctx == NULL);
+    t.mode = DMLOPS_TUNING_MODE_AUTO;
+    t.budget_seconds = -1;
+    CHECK_STATUS(dmlops_context_create2(&ci, &ctx), INVALID, "dmlops_tuning_options.budget_seconds = -1 is not in [0, 1e6]");
+    CHECK(ctx == NULL);
+    t.budget_seconds = 0;
+    REQUIRE_OK(dmlops_context_create2(&ci, &ctx));
+    dmlops_context_info info;
+    REQUIRE_OK(dmlops_context_get_info(ctx, &info));
+    CHECK(strstr(info.note, "tuning: none on the CPU backend (no knobs)") != NULL, "note: %s", info.note);
+    dmlops_context_destroy(ctx);
 }
 
 /* ---- issue 45, item 8: the data types a context reports follow its feature level ---- */

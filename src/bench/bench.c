@@ -15,7 +15,7 @@
 
 typedef struct bench_opts {
     bool quick, large, scaling, list, model;
-    const char *filter, *csv, *svg, *report, *numpy_peer, *torch_peer, *peak;
+    const char *filter, *csv, *svg, *report, *numpy_peer, *torch_peer, *peak, *tuning;
     uint32_t iterations; /* 0: the policy's */
     dmlops_context_desc desc;
 } bench_opts;
@@ -95,7 +95,7 @@ static void describe_run(bench_run *run, int argc, char **argv)
 static const char usage[] =
     "usage: dmlops bench [--quick] [--large] [--filter SUBSTR] [--iterations N] [--csv FILE] [--svg FILE]\n"
     "                    [--report DIR] [--numpy-peer COMMAND] [--torch-peer COMMAND] [--no-scaling] [--list]\n"
-    "                    [--backend auto|vulkan|cpu] [--device D] [--feature-level L]\n"
+    "                    [--tuning FILE] [--backend auto|vulkan|cpu] [--device D] [--feature-level L]\n"
     "       dmlops bench --model [--backend vulkan] [--device D] [--filter SUBSTR] [--csv FILE]\n"
     "       dmlops bench --peak all|DEVICE-NAME\n";
 
@@ -164,6 +164,7 @@ static int parse_opts(int argc, char **argv, bench_opts *o)
         if (r == 0 && (r = cli_opt(argc, argv, &i, "--numpy-peer", &v)) > 0) o->numpy_peer = v;
         if (r == 0 && (r = cli_opt(argc, argv, &i, "--torch-peer", &v)) > 0) o->torch_peer = v;
         if (r == 0 && (r = cli_opt(argc, argv, &i, "--peak", &v)) > 0) o->peak = v;
+        if (r == 0 && (r = cli_opt(argc, argv, &i, "--tuning", &v)) > 0) o->tuning = v;
         if (r == 0 && (r = cli_opt(argc, argv, &i, "--iterations", &v)) > 0) {
             uint64_t n;
             if (!cli_parse_u64(v, &n) || n < 1 || n > 100000) {
@@ -178,7 +179,7 @@ static int parse_opts(int argc, char **argv, bench_opts *o)
             return CLI_USAGE;
         }
     }
-    if (o->model && (o->svg || o->report || o->numpy_peer || o->torch_peer || o->quick || o->large || o->list)) {
+    if (o->model && (o->svg || o->report || o->numpy_peer || o->torch_peer || o->quick || o->large || o->list || o->tuning)) {
         cli_error("dmlops bench: --model takes --filter, --csv and the context options only");
         return CLI_USAGE;
     }
@@ -186,6 +187,46 @@ static int parse_opts(int argc, char **argv, bench_opts *o)
         (o->report && !writable_path("--report", o->report, true)))
         return CLI_USAGE;
     return CLI_OK;
+}
+
+/* The run's context, and with --tuning a second one that runs the file's configurations
+ * (run->tuned), on the same device; the first runs without tuning whatever the
+ * environment says, so that the two columns are the defaults and the file. The tuning
+ * options go through the environment (docs/api.md, "Tuning"), read at context creation. */
+static int tuning_contexts(const bench_opts *o, dmlops_context **ctx, bench_run *run)
+{
+    if (!o->tuning) return cli_context_create(&o->desc, ctx);
+    const char *names[2] = {"DMLOPS_TUNING", "DMLOPS_TUNING_FILE"};
+    char *kept[2];
+    for (int i = 0; i < 2; i++) {
+        const char *v = getenv(names[i]);
+        kept[i] = v ? strdup(v) : NULL;
+    }
+    setenv("DMLOPS_TUNING", "off", 1);
+    int rc = cli_context_create(&o->desc, ctx);
+    dmlops_context_info info;
+    if (rc == CLI_OK) dmlops_context_get_info(*ctx, &info);
+    if (rc == CLI_OK && info.backend != DMLOPS_BACKEND_VULKAN) {
+        printf("note: --tuning ignored: the CPU backend has no tuning knobs\n");
+    } else if (rc == CLI_OK) {
+        dmlops_context_desc d = o->desc;
+        d.backend = DMLOPS_BACKEND_VULKAN;
+        d.device = info.device.uuid_string; /* the same device */
+        setenv("DMLOPS_TUNING", "file", 1);
+        setenv("DMLOPS_TUNING_FILE", o->tuning, 1);
+        rc = cli_context_create(&d, &run->tuned);
+        run->tuning_file = o->tuning;
+    }
+    for (int i = 0; i < 2; i++) {
+        if (kept[i]) setenv(names[i], kept[i], 1);
+        else unsetenv(names[i]);
+        free(kept[i]);
+    }
+    if (rc != CLI_OK) {
+        dmlops_context_destroy(*ctx);
+        *ctx = NULL;
+    }
+    return rc;
 }
 
 static void list_cases(const bench_case *cases, size_t count)
@@ -248,7 +289,7 @@ int cmd_bench(int argc, char **argv)
     run.results = calloc(count ? count : 1, sizeof *run.results);
     run.sweeps = calloc(count ? count : 1, sizeof *run.sweeps);
     dmlops_context *ctx = NULL;
-    if (!run.results || !run.sweeps || (rc = cli_context_create(&o.desc, &ctx)) != CLI_OK) {
+    if (!run.results || !run.sweeps || (rc = tuning_contexts(&o, &ctx, &run)) != CLI_OK) {
         const bool allocated = run.results && run.sweeps;
         free(run.results);
         free(run.sweeps);
@@ -262,6 +303,11 @@ int cmd_bench(int argc, char **argv)
            o.quick ? ", quick suite" : "");
     char note[sizeof run.ctx.note + 64];
     if (run.ctx.note[0]) printf("note: %s\n", cli_as_typed(run.ctx.note, note, sizeof note));
+    if (run.tuned) {
+        dmlops_context_info ti;
+        dmlops_context_get_info(run.tuned, &ti);
+        printf("tuned: %s\n", cli_as_typed(ti.note, note, sizeof note));
+    }
     if (vulkan) {
         bench_memory_init(&run.ctx, &run.mem);
         print_memory(&run);
@@ -281,6 +327,8 @@ int cmd_bench(int argc, char **argv)
         bench_run_overhead(ctx, vulkan, &run.overhead);
     }
     dmlops_context_destroy(ctx);
+    dmlops_context_destroy(run.tuned);
+    run.tuned = NULL;
     if (want_overhead && vulkan) {
         if (progress) fprintf(stderr, "\r\033[K[overhead] operator creation");
         dmlops_context_desc d = o.desc;

@@ -141,6 +141,10 @@ typedef struct bench_result {
     double numpy_s;      /* the numpy peer's median for the same operation; 0: none */
     double torch_s;      /* the PyTorch peer's time per call; 0: none */
     char torch_call[96]; /* the call it timed, "torch.flip(x, [0])" */
+    /* --tuning: the case on the tuned context, timed in the same rounds (0: not measured),
+     * and what its operator ran with there (dmlops_operator_get_tuning). */
+    double tuned_median_s;
+    dmlops_operator_tuning tuning;
     char skipped[200];   /* non-empty: why the case did not run */
 } bench_result;
 
@@ -223,6 +227,10 @@ typedef struct bench_run {
     size_t nsweeps;
     bench_memory mem;
     bench_policy pol;
+    /* --tuning FILE: a second context on the device that runs the file's configurations
+     * (made and destroyed by bench.c; timing.c times each case on it too), and the file. */
+    dmlops_context *tuned;
+    const char *tuning_file;
     bool quick, have_numpy, have_torch;
     char numpy_version[64], torch_version[160];
     char torch_note[200]; /* why the PyTorch peer did not run, when it did not */
@@ -269,8 +277,9 @@ dmlops_status bench_list_build(dmlops_context *ctx, bench_list *l, uint32_t leas
 /* Seconds per record of one execution; *gpu is cleared when it had no GPU timestamps. */
 dmlops_status bench_list_time(bench_list *l, double *per_rep, bool *gpu);
 void bench_list_free(bench_list *l);
-/* Executes the lists in turn until warm_s of wall time have passed: continuous device work
- * that brings a GPU's clocks up before anything is timed. */
+/* Executes the lists in turn (those made: a NULL list is left out) until warm_s of wall
+ * time have passed: continuous device work that brings a GPU's clocks up before anything
+ * is timed. */
 dmlops_status bench_warm(bench_list *lists, size_t n, double warm_s);
 
 /* How many buffer sets of `footprint` bytes each a case rotates over: enough to cover 3x

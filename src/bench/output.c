@@ -98,6 +98,27 @@ static void print_vulkan_notes(const bench_run *run, FILE *f)
     }
 }
 
+/* --tuning: per case the defaults' time and the file's, measured in the same rounds. */
+static void print_tuning(const bench_run *run, FILE *f)
+{
+    fprintf(f, "\ntuning file %s: the cases on a second context that runs its configurations, timed in the same "
+               "rounds as the defaults (us per record; speed-up: defaults over tuned)\n",
+            run->tuning_file);
+    fprintf(f, "%-50s %-38s %11s %11s %8s  %s\n", "case", "class", "default us", "tuned us", "speed-up",
+            "configuration (beside the defaults)");
+    for (size_t i = 0; i < run->count; i++) {
+        const bench_result *r = &run->results[i];
+        if (r->skipped[0]) continue;
+        const dmlops_operator_tuning *t = &r->tuning;
+        char x[16] = "-";
+        if (r->tuned_median_s > 0) snprintf(x, sizeof x, "%.2fx", r->median_s / r->tuned_median_s);
+        fprintf(f, "%-50s %-38s %11.1f %11.1f %8s  %s%s%s\n", r->c->label, t->class_key, r->median_s * 1e6,
+                r->tuned_median_s * 1e6, x,
+                t->source == DMLOPS_TUNING_SOURCE_NONE ? "(not in the file: the defaults)" : t->config[0] ? t->config : "(the defaults)",
+                t->note[0] ? "; " : "", t->note);
+    }
+}
+
 void bench_print_table(const bench_run *run, FILE *f)
 {
     const bool vk = bench_is_vulkan(run);
@@ -119,6 +140,7 @@ void bench_print_table(const bench_run *run, FILE *f)
         fprintf(f, "GB/s: the 64-byte lines the operator must read and write (a stride-2 slice reads every line of "
                    "its input), over its median time; vs memcpy: a host memcpy moving as many lines, half read and "
                    "half written, on one thread, in the same run\n");
+    if (vk && run->count && run->tuning_file) print_tuning(run, f);
     if (bench_any_wall(run))
         fprintf(f, "timer 'wall': no GPU timestamps (CPU backend, or a device without timestamp queries), so "
                    "host wall time from submission to completion was used\n");
@@ -200,7 +222,7 @@ bool bench_write_csv(const bench_run *run, const char *path)
           "median_us,min_us,gbps,copy_gbps,ratio_copy,memcpy_gbps,ratio_memcpy,memset_gbps,ratio_memset,numpy_us,"
           "ratio_numpy,threads,compute_copy_gbps,ratio_compute_copy,sector_bytes,reps,buffer_sets,barriers,"
           "cache_included,best_copy_gbps,ratio_best_copy,best_copy_shape,peak_gbps,best_copy_ratio_peak,torch_us,"
-          "ratio_torch,torch_call\n",
+          "ratio_torch,torch_call,tuned_us,ratio_tuned,tuned_config\n",
           f);
     const double peak = peak_gbps(run);
     for (size_t i = 0; i < run->count; i++) {
@@ -232,6 +254,11 @@ bool bench_write_csv(const bench_run *run, const char *path)
         csv_opt(f, bench_ratio(r->torch_s, r->median_s), "%.4f");
         fputc(',', f);
         if (r->torch_call[0]) bench_csv_string(f, r->torch_call);
+        /* --tuning: the case under the file's configuration, and its speed-up over the defaults. */
+        csv_opt(f, r->tuned_median_s * 1e6, "%.3f");
+        csv_opt(f, bench_ratio(r->median_s, r->tuned_median_s), "%.4f");
+        fputc(',', f);
+        if (r->tuned_median_s > 0) bench_csv_string(f, r->tuning.config);
         fputc('\n', f);
     }
     bool ok = !ferror(f);

@@ -179,7 +179,8 @@ dmlops_status bench_warm(bench_list *lists, size_t n, double warm_s)
     const double t0 = cli_now();
     dmlops_status st = DMLOPS_SUCCESS;
     do {
-        for (size_t i = 0; i < n && st == DMLOPS_SUCCESS; i++) st = dmlops_command_list_execute(lists[i].list);
+        for (size_t i = 0; i < n && st == DMLOPS_SUCCESS; i++)
+            if (lists[i].list) st = dmlops_command_list_execute(lists[i].list); /* NULL: a list left out */
     } while (st == DMLOPS_SUCCESS && cli_now() - t0 < warm_s);
     return st;
 }
@@ -259,14 +260,14 @@ static bool same_shape(const dmlops_compute_copy_shape *a, const dmlops_compute_
     return a->vectors == b->vectors && a->workgroup_size == b->workgroup_size && a->workgroup_count == b->workgroup_count;
 }
 
-enum { L_CASE, L_COPY, L_PLAIN, L_BEST, L_COUNT };
+enum { L_CASE, L_COPY, L_PLAIN, L_BEST, L_TUNED, L_COUNT };
 
 /* Vulkan: the case and its device baselines, steadily (the file's comment). */
 static void run_steady(dmlops_context *ctx, const bench_run *run, const bench_case *c, const bench_sweep *sweep,
                        uint32_t fixed, host_mem *h, bench_result *r)
 {
     const bench_policy *pol = &run->pol;
-    case_sets cs = {0};
+    case_sets cs = {0}, tcs = {0};
     bench_copies cp = {0};
     bench_list lists[L_COUNT] = {{0}};
     double *t = NULL;
@@ -293,18 +294,30 @@ static void run_steady(dmlops_context *ctx, const bench_run *run, const bench_ca
     recs[L_COPY] = (bench_copy_rec){&cp, false, plain};
     recs[L_PLAIN] = (bench_copy_rec){&cp, true, plain};
     recs[L_BEST] = (bench_copy_rec){&cp, true, best ? sweep->best : plain};
-    const int nlists = best ? L_COUNT : L_BEST;
     lists[L_CASE] = (bench_list){.record = record_case, .user = &cs};
-    for (int k = L_COPY; k < nlists; k++) lists[k] = (bench_list){.record = bench_record_copy, .user = &recs[k]};
+    for (int k = L_COPY; k <= L_BEST; k++) lists[k] = (bench_list){.record = bench_record_copy, .user = &recs[k]};
+    /* With --tuning, the case on the tuned context too, in the same rounds (an unused
+     * best-copy list keeps its place and stays empty). */
+    const bool tuned = run->tuned && case_sets_create(run->tuned, c, cs.n, h, &tcs, r) == DMLOPS_SUCCESS;
+    if (tuned) {
+        lists[L_TUNED] = (bench_list){.record = record_case, .user = &tcs};
+        dmlops_operator_get_tuning(tcs.op, &r->tuning);
+    } else if (run->tuned) { /* the tuned side alone failed: the case still runs, and says why */
+        snprintf(r->tuning.note, sizeof r->tuning.note, "not run on the tuned context: %.120s", r->skipped);
+        r->skipped[0] = 0;
+    }
+    const int nlists = tuned ? L_COUNT : best ? L_TUNED : L_BEST;
     for (int k = 0; k < nlists && st == DMLOPS_SUCCESS; k++)
-        st = bench_list_build(ctx, &lists[k], k == L_CASE ? cs.n : cp.n, pol->min_list_s);
+        if (k != L_BEST || best)
+            st = bench_list_build(k == L_TUNED ? run->tuned : ctx, &lists[k], k == L_CASE ? cs.n : k == L_TUNED ? tcs.n : cp.n,
+                                  pol->min_list_s);
     if (st == DMLOPS_SUCCESS) st = bench_warm(lists, (size_t)nlists, pol->warm_s);
     const uint32_t n = fixed ? fixed : pol->samples;
     if (st == DMLOPS_SUCCESS && !(t = calloc((size_t)n * L_COUNT, sizeof *t))) st = DMLOPS_ERROR_OUT_OF_HOST_MEMORY;
     bool gpu = true, bgpu = true;
     for (uint32_t i = 0; i < n && st == DMLOPS_SUCCESS; i++)
         for (int k = 0; k < nlists && st == DMLOPS_SUCCESS; k++)
-            st = bench_list_time(&lists[k], &t[(size_t)k * n + i], k ? &bgpu : &gpu);
+            if (lists[k].list) st = bench_list_time(&lists[k], &t[(size_t)k * n + i], k ? &bgpu : &gpu);
     if (st != DMLOPS_SUCCESS) {
         skip(r, "execute", st);
         goto done;
@@ -328,6 +341,7 @@ static void run_steady(dmlops_context *ctx, const bench_run *run, const bench_ca
         r->best_copy_gbps = best_gbps;
         r->best_shape = sweep->best;
     }
+    if (tuned) r->tuned_median_s = cli_median(t + (size_t)L_TUNED * n, n);
     dmlops_operator_get_info(cs.op, &info);
     r->path = info.last_path;
     bench_host_baselines(h, c, n, r);
@@ -335,6 +349,7 @@ done:
     for (int k = 0; k < L_COUNT; k++) bench_list_free(&lists[k]);
     free(t);
     bench_copies_free(&cp);
+    case_sets_free(&tcs);
     case_sets_free(&cs);
 }
 

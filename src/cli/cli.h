@@ -19,6 +19,7 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cmd_info(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 
 /* Matches argv[*i] against "--name VALUE" or "--name=VALUE". Returns 1 and sets *value (and
  * advances *i past a separate value), 0 when argv[*i] is another option, -1 when the value

@@ -25,6 +25,8 @@ static void usage(FILE *f)
           "  bench --model [--backend vulkan] [--device D] [--filter SUBSTR] [--csv FILE]\n"
           "        the kernels' GPU access model, traced on any Vulkan device\n"
           "  bench --peak all|DEVICE-NAME  the memory peaks of known devices\n"
+          "  tune  --out FILE [--quick] [--large] [--filter SUBSTR] [--budget SECONDS] [--device D]\n"
+          "        tune the bench's cases on a Vulkan device and write the tuning file\n"
           "  help, -h, --help  this text;  version, -V, --version  the library version\n"
           "  dmlops COMMAND --help  the options of a command\n"
           "\n"
@@ -43,6 +45,7 @@ static int run_command(int argc, char **argv)
     if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
     if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench")) return cmd_bench(argc - 1, argv + 1);
+    if (!strcmp(cmd, "tune")) return cmd_tune(argc - 1, argv + 1);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
         usage(stdout);
         return CLI_OK;

@@ -51,6 +51,11 @@ dmlops_status dm_vk_context_setup(dmlops_context *ctx, dm_vk_ctx *vk, const dm_v
 {
     const bool trace = (ctx->flags & DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES) != 0;
     dm_vk_limits_for(&vk->dev.inst.vki, vk->dev.phys, &vk->dev.info, params, ctx->flags, &vk->dev.lim);
+    /* The tuner plans a class's configuration from the same values (vk_tune.h). */
+    vk->params = *params;
+    vk->params.loader = NULL;
+    vk->params.device = vk->params.pipeline_cache_path = NULL;
+    vk->tune_measure = dm_vk_tune_measure;
     DM_TRY(dm_vk_submitter_init(&vk->dev, &ctx->lock, &vk->sub));
     if (trace) {
         DM_TRY(dm_vk_trace_init(&vk->dev, 0, &vk->trace));
@@ -106,6 +111,7 @@ dmlops_status dm_vk_take_allocation_callbacks(dm_vk_device *d, const void *chain
 void dm_vk_context_teardown(dm_vk_ctx *vk)
 {
     dm_vk_device_wait_idle(&vk->dev);
+    dm_vk_tune_destroy(vk->tuner);
     dm_vk_pipelines_destroy(&vk->dev, &vk->pipes);
     if (vk->dummy_view) vk->dev.vkd.DestroyBufferView(vk->dev.device, vk->dummy_view, vk->dev.vk_alloc);
     if (vk->dummy_word_view) vk->dev.vkd.DestroyBufferView(vk->dev.device, vk->dummy_word_view, vk->dev.vk_alloc);

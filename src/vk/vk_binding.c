@@ -168,14 +168,15 @@ static dmlops_status dm_vk_table_split(dmlops_binding_table *t, const dm_vk_plan
 {
     dm_vk_device *d = &t->vk->dev;
     const dm_gather *g = &plan->g;
+    const dm_vk_limits *planned = &((const dm_vk_op *)t->op->impl)->lim; /* the operator's own */
     uint32_t *params = NULL;
-    dm_vk_limits lim = dm_vk_path_limits(&d->lim, plan->texel);
+    dm_vk_limits lim = dm_vk_path_limits(planned, plan->texel);
     dmlops_status st = dm_vk_plan_segments(&lim, g, segs, &t->own_pieces, &params, &t->own_npieces, &t->own_axis_split);
     t->own_texel = plan->texel;
     if (st == DMLOPS_ERROR_UNSUPPORTED && plan->texel) {
         /* The boundaries cut the texel path's windows past the planner's cap: storage
          * buffers' larger windows, as dm_vk_plan_gather would have chosen. */
-        lim = dm_vk_path_limits(&d->lim, false);
+        lim = dm_vk_path_limits(planned, false);
         st = dm_vk_plan_segments(&lim, g, segs, &t->own_pieces, &params, &t->own_npieces, &t->own_axis_split);
         t->own_texel = false;
     }
@@ -214,7 +215,7 @@ static dmlops_status dm_vk_bind_piece(dmlops_binding_table *t, const dm_gather *
         const dmlops_binding *b = &bind[g->binding[s]];
         uint64_t lo, hi = 0;
         const dm_vk_memory *m = dm_vk_at(dm_vkbuf(b->buffer), b->offset + span->lo, &lo);
-        uint64_t aligned = dm_align_down_u64(lo, vk->dev.lim.align);
+        uint64_t aligned = dm_align_down_u64(lo, ((const dm_vk_op *)t->op->impl)->lim.align);
         dm_align_up_u64(lo + (span->hi - span->lo), 4, &hi); /* inside the segment: planned so */
         t->push[p].rem[s] = (uint32_t)(lo - aligned);
         t->push[p].tbase[s] = (uint32_t)aligned; /* for the trace build's sector counts: low bits suffice */
@@ -279,7 +280,7 @@ static dmlops_status dm_vk_table_pipeline(dmlops_binding_table *t, dmlops_operat
     t->texel = texel;
     t->pipeline = o->pipeline; /* on the plan's path */
     if (texel == o->plan.texel && axis_split == o->plan.axis_split) return DMLOPS_SUCCESS;
-    return dm_vk_pipeline(&t->vk->dev, &t->vk->pipes, g, o->plan.fast, texel, axis_split, &t->pipeline);
+    return dm_vk_pipeline_for(&t->vk->dev, &t->vk->pipes, &o->lim, g, o->plan.fast, texel, axis_split, &t->pipeline);
 }
 
 dmlops_status dm_vk_table_bind(dmlops_binding_table *t, dmlops_operator *op, const dmlops_binding *bind)

@@ -8,6 +8,9 @@
 #include "vk_submit.h"
 #include "vk_trace.h"
 
+struct dm_vk_tuner;
+struct dm_vk_tune_job;
+
 typedef struct dm_vk_ctx {
     dm_vk_device dev;
     _Atomic uint64_t device_bytes; /* of every allocation on dev (dev.device_bytes points here) */
@@ -19,6 +22,11 @@ typedef struct dm_vk_ctx {
     VkBufferView dummy_word_view; /* and as R32_UINT texels, for AUX_TEXEL and SRC_WORD_TEXEL */
     dm_vk_trace trace;       /* a tracing context's record buffer (pipes.trace); empty otherwise */
     dm_vk_tracer *tracer;    /* dmlops_operator_execute's recordings on a tracing context */
+    /* Tuning (vk_tune.h): the tuning values the context was created with (its defaults,
+     * pointers cleared), the tuner when tuning is on, and how a class is measured. */
+    dm_vk_params params;
+    struct dm_vk_tuner *tuner;
+    dmlops_status (*tune_measure)(struct dm_vk_tune_job *job);
 } dm_vk_ctx;
 
 static inline dm_vk_ctx *dm_vk(const dmlops_context *ctx) { return ctx->impl; }

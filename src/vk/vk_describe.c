@@ -23,7 +23,7 @@ void dm_vk_operator_kernel(const dmlops_operator *op, dmlops_operator_kernel_inf
     const dm_vk_plan *plan = &o->plan;
     if (plan->use_copy) return; /* copy regions: no kernel */
     dm_vk_kernel_key key;
-    dm_vk_kernel_spec(&vk->dev.lim, &plan->g, plan->fast, plan->texel, plan->axis_split, vk->pipes.trace, &key);
+    dm_vk_kernel_spec(&o->lim, &plan->g, plan->fast, plan->texel, plan->axis_split, vk->pipes.trace, &key);
     snprintf(k->kernel, sizeof k->kernel, "%s", (unsigned)key.kernel < DM_KERNEL_COUNT ? dm_kernel_names[key.kernel] : "?");
     const char *variant = key.variant < DM_VARIANT_COUNT ? dm_variant_names[key.variant] : NULL;
     snprintf(k->variant, sizeof k->variant, "%s", variant ? variant : "?");
@@ -39,7 +39,7 @@ void dm_vk_operator_kernel(const dmlops_operator *op, dmlops_operator_kernel_inf
     k->dispatch_count = plan->npieces;
     for (uint32_t p = 0; p < plan->npieces; p++) {
         uint32_t gx, gy;
-        dm_vk_dispatch_groups(&vk->dev.lim, plan->pieces[p].runs, &gx, &gy);
+        dm_vk_dispatch_groups(&o->lim, plan->pieces[p].runs, &gx, &gy); /* its own limits (tuning) */
         if ((uint64_t)gx * gy > k->workgroup_count) k->workgroup_count = (uint32_t)((uint64_t)gx * gy);
     }
 }

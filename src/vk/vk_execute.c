@@ -26,21 +26,19 @@ static dmlops_status dm_vk_op_prepare(dm_vk_ctx *vk, dm_vk_op *o)
     dmlops_status st = dm_vk_upload(&vk->dev, &vk->sub, &o->params, 0, o->plan.params, bytes, "uploading operator parameters");
     const dm_gather *g = &o->plan.g;
     if (st == DMLOPS_SUCCESS)
-        st = dm_vk_pipeline(&vk->dev, &vk->pipes, g, o->plan.fast, o->plan.texel, o->plan.axis_split, &o->pipeline);
+        st = dm_vk_pipeline_for(&vk->dev, &vk->pipes, &o->lim, g, o->plan.fast, o->plan.texel, o->plan.axis_split,
+                                &o->pipeline);
     dm_mutex_unlock(vk->sub.lock);
     return st;
 }
 
-dmlops_status dm_vk_operator_create(dmlops_operator *op)
+dmlops_status dm_vk_op_build(dmlops_context *ctx, const dm_gather *g, const dm_vk_limits *lim, dm_vk_op **out)
 {
-    dm_vk_ctx *vk = dm_vk(op->ctx);
-    if (vk->dev.lost) return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost", op->op.name);
-    dm_vk_op *o = dm_zalloc(&op->ctx->alloc, 1, sizeof *o);
+    dm_vk_ctx *vk = dm_vk(ctx);
+    dm_vk_op *o = dm_zalloc(&ctx->alloc, 1, sizeof *o);
     if (!o) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating an operator");
-    dm_gather g;
-    dm_op_lower(&op->op, &g);
-    dmlops_status st = dm_vk_check_sizes(&op->op);
-    if (st == DMLOPS_SUCCESS) st = dm_vk_plan_gather(&vk->dev.lim, &g, &o->plan);
+    o->lim = *lim;
+    dmlops_status st = dm_vk_plan_gather(&o->lim, g, &o->plan);
     if (st == DMLOPS_SUCCESS) {
         st = dm_vk_op_prepare(vk, o);
         free(o->plan.params); /* on the device now */
@@ -51,9 +49,37 @@ dmlops_status dm_vk_operator_create(dmlops_operator *op)
         }
     }
     if (st != DMLOPS_SUCCESS) {
-        dm_afree(&op->ctx->alloc, o);
-        return dm_fail_prefix(st, "%s", op->op.name);
+        dm_afree(&ctx->alloc, o);
+        return st;
     }
+    *out = o;
+    return DMLOPS_SUCCESS;
+}
+
+void dm_vk_op_free(dmlops_context *ctx, dm_vk_op *o)
+{
+    for (uint32_t i = 0; i < o->nspare; i++) dm_vk_table_destroy(o->spare[i]); /* all back: nothing holds o */
+    dm_afree(&ctx->alloc, o->spare);
+    dm_vk_free(&dm_vk(ctx)->dev, &o->params);
+    dm_vk_plan_free(&o->plan);
+    dm_afree(&ctx->alloc, o);
+}
+
+dmlops_status dm_vk_operator_create(dmlops_operator *op)
+{
+    dm_vk_ctx *vk = dm_vk(op->ctx);
+    if (vk->dev.lost) return dm_fail(DMLOPS_ERROR_DEVICE_LOST, "%s: the device was lost", op->op.name);
+    dm_gather g;
+    dm_op_lower(&op->op, &g);
+    /* The limits of the operator's class: the device's, or its tuned configuration's. */
+    dm_vk_limits lim;
+    dm_vk_tune_info tune;
+    dmlops_status st = dm_vk_check_sizes(&op->op);
+    if (st == DMLOPS_SUCCESS) st = dm_vk_tune_limits(vk, op, &g, &lim, &tune);
+    dm_vk_op *o = NULL;
+    if (st == DMLOPS_SUCCESS) st = dm_vk_op_build(op->ctx, &g, &lim, &o);
+    if (st != DMLOPS_SUCCESS) return dm_fail_prefix(st, "%s", op->op.name);
+    o->tune = tune;
     op->impl = o;
     op->info.planned_path = o->plan.use_copy ? DMLOPS_PATH_COPY_REGIONS : DMLOPS_PATH_KERNEL;
     op->info.dispatch_count = o->plan.npieces;
@@ -61,15 +87,7 @@ dmlops_status dm_vk_operator_create(dmlops_operator *op)
     return DMLOPS_SUCCESS;
 }
 
-void dm_vk_operator_destroy(dmlops_operator *op)
-{
-    dm_vk_op *o = op->impl;
-    for (uint32_t i = 0; i < o->nspare; i++) dm_vk_table_destroy(o->spare[i]); /* all back: nothing holds op */
-    dm_afree(&op->ctx->alloc, o->spare);
-    dm_vk_free(&dm_vk(op->ctx)->dev, &o->params);
-    dm_vk_plan_free(&o->plan);
-    dm_afree(&op->ctx->alloc, o);
-}
+void dm_vk_operator_destroy(dmlops_operator *op) { dm_vk_op_free(op->ctx, op->impl); }
 
 /* A table no submission in flight uses: a kept one, or a new one (with room to keep it). */
 static dmlops_status dm_vk_operator_table_get(dmlops_operator *op, dmlops_binding_table **out)

@@ -13,6 +13,11 @@ dmlops_status dm_vk_buffer_write(dmlops_buffer *buf, uint64_t offset, const void
 dmlops_status dm_vk_buffer_read(dmlops_buffer *buf, uint64_t offset, void *dst, uint64_t size);
 
 /* vk_execute.c */
+/* An operator's device side: g (its gather, lowered) planned under lim, its parameter records on
+ * the device and its pipeline; dm_vk_op_free releases it. The tuner (vk_tune_measure.c)
+ * builds an operator's candidates so. */
+dmlops_status dm_vk_op_build(dmlops_context *ctx, const dm_gather *g, const dm_vk_limits *lim, dm_vk_op **out);
+void dm_vk_op_free(dmlops_context *ctx, dm_vk_op *o);
 dmlops_status dm_vk_operator_create(dmlops_operator *op);
 void dm_vk_operator_destroy(dmlops_operator *op);
 /* Records an execution of op with checked bindings into cmd (begun and ended here), with a

@@ -76,6 +76,12 @@ static dmlops_status dm_vk_interop_create(const char *fn, const char *what, cons
     const size_t used = strlen(why);
     dm_vk_tuning_note(ctx, &params, why + used, sizeof why - used);
     dm_note_choice(ctx, why);
+    /* Tuning as for dmlops_context_create (src/tuning.h). */
+    st = dm_tuning_apply_options(ctx, ext->tuning);
+    if (st != DMLOPS_SUCCESS) {
+        dmlops_context_destroy(ctx);
+        return st;
+    }
     dm_created(ctx, params.env_rejected);
     *out = ctx;
     return DMLOPS_SUCCESS;

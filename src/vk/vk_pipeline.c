@@ -151,6 +151,9 @@ void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p)
     VkPipeline *all = &p->pipelines[0][0][0][0][0][0][0][0];
     for (size_t i = 0; i < sizeof p->pipelines / sizeof *all; i++)
         if (all[i]) d->vkd.DestroyPipeline(d->device, all[i], d->vk_alloc);
+    for (uint32_t i = 0; i < p->nothers; i++)
+        if (p->others[i].pipeline) d->vkd.DestroyPipeline(d->device, p->others[i].pipeline, d->vk_alloc);
+    free(p->others);
     VkPipeline *copies = &p->copy_pipeline[0][0][0];
     for (size_t i = 0; i < sizeof p->copy_pipeline / sizeof *copies; i++)
         if (copies[i]) d->vkd.DestroyPipeline(d->device, copies[i], d->vk_alloc);
@@ -218,13 +221,53 @@ void dm_vk_kernel_spec(const dm_vk_limits *lim, const dm_gather *g, bool fast, b
     k->spec[DM_SPEC_TILE_V] = lim->tile_v ? lim->tile_v : 1;
 }
 
-static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, const dm_gather *g, bool fast,
-                                         bool texel, bool axis_split, VkPipeline *out)
+/* Whether two keys name the same pipeline: one module, one specialisation, one slot. */
+static bool dm_vk_same_key(const dm_vk_kernel_key *a, const dm_vk_kernel_key *b)
+{
+    return a->kernel == b->kernel && a->esize_log2 == b->esize_log2 && a->bucket == b->bucket &&
+           a->variant == b->variant && a->texel == b->texel && a->form == b->form && a->code == b->code &&
+           !memcmp(a->spec, b->spec, sizeof a->spec);
+}
+
+/* The slot of a pipeline made under limits other than the device's: found, or added
+ * empty; NULL when out of host memory. */
+static VkPipeline *dm_vk_other_slot(dm_vk_pipelines *p, const dm_vk_kernel_key *k)
+{
+    for (uint32_t i = 0; i < p->nothers; i++)
+        if (p->others[i].code == k->code->code && !memcmp(p->others[i].spec, k->spec, sizeof k->spec))
+            return &p->others[i].pipeline;
+    if (p->nothers == p->cap_others) {
+        const uint32_t cap = p->cap_others ? p->cap_others * 2 : 16;
+        struct dm_vk_other_pipeline *q = dm_realloc(p->others, cap * sizeof *q);
+        if (!q) return NULL;
+        p->others = q;
+        p->cap_others = cap;
+    }
+    struct dm_vk_other_pipeline *o = &p->others[p->nothers++];
+    o->code = k->code->code;
+    memcpy(o->spec, k->spec, sizeof k->spec);
+    o->pipeline = VK_NULL_HANDLE;
+    return &o->pipeline;
+}
+
+static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, const dm_vk_limits *lim,
+                                         const dm_gather *g, bool fast, bool texel, bool axis_split, VkPipeline *out)
 {
     dm_vk_kernel_key k;
-    dm_vk_kernel_spec(&d->lim, g, fast, texel, axis_split, p->trace, &k);
-    VkPipeline *slot = &p->pipelines[k.kernel][k.esize_log2][k.bucket][k.variant][k.spec[DM_SPEC_AUX_TYPE]][texel]
-                                    [k.spec[DM_SPEC_ALIGNED]][k.form];
+    dm_vk_kernel_spec(lim, g, fast, texel, axis_split, p->trace, &k);
+    /* The table holds the pipelines of the device's limits; another specialisation (a
+     * tuned class's workgroup, units or tiles) has a slot of its own. */
+    bool device_slot = lim == &d->lim;
+    if (!device_slot) {
+        dm_vk_kernel_key own;
+        dm_vk_kernel_spec(&d->lim, g, fast, texel, axis_split, p->trace, &own);
+        device_slot = dm_vk_same_key(&k, &own);
+    }
+    VkPipeline *slot = device_slot
+                           ? &p->pipelines[k.kernel][k.esize_log2][k.bucket][k.variant][k.spec[DM_SPEC_AUX_TYPE]]
+                                          [texel][k.spec[DM_SPEC_ALIGNED]][k.form]
+                           : dm_vk_other_slot(p, &k);
+    if (!slot) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a kernel pipeline");
     if (!*slot) {
         if (p->trace && texel)
             return dm_fail(DMLOPS_ERROR_BACKEND, "creating a kernel pipeline: a tracing context has no texel path");
@@ -242,13 +285,19 @@ static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, co
     return DMLOPS_SUCCESS;
 }
 
+dmlops_status dm_vk_pipeline_for(dm_vk_device *d, dm_vk_pipelines *p, const dm_vk_limits *lim, const dm_gather *g,
+                                 bool fast, bool texel, bool axis_split, VkPipeline *out)
+{
+    dm_mutex_lock(&p->lock);
+    dmlops_status st = dm_vk_make_pipeline(d, p, lim, g, fast, texel, axis_split, out);
+    dm_mutex_unlock(&p->lock);
+    return st;
+}
+
 dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, const dm_gather *g, bool fast, bool texel,
                              bool axis_split, VkPipeline *out)
 {
-    dm_mutex_lock(&p->lock);
-    dmlops_status st = dm_vk_make_pipeline(d, p, g, fast, texel, axis_split, out);
-    dm_mutex_unlock(&p->lock);
-    return st;
+    return dm_vk_pipeline_for(d, p, &d->lim, g, fast, texel, axis_split, out);
 }
 
 /* log2 of a power of two */

@@ -50,6 +50,15 @@ typedef struct dm_vk_pipelines {
      * (DM_AUX_*), TEXEL, ALIGNED, and its form: 1 where dm_vk_unit_shape widened its units,
      * 2 where it stores partial chunks (PARTIAL; never both: those are other variants) */
     VkPipeline pipelines[DM_KERNEL_COUNT][4][DM_ROW_BUCKETS][DM_VARIANT_COUNT][4][2][2][3];
+    /* Pipelines of operators planned under other limits than the device's (a tuned class,
+     * vk_tune.h), whose specialisation the table above does not tell apart: by module and
+     * specialisation constants. */
+    struct dm_vk_other_pipeline {
+        const uint32_t *code;
+        uint32_t spec[DM_SPEC_COUNT];
+        VkPipeline pipeline;
+    } *others;
+    uint32_t nothers, cap_others;
     /* pipelines made, for dmlops_context_get_info: written under `lock`, read under the
      * context lock only, hence atomic */
     _Atomic uint32_t count;
@@ -96,6 +105,9 @@ void dm_vk_pipelines_destroy(const dm_vk_device *d, dm_vk_pipelines *p);
  * on first use. Thread-safe. */
 dmlops_status dm_vk_pipeline(dm_vk_device *d, dm_vk_pipelines *p, const dm_gather *g, bool fast, bool texel,
                              bool axis_split, VkPipeline *out);
+/* The same for an operator planned under lim (its own: dm_vk_op.lim). */
+dmlops_status dm_vk_pipeline_for(dm_vk_device *d, dm_vk_pipelines *p, const dm_vk_limits *lim, const dm_gather *g,
+                                 bool fast, bool texel, bool axis_split, VkPipeline *out);
 /* The compute copy's pipeline (its layouts are p->copy_*) on the texel path or not, for
  * `vectors` per invocation (1, 2, 4 or 8) and `workgroup` invocations per workgroup (a
  * power of two up to 1024), made on first use. Thread-safe. */

@@ -27,9 +27,9 @@ void dm_vk_record(const dmlops_binding_table *t, VkCommandBuffer cmd, dm_vk_trac
     d->vkd.CmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, t->pipeline);
     for (uint32_t p = 0; p < npieces; p++) {
         uint32_t gx, gy;
-        dm_vk_dispatch_groups(&d->lim, pieces[p].runs, &gx, &gy);
+        dm_vk_dispatch_groups(&o->lim, pieces[p].runs, &gx, &gy); /* the operator's own limits (tuning) */
         dm_vk_push push = t->push[p];
-        if (tr) push.tdispatch = dm_vk_tracer_dispatch(tr, d->lim.workgroup);
+        if (tr) push.tdispatch = dm_vk_tracer_dispatch(tr, o->lim.workgroup);
         d->vkd.CmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &t->sets[p], 0, NULL);
         d->vkd.CmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
         d->vkd.CmdDispatch(cmd, gx, gy, 1);

@@ -9,9 +9,11 @@
 #include "vk_abi.h"
 #include "vk_context.h"
 #include "vk_plan.h"
+#include "vk_tune.h"
 
 /* An operator on the device: its plan, the plan's parameter records in a device buffer,
- * and its pipeline. */
+ * and its pipeline, and the limits it was planned with: the device's, or its class's
+ * tuned configuration's (vk_tune.h), which binding and recording follow too. */
 typedef struct dm_vk_op {
     dm_vk_plan plan;             /* params already uploaded and freed */
     dm_vk_memory params;         /* DM_P_WORDS words per piece */
@@ -21,6 +23,8 @@ typedef struct dm_vk_op {
      * so that handing one back never allocates. */
     dmlops_binding_table **spare;
     uint32_t nspare, ntables;
+    dm_vk_limits lim;
+    dm_vk_tune_info tune;        /* what it runs with (dmlops_operator_get_tuning) */
 } dm_vk_op;
 
 /* Texel views per descriptor set: SRC (DM_BINDING_SRC_TEXEL), AUX (DM_BINDING_AUX_TEXEL),
@@ -104,7 +108,8 @@ void dm_vk_compute_copy_destroy(dm_vk_compute_copy *c);
  * each dispatch (vk_trace.h); NULL elsewhere. */
 void dm_vk_record_compute_copy(const dm_vk_compute_copy *c, VkCommandBuffer cmd, dm_vk_tracer *tr);
 void dm_vk_record(const dmlops_binding_table *t, VkCommandBuffer cmd, dm_vk_tracer *tr);
-/* The grid of a kernel dispatch over `runs` units: workgroups in x and y. */
+/* The workgroup grid of a dispatch of `runs` invocations' work under lim (its workgroup,
+ * grid cap and the device's grid limits): at least one workgroup. */
 void dm_vk_dispatch_groups(const dm_vk_limits *lim, uint64_t runs, uint32_t *gx, uint32_t *gy);
 /* Notes the path an execution or recording of t took in its operator's info, and on the
  * copy path its region count (REVERSE's follow the lengths, known only at binding). */
