@@ -38,21 +38,6 @@ static bool dm_scalar_ragged(uint8_t *dst, int64_t drow, const uint8_t *src, int
     return false;
 }
 
-uint64_t dm_lanes_scalar(uint8_t *len, const uint8_t *lp, uint64_t count, uint32_t n, bool is_signed, uint32_t esize,
-                         uint64_t prev)
-{
-    uint64_t changes = 0;
-    for (uint64_t i = 0; i < count; i++) {
-        uint32_t raw;
-        memcpy(&raw, lp + 4 * i, 4);
-        const uint64_t v = is_signed && (int32_t)raw < 0 ? 0 : raw > n ? n : raw;
-        changes += v != prev;
-        prev = v;
-        dm_put_lane(len + i * esize, v, esize);
-    }
-    return changes;
-}
-
 static uint64_t dm_scalar_lanes(uint8_t *len, const uint8_t *lp, uint64_t count, uint32_t n, bool is_signed,
                                 uint32_t esize)
 {

@@ -139,9 +139,22 @@ DM_INLINE uint64_t dm_get_lane(const uint8_t *p, uint32_t esize)
 }
 
 /* dm_simd.lanes one length at a time: the scalar table's, and what the vector tables
- * leave past their last whole vector. */
-uint64_t dm_lanes_scalar(uint8_t *len, const uint8_t *lp, uint64_t count, uint32_t n, bool is_signed, uint32_t esize,
-                         uint64_t prev);
+ * leave past their last whole vector. Inline, so that the vector tables' units need
+ * nothing from simd.c, which chooses among them (no dependency cycle between units). */
+DM_INLINE uint64_t dm_lanes_scalar(uint8_t *len, const uint8_t *lp, uint64_t count, uint32_t n, bool is_signed,
+                                   uint32_t esize, uint64_t prev)
+{
+    uint64_t changes = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        uint32_t raw;
+        memcpy(&raw, lp + 4 * i, 4);
+        const uint64_t v = is_signed && (int32_t)raw < 0 ? 0 : raw > n ? n : raw;
+        changes += v != prev;
+        prev = v;
+        dm_put_lane(len + i * esize, v, esize);
+    }
+    return changes;
+}
 
 #if DM_SIMD_X86
 extern const dm_simd dm_simd_sse2, dm_simd_ssse3;
