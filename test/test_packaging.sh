@@ -83,7 +83,7 @@ check "a program built against the 1.0 headers runs against libdmlops.so.$versio
     sh -c "$CC -std=c11 -Wall -Wextra -Werror -Itest/abi_1_0 test/abi_1_0/old_binary.c -o $tmp/old_binary $LDFLAGS -L$B -ldmlops && \
         readelf -d $tmp/old_binary | grep NEEDED | grep -qF '[$soname]' && LD_LIBRARY_PATH=$B $tmp/old_binary"
 check "libdmlops.so exports every function of the 1.0 headers" \
-    sh -c "grep -ho 'DMLOPS_API [^(]*(' test/abi_1_0/*.h | grep -o 'dmlops_[a-z0-9_]*' | sort -u > $tmp/abi10.syms && \
+    sh -c "grep -ho 'DMLOPS_API [^(]*(' test/abi_1_0/*.h | grep -o 'dmlops_[a-z0-9_]*(\$' | tr -d '(' | sort -u > $tmp/abi10.syms && \
         [ -s $tmp/abi10.syms ] && ! comm -23 $tmp/abi10.syms $tmp/so.syms | grep ."
 # Each `typedef struct NAME {...} NAME;` and `typedef enum` of the 1.0 headers, with comments
 # and blank space dropped: the enums may gain values (at their end), the structures nothing.
