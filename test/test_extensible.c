@@ -30,11 +30,15 @@ TEST(create2_takes_every_field_of_the_old_structures)
         CHECK(strstr(info.note, "dmlops_context_create_info.backend = DMLOPS_BACKEND_CPU"), "note \"%s\"", info.note);
     }
     dmlops_context_destroy(ctx);
-    /* NULL: the defaults, as dmlops_context_create(NULL, ...) (whatever backend AUTO takes). */
-    dmlops_context *def = NULL;
-    dmlops_status st = dmlops_context_create2(NULL, &def);
-    CHECK(st == DMLOPS_SUCCESS || st == DMLOPS_ERROR_NO_DEVICE, "%s", dmlops_status_string(st));
-    dmlops_context_destroy(def);
+    /* NULL: the defaults, as dmlops_context_create(NULL, ...) (whatever backend AUTO takes).
+     * AUTO probes the Vulkan loader: not where the Vulkan backend is not wanted (valgrind's
+     * run flags ld.so reading a driver's rpath). */
+    if (dmt_backend_wanted("vulkan")) {
+        dmlops_context *def = NULL;
+        dmlops_status st = dmlops_context_create2(NULL, &def);
+        CHECK(st == DMLOPS_SUCCESS || st == DMLOPS_ERROR_NO_DEVICE, "%s", dmlops_status_string(st));
+        dmlops_context_destroy(def);
+    }
     CHECK_STATUS(dmlops_context_create2(&ci, NULL), INVALID, "dmlops_context_create2: out is NULL");
 }
 
