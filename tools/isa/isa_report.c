@@ -48,6 +48,7 @@ static void take_stats(isa_row *row)
     row->spilled_vgprs = isa_stat_value(&row->shader, "Spilled VGPRs");
     row->spilled_sgprs = isa_stat_value(&row->shader, "Spilled SGPRs");
     row->waves = isa_stat_value(&row->shader, "Subgroups per SIMD");
+    isa_shader_norm(&row->shader, &row->norm);
     isa_read_text(row->shader.disassembly, &row->fig);
 }
 
@@ -254,6 +255,34 @@ void isa_report_print(const isa_report *r, bool tsv, FILE *out)
 {
     if (tsv) print_tsv(r, out);
     else print_markdown(r, out);
+}
+
+void isa_report_print_summary(const isa_report *r, FILE *out)
+{
+    isa_width_kind wk = ISA_WIDTH_NONE;
+    for (uint32_t i = 0; i < r->count; i++)
+        if (r->rows[i].kernel && r->rows[i].norm.width_kind != ISA_WIDTH_NONE) wk = r->rows[i].norm.width_kind;
+    fprintf(out, "Compiled for %s, subgroup %u, %s; cases at %llu MiB.\n\n", r->device, r->subgroup, r->tuning,
+            (unsigned long long)(ISA_CASE_BYTES >> 20));
+    fprintf(out, "| case | pipeline | instructions | registers | spills:fills | %s | shared bytes |\n",
+            isa_width_name(wk));
+    fprintf(out, "|---|---|--:|--:|--:|--:|--:|\n");
+    for (uint32_t i = 0; i < r->count; i++) {
+        const isa_row *row = &r->rows[i];
+        if (!row->kernel) {
+            fprintf(out, "| %s | %s | | | | | |\n", row->label, row->pipeline);
+            continue;
+        }
+        const isa_norm *n = &row->norm;
+        char ins[24], regs[24], spills[48], width[24], shared[24];
+        format_stat(n->instructions, ins, sizeof ins);
+        format_stat(n->registers, regs, sizeof regs);
+        format_stat(n->width, width, sizeof width);
+        format_stat(n->shared, shared, sizeof shared);
+        if (n->fills >= 0) snprintf(spills, sizeof spills, "%.0f:%.0f", n->spills, n->fills);
+        else format_stat(n->spills, spills, sizeof spills);
+        fprintf(out, "| %s | %s | %s | %s | %s | %s | %s |\n", row->label, row->pipeline, ins, regs, spills, width, shared);
+    }
 }
 
 void isa_report_print_details(const isa_report *r, bool disassembly, FILE *out)
