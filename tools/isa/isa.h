@@ -120,6 +120,7 @@ typedef struct isa_shader {
     char *disassembly;      /* malloc'd; NULL where the driver gives none */
     char disassembly_name[VK_MAX_DESCRIPTION_SIZE];
     double shared_ir;       /* shared memory the driver's NIR declares ("shared: N"), -1 where none shows it */
+    char log[1024];         /* what the driver printed on stderr compiling it (v3dv's spills) */
 } isa_shader;
 
 /* What every driver's statistics say of a pipeline, under one set of names (-1 where the
@@ -137,6 +138,17 @@ typedef struct isa_norm {
     double shared;          /* bytes: RADV "LDS size", ANV "Workgroup Memory Size", else the NIR's */
 } isa_norm;
 void isa_shader_norm(const isa_shader *s, isa_norm *n);
+/* stderr while a pipeline compiles (isa_capture.c): v3dv tells its spills there only. */
+typedef struct isa_capture {
+    FILE *file;
+    int saved;
+} isa_capture;
+bool isa_capture_begin(isa_capture *c);
+/* Restores stderr, puts what was written into text (size bytes at most, NUL-terminated)
+ * and writes it to stderr as well. */
+void isa_capture_end(isa_capture *c, char *text, size_t size);
+/* The "N:M spills:fills" of a V3D_DEBUG=shaderdb line in text; false without one. */
+bool isa_shaderdb_spills(const char *text, double *spills, double *fills);
 /* "waves/SIMD", "SIMD", "waves/core", "threads" or "width". */
 const char *isa_width_name(isa_width_kind k);
 
@@ -155,8 +167,9 @@ typedef struct isa_device {
 const char *isa_radv_icd(void);
 /* Opens the device `request` names (NULL: the default one) with
  * VK_KHR_pipeline_executable_properties, the library's limits for it (params: as a
- * context reads them, dm_env_vk_tuning) and its pipeline table. UNSUPPORTED where the
- * driver lacks the extension. On failure isa_device_close releases what was made. */
+ * context reads them, dm_env_vk_tuning) and its pipeline table. Where the driver lacks
+ * the extension (lavapipe) the pipelines are still made, with no statistics or code
+ * (d->properties NULL). On failure isa_device_close releases what was made. */
 dmlops_status isa_device_open(const char *request, const dm_vk_params *params, isa_device *d);
 void isa_device_close(isa_device *d);
 /* The statistics and disassembly of pipe's first executable. */

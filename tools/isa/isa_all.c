@@ -87,8 +87,12 @@ uint32_t isa_all_pipes(const isa_device *d, isa_pipe *out, uint32_t cap)
 dmlops_status isa_pipe_compile(isa_device *d, isa_pipe *p)
 {
     VkPipeline pipe = VK_NULL_HANDLE;
+    char log[sizeof ((isa_shader *)0)->log];
+    isa_capture cap;
+    isa_capture_begin(&cap);
     dmlops_status st = dm_vk_kernel_pipeline(&d->dev, VK_NULL_HANDLE, d->pipes.create_flags, d->pipes.layout, &p->key,
                                              &pipe);
+    isa_capture_end(&cap, log, sizeof log);
     p->compiled = st == DMLOPS_SUCCESS;
     if (!p->compiled) {
         snprintf(p->error, sizeof p->error, "%s", dmlops_last_error_message());
@@ -96,6 +100,7 @@ dmlops_status isa_pipe_compile(isa_device *d, isa_pipe *p)
     }
     isa_shader s;
     st = isa_shader_read(d, pipe, &s);
+    memcpy(s.log, log, sizeof log);
     if (st == DMLOPS_SUCCESS) isa_shader_norm(&s, &p->norm);
     isa_shader_free(&s);
     d->dev.vkd.DestroyPipeline(d->dev.device, pipe, NULL);

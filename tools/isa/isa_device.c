@@ -55,9 +55,9 @@ dmlops_status isa_device_open(const char *request, const dm_vk_params *params, i
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
     VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &pe};
     if (dm_vk_has_device_extension(&v->inst.vki, v->phys, ext)) v->inst.vki.GetPhysicalDeviceFeatures2(v->phys, &f2);
-    if (!pe.pipelineExecutableInfo)
-        return dm_fail(DMLOPS_ERROR_UNSUPPORTED, "%s (%s): no %s, so its driver shows no statistics or code",
-                       v->info.name, v->info.driver_info, ext);
+    /* Without it (lavapipe) the pipelines are still made, which is what a crash or a
+     * refusal shows; only the statistics and the code are missing. */
+    const bool stats = pe.pipelineExecutableInfo;
     v->queue_family = isa_compute_family(v);
     if (v->queue_family == UINT32_MAX) return dm_fail(DMLOPS_ERROR_NO_DEVICE, "%s has no compute queue", v->info.name);
     const float prio = 1.0f;
@@ -66,10 +66,10 @@ dmlops_status isa_device_open(const char *request, const dm_vk_params *params, i
                                          .queueCount = 1,
                                          .pQueuePriorities = &prio};
     const VkDeviceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-                                   .pNext = &f2,
+                                   .pNext = stats ? &f2 : NULL,
                                    .queueCreateInfoCount = 1,
                                    .pQueueCreateInfos = &qci,
-                                   .enabledExtensionCount = 1,
+                                   .enabledExtensionCount = stats ? 1 : 0,
                                    .ppEnabledExtensionNames = &ext};
     pe.pipelineExecutableInfo = VK_TRUE;
     f2.features = (VkPhysicalDeviceFeatures){0}; /* the kernels need no optional feature */
@@ -83,13 +83,15 @@ dmlops_status isa_device_open(const char *request, const dm_vk_params *params, i
         v->device, "vkGetPipelineExecutableStatisticsKHR");
     d->representations = (PFN_vkGetPipelineExecutableInternalRepresentationsKHR)v->inst.vki.GetDeviceProcAddr(
         v->device, "vkGetPipelineExecutableInternalRepresentationsKHR");
-    if (!d->properties || !d->statistics || !d->representations)
+    if (stats && (!d->properties || !d->statistics || !d->representations))
         return dm_fail(DMLOPS_ERROR_UNSUPPORTED, "%s: the driver lists %s but lacks its functions", v->info.name, ext);
+    if (!stats) d->properties = NULL, d->statistics = NULL, d->representations = NULL;
     /* The limits a context on this device plans with. */
     dm_vk_limits_for(&v->inst.vki, v->phys, &v->info, params, 0, &v->lim);
     DM_TRY(dm_vk_pipelines_init(v, NULL, false, &d->pipes));
-    d->pipes.create_flags =
-        VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR | VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
+    d->pipes.create_flags = stats ? VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR |
+                                        VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR
+                                  : 0;
     return DMLOPS_SUCCESS;
 }
 
@@ -154,9 +156,15 @@ static dmlops_status isa_read_disassembly(isa_device *d, const VkPipelineExecuta
     if (r != VK_SUCCESS && r != VK_INCOMPLETE)
         return dm_vk_fail(NULL, r, "vkGetPipelineExecutableInternalRepresentationsKHR", "reading a pipeline's code");
     uint32_t want = n, nir = n;
+    /* DMLOPS_ISA_IR names another representation to show as the code (--disassembly): a
+     * driver's NIR or its own assembly (v3dv: "QPU (compute)"), which the report then
+     * shows but cannot read. */
+    const char *other = getenv("DMLOPS_ISA_IR");
     for (uint32_t i = 0; i < n; i++) {
         if (!ir[i].isText) continue;
-        if (want == n && (!strcmp(ir[i].name, "Assembly") || !strcmp(ir[i].name, "Disassembly"))) want = i;
+        if (want == n && other && *other && !strncmp(ir[i].name, other, strlen(other))) want = i;
+        if (want == n && (!other || !*other) && (!strcmp(ir[i].name, "Assembly") || !strcmp(ir[i].name, "Disassembly")))
+            want = i;
         if (!strcmp(ir[i].name, "Final NIR") || !strncmp(ir[i].name, "NIR (", 5)) nir = i;
     }
     dmlops_status st = DMLOPS_SUCCESS;
@@ -175,6 +183,11 @@ static dmlops_status isa_read_disassembly(isa_device *d, const VkPipelineExecuta
 dmlops_status isa_shader_read(isa_device *d, VkPipeline pipe, isa_shader *s)
 {
     memset(s, 0, sizeof *s);
+    s->shared_ir = -1;
+    if (!d->properties) { /* no VK_KHR_pipeline_executable_properties: nothing to read */
+        snprintf(s->executable, sizeof s->executable, "(no statistics)");
+        return DMLOPS_SUCCESS;
+    }
     const VkDevice dev = d->dev.device;
     const VkPipelineInfoKHR pi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR, .pipeline = pipe};
     uint32_t n = 1;
@@ -246,9 +259,8 @@ void isa_shader_norm(const isa_shader *s, isa_norm *n)
         n->fills = isa_stat_value(s, "LDP Count");
         n->width = isa_stat_value(s, "Max Waves Per Core");
         n->width_kind = ISA_WIDTH_WAVES_CORE;
-    } else if (isa_stat_value(s, "TMU Spills") >= 0) { /* v3dv */
-        n->spills = isa_stat_value(s, "TMU Spills");
-        n->fills = isa_stat_value(s, "TMU Fills");
+    } else if (isa_stat_value(s, "TMU Spills") >= 0) { /* v3dv: its shaderdb line (isa_capture.c) */
+        if (!isa_shaderdb_spills(s->log, &n->spills, &n->fills)) n->spills = n->fills = -1;
         n->width = isa_stat_value(s, "Thread Count");
         n->width_kind = ISA_WIDTH_THREADS;
     }

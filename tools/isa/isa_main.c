@@ -9,7 +9,7 @@
 
 static void usage(FILE *f)
 {
-    fputs("usage: dmlops-isa [--tsv | --summary] [--stats] [--disassembly] [--all] [--no-teardown] [--device D]\n"
+    fputs("usage: dmlops-isa [--tsv | --summary] [--stats] [--disassembly] [--all [--every N]] [--no-teardown] [--device D]\n"
           "  compiles the pipeline of every standard bench case at 64 MiB, as the library plans it\n"
           "  on the device, and prints what its machine code holds: the hot loop's instructions,\n"
           "  memory instructions by width, vector registers, run-time integer divisions (AMD)\n"
@@ -22,7 +22,7 @@ static void usage(FILE *f)
           "                 type, alignment and unit shape, under the GPU's and the CPU's tuning):\n"
           "                 the ones that are refused, spill, fall below SIMD16 (Intel) or allocate\n"
           "                 shared memory they do not use, and the ranges; exit status 1 if any;\n"
-          "                 with --tsv one line per pipeline\n"
+          "                 with --tsv one line per pipeline; --every N compiles every N-th only\n"
           "  --no-teardown  leave without destroying the device (v3dv under drm-shim crashes there)\n"
           "  --device D     a device index, UUID or name substring (default: DMLOPS_DEVICE, else\n"
           "                 the default device); it needs VK_KHR_pipeline_executable_properties\n"
@@ -33,16 +33,22 @@ static void usage(FILE *f)
           f);
 }
 
-/* Every pipeline: compiled one at a time, each judged (isa_all.c). */
-static int run_all(isa_device *d, const isa_report *r, bool tsv)
+/* Every pipeline (or every `every`-th: a sample, to time a driver): compiled one at a
+ * time, each judged (isa_all.c). */
+static int run_all(isa_device *d, const isa_report *r, bool tsv, uint32_t every)
 {
-    const uint32_t n = isa_all_pipes(d, NULL, 0);
+    uint32_t n = isa_all_pipes(d, NULL, 0);
     isa_pipe *p = calloc(n ? n : 1, sizeof *p);
     if (!p) {
         fprintf(stderr, "dmlops-isa: out of host memory\n");
         return 1;
     }
     isa_all_pipes(d, p, n);
+    if (every > 1) {
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < n; i += every) p[k++] = p[i];
+        n = k;
+    }
     for (uint32_t i = 0; i < n; i++) {
         if (isa_pipe_compile(d, &p[i]) != DMLOPS_SUCCESS && p[i].compiled)
             fprintf(stderr, "dmlops-isa: reading pipeline %u: %s\n", i, dmlops_last_error_message());
@@ -55,6 +61,7 @@ static int run_all(isa_device *d, const isa_report *r, bool tsv)
 int main(int argc, char **argv)
 {
     bool tsv = false, summary = false, stats = false, disassembly = false, all = false, teardown = true;
+    uint32_t every = 1;
     const char *device = getenv("DMLOPS_DEVICE");
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--tsv")) tsv = true;
@@ -62,6 +69,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--stats")) stats = true;
         else if (!strcmp(argv[i], "--disassembly")) stats = disassembly = true;
         else if (!strcmp(argv[i], "--all")) all = true;
+        else if (!strcmp(argv[i], "--every") && i + 1 < argc) every = (uint32_t)strtoul(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--no-teardown")) teardown = false;
         else if (!strcmp(argv[i], "--device") && i + 1 < argc) device = argv[++i];
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -88,7 +96,7 @@ int main(int argc, char **argv)
     }
     int rc = 0;
     if (all) {
-        rc = run_all(&d, &r, tsv);
+        rc = run_all(&d, &r, tsv, every ? every : 1);
     } else {
         if (summary) isa_report_print_summary(&r, stdout);
         else isa_report_print(&r, tsv, stdout);
