@@ -425,8 +425,9 @@ isa: $(ISA)
 # Every pipeline the library can make, compiled by each of those drivers: fails on a crash,
 # a refusal, a spill, an Intel build below SIMD16, shared memory a module does not use
 # (CI's "drivers" stage; the Mesa build, 3-14 minutes, once per machine and Mesa package).
+# DMLOPS_DRIVERS_EVERY=N: every N-th pipeline only (CI's sample).
 test-drivers: $(ISA)
-	@sh tools/mesa-shim/drivers_test.sh $(ISA)
+	@DMLOPS_DRIVERS_EVERY="$(DMLOPS_DRIVERS_EVERY)" sh tools/mesa-shim/drivers_test.sh $(ISA)
 
 # Counts the library's own allocations (see the file).
 $(B)/test/no_alloc$(EXE): test/no_alloc.c $(TEST_HARNESS) $(LIB) | $(DEPS_ORDER) $(SYSINC_DEP)
