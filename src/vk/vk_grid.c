@@ -39,7 +39,9 @@ typedef struct dm_work {
     bool per_group;  /* items are the workgroups' own (the GPU tiles) */
 } dm_work;
 
-static uint64_t dm_ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+/* b of 0 counts as 1: the planner's run and lanes are at least 1, which the analyzer
+ * cannot see through the limits they come from. */
+static uint64_t dm_ceil_div(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : a; }
 
 /* The largest power of two at most v (v >= 1). */
 static uint64_t dm_pow2_floor(uint64_t v)
