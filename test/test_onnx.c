@@ -565,7 +565,7 @@ static void ref_one_hot(const one_hot_node *n, const uint8_t *indices, const uin
     const uint32_t es = esize(n->values_type), is = esize(n->indices_type);
     const uint64_t total = count_of(n->rank + 1, shape);
     for (uint64_t e = 0; e < total; e++) {
-        uint64_t c[MAXR + 1], rest = e, idx = 0;
+        uint64_t c[MAXR + 1] = {0}, rest = e, idx = 0; /* all set below; gcc -O3 cannot see it (issue 45.7) */
         for (uint32_t d = n->rank + 1; d-- > 0;) {
             c[d] = rest % (uint64_t)shape[d];
             rest /= (uint64_t)shape[d];

@@ -150,7 +150,7 @@ uint32_t isa_all_print(const isa_report *r, const isa_pipe *p, uint32_t n, bool 
         if (f) {
             faults++;
             uint32_t k = 0;
-            while (k < 4 && strcmp(kinds[k], f)) k++;
+            while (k < 4 && strcmp(kinds[k], f) != 0) k++;
             by[k]++;
         }
         if (!tsv && !f) continue;
