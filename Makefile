@@ -183,7 +183,7 @@ DEPS_ORDER   := $(if $(DEPS_PROFILE),deps-check)
 DEPS_ENV = CC="$(CC)" CXX="$(CXX)" PKG_CONFIG="$(PKG_CONFIG)" GLSLANG="$(GLSLANG)" SPIRV_VAL="$(SPIRV_VAL)" SPIRV_OPT="$(SPIRV_OPT)" \
     VOLK_SRC="$(VOLK_SRC)"
 
-.PHONY: all lib cli tests deps deps-check test test-asan test-tsan test-big test-valgrind test-cpu fuzz demo bench bench-docs gpu-bundle isa install uninstall clean lint help
+.PHONY: all lib cli tests deps deps-check test test-asan test-tsan test-big test-valgrind test-cpu fuzz demo bench bench-docs gpu-bundle isa test-drivers install uninstall clean lint help
 # A cross build also builds the test programs, to be run on the target or under
 # `make test-cpu`'s emulator.
 all: lib cli $(if $(CROSS),tests)
@@ -209,7 +209,10 @@ help:
 	@echo "make gpu-bundle the binaries a lent GPU machine runs with bench/gpu_run.sh (docs/performance.md)"
 	@echo "make isa        the kernels' machine code per bench case, compiled by RADV for an AMD GPU that is not"
 	@echo "                there: hot loop, memory instructions by width, VGPRs, integer divisions (ISA_ARGS=--tsv,"
-	@echo "                --stats, --disassembly; docs/performance.md)"
+	@echo "                --stats, --disassembly; docs/performance.md); then a table per driver (V3D, Adreno,"
+	@echo "                Intel under drm-shim, RADV, lavapipe; ISA_DRIVERS=0 leaves them out)"
+	@echo "make test-drivers  every pipeline compiled by those drivers: no crash, refusal, spill, SIMD8, unused"
+	@echo "                shared memory (builds Mesa's drivers once into /var/cache/dmlops-mesa-shim)"
 	@echo "make install    headers, static and shared library, dmlops.pc, CMake package, dmlops tool, man page"
 	@echo "                (PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) DESTDIR=...); make uninstall with the same variables"
 	@echo "make deps       check for the tools and libraries; install them as root on Debian, else print the apt-get line"
@@ -412,10 +415,21 @@ $(B)/test/test_isa$(EXE): $(B)/obj/test/test_isa.o $(TEST_HARNESS) $(ISA_LIB_OBJ
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_HARNESS) $(ISA_LIB_OBJ) $(LIB_OBJ) $(B)/obj/volk.o $(TEST_LIBS)
 
-# On RADV with no GPU (RADV_FORCE_FAMILY): on a machine with a GPU, run $(ISA) itself.
+# On RADV with no GPU (RADV_FORCE_FAMILY): on a machine with a GPU, run $(ISA) itself. Then
+# every driver's table (tools/mesa-shim/drivers_test.sh --tables: RADV for an RDNA2 and a
+# GCN family, Mesa's V3D, Adreno and Intel drivers under drm-shim, built once into a cache,
+# and lavapipe); ISA_DRIVERS=0 leaves them out.
 isa: $(ISA)
 	@test -f "$(RADV_ICD)" || { echo "make isa: no RADV ICD at $(RADV_ICD) (Debian: mesa-vulkan-drivers; make deps)"; exit 1; }
 	RADV_FORCE_FAMILY=navi21 VK_DRIVER_FILES=$(RADV_ICD) VK_ICD_FILENAMES=$(RADV_ICD) $(ISA) $(ISA_ARGS)
+	@if [ "$(ISA_DRIVERS)" != 0 ]; then sh tools/mesa-shim/drivers_test.sh --tables $(ISA); fi
+
+# Every pipeline the library can make, compiled by each of those drivers: fails on a crash,
+# a refusal, a spill, an Intel build below SIMD16, shared memory a module does not use
+# (CI's "drivers" stage; the Mesa build, 3-14 minutes, once per machine and Mesa package).
+# DMLOPS_DRIVERS_EVERY=N: every N-th pipeline only (CI's sample).
+test-drivers: $(ISA)
+	@DMLOPS_DRIVERS_EVERY="$(DMLOPS_DRIVERS_EVERY)" sh tools/mesa-shim/drivers_test.sh $(ISA)
 
 # Counts the library's own allocations (see the file).
 $(B)/test/no_alloc$(EXE): test/no_alloc.c $(TEST_HARNESS) $(LIB) | $(DEPS_ORDER) $(SYSINC_DEP)

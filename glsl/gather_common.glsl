@@ -86,7 +86,16 @@ const bool TEXEL = DM_TEXEL != 0;
 // whole workgroup rather than one per invocation (lavapipe loads storage buffers lane by
 // lane; uniform blocks it broadcasts). std140 arrays stride by 16 bytes, hence uvec4.
 layout(std140, set = 0, binding = 0) uniform Params { uvec4 p4[16]; };
-#define p(i) p4[(i) >> 2u][(i) & 3u]
+// Word i, read as its whole 16-byte vector and then picked from: addressed as one
+// component (p4[i / 4][i % 4], a constant index into a vector), two reads of a vector's
+// words in descending order made NIR's load/store vectorizer divide by zero (the stride of
+// a vector's components, which Mesa 22.3 takes as 0) and killed the process compiling
+// REVERSE and ONE_HOT on Adreno (turnip; nir_opt_load_store_vectorize.c, subtract_deref).
+uint p(uint i)
+{
+    const uvec4 v = p4[i >> 2u];
+    return v[i & 3u];
+}
 layout(std430, set = 0, binding = 1) buffer Dst { uint dst[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Src { uint src[]; };
 // The same two windows seen as 16-byte vectors: whole-vector accesses move data several
@@ -121,7 +130,8 @@ layout(std430, set = 0, binding = 4) readonly buffer Aux2 { uint aux2[]; };
 
 // Dynamic per-dispatch values: the byte remainders of the aligned-down windows; then,
 // read only by the trace build (trace.glsl), each window's offset in its VkBuffer and
-// the dispatch's index in the traced submission.
+// the dispatch's index in the traced submission; then the dispatch's first workgroup in
+// the piece's virtual grid and that grid's workgroups (grid_group below).
 layout(push_constant) uniform Push {
     uint rem_dst;
     uint rem_src;
@@ -132,7 +142,22 @@ layout(push_constant) uniform Push {
     uint tbase_aux;
     uint tbase_aux2;
     uint tdispatch;
+    uint group0;
+    uint vgroups;
 } pc;
+
+// The piece's virtual grid (src/vk/vk_plan.c, dm_vk_piece): every loop over a piece's work
+// strides over pc.vgroups workgroups, of which this dispatch runs those from pc.group0
+// on. The planner sizes it so that no invocation loops more than a bounded number of
+// times (lavapipe ends an invocation's loops after 65535 iterations in all) and no
+// dispatch moves more than a bounded number of bytes (a GPU's watchdog), whatever the
+// tuning and the tensor. A 2-D grid of 1-D workgroups: the host spreads more than 65535
+// groups over y.
+uint grid_group() { return pc.group0 + gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
+uint grid_groups() { return pc.vgroups; }
+// This invocation's index in the virtual grid, and the grid's size in invocations.
+uint grid_invocation() { return grid_group() * gl_WorkGroupSize.x + gl_LocalInvocationID.x; }
+uint grid_size() { return pc.vgroups * gl_WorkGroupSize.x; }
 
 #include "trace.glsl"
 

@@ -30,14 +30,6 @@
 void tile_main();
 #endif
 
-// This invocation's index in the grid (a 2-D grid of 1-D workgroups: the host spreads
-// more than 65535 groups over y), and the grid's size in invocations.
-uint grid_invocation()
-{
-    return (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
-}
-uint grid_size() { return gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x; }
-
 // The bits of an element in its word.
 const uint EMASK = ESIZE >= 4u ? 0xffffffffu : (1u << (ESIZE * 8u)) - 1u;
 
@@ -437,6 +429,9 @@ uint unit_rows(uint u, uint G, uint rows) { return G == 1u ? 1u : min(G, rows - 
 
 void main()
 {
+    // The last dispatch of a piece may hold workgroups past its virtual grid (the host
+    // rounds a grid of more than 65535 groups up to whole rows of y).
+    if (grid_group() >= grid_groups()) return;
     load_globals();
     load_op();
 #if DM_VARIANT >= 9

@@ -48,9 +48,9 @@ uvec2 lds_elem(uint o)
     return uvec2(bitfieldExtract(v[w], int((o & 3u) * 8u), int(ESIZE * 8u)), 0u);
 }
 
-// The workgroup's linear index and count, the lane, the lanes.
-uint tile_group() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
-uint tile_groups() { return gl_NumWorkGroups.x * gl_NumWorkGroups.y; }
+// The workgroup's linear index and count in the piece's virtual grid.
+uint tile_group() { return grid_group(); }
+uint tile_groups() { return grid_groups(); }
 
 // Stages the aligned vectors that hold source bytes [lo, hi) at shared vector `at` on:
 // each lane loads up to TILE_V + 1 of them, every load before any store to shared memory.

@@ -219,57 +219,14 @@ void flat_two_rows(uint w0, uint w1, uint u, uint threads, uvec4 off, uvec4 on)
     }
 }
 
-// FLAT_ROWS (rows a whole number of chunks long: m * ESIZE a multiple of 16) for a piece
-// that does not start on a chunk boundary (flat_rows_lanes and flat_long_rows below take
-// those that do):
-// every row spans the same chunk slots, cpr chunks starting at element j0 > 0 of the row,
-// the last of them reaching into the next row. A unit is RUN chunks of whole rows (rr rows of cpr <= RUN chunks) or of one
-// row (a segment of a longer row), each row's index read once per unit however many
-// chunks it has, and a chunk's row and column need no division or wrap: FLOAT32 with
-// depth 16 reads a quarter of the indices FLAT reads, depth 1024 none per chunk. The host
-// sends a piece of several rows only with its rows whole (vk_plan.c), so cpr is exact; a
-// lone row cut short has at most cpr whole chunks, all before w1.
-void flat_rows(uint rows, uint w0, uint w1, uint u, uint threads, uvec4 off, uvec4 on)
-{
-    const uint n = 16u / ESIZE, cpr = max(g_fm / n, 1u);
-    const uint j0 = (w0 * 16u - g_fdb) / ESIZE;
-    // Rows longer than RUN chunks are cut into 2^sh segments, only as far as it takes to
-    // give every invocation a unit (lavapipe hands each of its threads a contiguous block
-    // of workgroups, so units for only the first half of the grid left half the CPU idle,
-    // while shorter units cost 5-10% where there were rows enough), and no shorter than
-    // RUN chunks. A power of two, so that a unit's rows and segment are a shift and a
-    // mask: a division per unit made depth 16 10-20% slower on lavapipe.
-    const uint rr = max(RUN / cpr, 1u), groups = (rows + rr - 1u) / rr, need = (cpr + RUN - 1u) / RUN;
-    uint sh = 0u;
-    while ((1u << sh) < need && (groups << sh) < threads) sh++;
-    const uint seg = (cpr + (1u << sh) - 1u) >> sh;
-    const uint runs = groups << sh; // < 2 * rows * cpr (or threads): fits 32 bits
-    for (uint run = u; run < runs; run += threads) {
-        const uint q0 = (run & ((1u << sh) - 1u)) * seg, q1 = min(q0 + seg, cpr), r0 = (run >> sh) * rr;
-        const uint r1 = min(r0 + rr, rows);
-        uint hot = flat_hot(r0);
-        for (uint r = r0; r < r1; r++) {
-            // The next row's index, for the chunk that reaches into it (read for the
-            // last row too: inside the bound Aux window or 0, and then unused); its
-            // OnValue as a column of this row (m and beyond).
-            const uint next = flat_hot(r + 1u), nb = next < g_fm ? next + g_fm : NO_AXIS, cb = w0 + r * cpr;
-            const uint hb = hot < g_fm ? hot : NO_AXIS; // past this piece's columns: none
-            const uint qn = cb < w1 ? min(q1, w1 - cb) : 0u;
-            for (uint q = q0; q < qn; q++) {
-                const uint j = j0 + q * n;
-                ST_DST4(cb + q, two_hot(off, on, hb - j, nb - j));
-            }
-            hot = next;
-        }
-        if (runs - run <= threads) break; // run + threads would reach runs (or wrap)
-    }
-}
-
-// FLAT_ROWS when the piece starts on a chunk boundary (j0 = 0, so no chunk reaches into
-// a second row; flat_rows above takes the others), rows of at most RUN / 2 chunks
-// (flat_long_rows below takes longer ones): LANES invocations share a unit of LANES * RUN
-// / cpr rows, lane l taking rows l, l + LANES, ... whole (the lanes' stores of a chunk
-// then fall in one span of LANES rows). With LANES 1 (GPUs) these are flat_rows' units.
+// FLAT_ROWS (rows a whole number of chunks long: m * ESIZE a multiple of 16), the piece
+// starting on a chunk boundary (j0 = 0, so no chunk reaches into a second row; a piece
+// that does not, which bindings on 16 bytes never make, takes flat_two_rows), rows of at
+// most RUN / 2 chunks (flat_long_rows below takes longer ones): LANES invocations share a
+// unit of LANES * RUN / cpr rows, lane l taking rows l, l + LANES, ... whole (the lanes'
+// stores of a chunk then fall in one span of LANES rows), each row's index read once
+// however many chunks it has: FLOAT32 with depth 16 reads a quarter of the indices FLAT
+// reads.
 // Rows [ra, rb); a row's index is read once per row and lane, from Aux4T when vec.
 void flat_rows_lanes(uint ra, uint rb, bool vec, uint w0, uint w1, uint u, uint threads, uvec4 off, uvec4 on)
 {
@@ -316,9 +273,11 @@ void flat_long_rows(uint ra, uint rb, bool vec, uint w0, uint w1, uint u, uint t
     const uint a = w0 + ra * cpr, b = min(w0 + rb * cpr, w1), total = b > a ? b - a : 0u;
     // Units as long as a row while every lane group still gets one: a unit's set-up per
     // RUN * LANES chunks made depth 1024 FLOAT64 (rows of 512 chunks) 10% slower than a
-    // row per unit.
+    // row per unit. At most FLAT_SPAN_MAX chunks, so that a unit's loops stay bounded
+    // (src/vk/vk_grid.c sizes the grid by it).
+    const uint FLAT_SPAN_MAX = 4096u;
     uint span = RUN * LANES;
-    while (span * 2u <= cpr && total / (span * 2u) >= threads) span *= 2u;
+    while (span * 2u <= cpr && span * 2u <= FLAT_SPAN_MAX && total / (span * 2u) >= threads) span *= 2u;
     const uint runs = (total + span - 1u) / span;
     if (u >= runs) return;
     // The unit's first row r and its first chunk's place in it (rem), kept by addition
@@ -367,8 +326,7 @@ void flat_main()
             flat_rows_lanes(0u, rows4, true, w0, w1, u, threads, off, on);
             flat_rows_lanes(rows4, rows, false, w0, w1, u, threads, off, on);
         }
-    } else if (VARIANT == V_FLAT_ROWS) flat_rows(rows, w0, w1, u, threads, off, on);
-    else if (m < 16u / ESIZE) {
+    } else if (m < 16u / ESIZE) {
         // Chunks [w0, wv) meet only rows whose index Aux4T holds (the rows before rows4
         // end at byte g_fdb + rows4 * m * ESIZE): one 16-byte texel per row where an R32
         // texel per row made a hardware gather (UINT8 depth 2 reads 9 rows a chunk).

@@ -1,6 +1,8 @@
-/* The GPU tiles (glsl/gather_tiles.glsl: V_TILES, V_TILE_COLUMNS, V_TILE_HOT) against
- * the CPU backend, byte for byte over the whole output buffer, on a Vulkan context with
- * DMLOPS_VK_TUNING=gpu (lavapipe runs the GPU's plan and kernel variants then), for the
+/* The GPU tiles (glsl/gather_tiles.glsl: V_TILES, V_TILE_COLUMNS, V_TILE_HOT)
+ * against the CPU backend, byte for byte over the whole output buffer, on a Vulkan context
+ * with DMLOPS_VK_TUNING=gpu (lavapipe runs the GPU's plan and kernel variants then), each
+ * family again with one workgroup a dispatch (DMLOPS_VK_GRID=1: a workgroup then stages
+ * tile after tile over the same shared memory), for the
  * layouts the tiles take and their edges: rows of every length around the chunk, the
  * tile and the segment (many rows a tile, a row a tile, several tiles a row), rows whose
  * source or output does not start on a vector, SLICE1 steps up to what the tiles stage
@@ -18,6 +20,17 @@ static const DML_TENSOR_DATA_TYPE aux_types[] = {DML_TENSOR_DATA_TYPE_UINT32, DM
                                                  DML_TENSOR_DATA_TYPE_UINT64, DML_TENSOR_DATA_TYPE_INT64};
 
 static dmlops_context *gpu_context(void) { return vkt_gpu_context(DMLOPS_CONTEXT_FLAG_KERNELS_ONLY); }
+
+/* The GPU's plan on one workgroup a dispatch (DMLOPS_VK_GRID=1): each workgroup walks
+ * every tile of its dispatch, one after another. */
+static dmlops_context *one_workgroup_context(void)
+{
+    dmt_env grid;
+    dmt_env_set(&grid, "DMLOPS_VK_GRID", "1");
+    dmlops_context *vk = gpu_context();
+    dmt_env_restore(&grid);
+    return vk;
+}
 
 /* A length or index of `type` at element i of the AUX binding: from [lo, hi] mostly, and
  * now and then a value far outside it (negative, past 2^32). */
@@ -74,10 +87,8 @@ static uint32_t pick_len(dmt_rng *r, uint32_t big)
 
 /* SLICE1 of [R, C] with steps from -5 to 5 (beyond what V_TILES stages they take another
  * path: still checked), the rows in either order, padded rows. */
-TEST(slices_through_shared_memory_match_the_cpu)
+static void slices_through_shared_memory_match_the_cpu_on(dmlops_context *vk, int every)
 {
-    dmlops_context *vk = gpu_context();
-    if (!vk) return;
     const uint64_t seed = 0x71e5001ull;
     printf("    seed 0x%llx\n", (unsigned long long)seed);
     dmt_rng r = {seed};
@@ -95,19 +106,35 @@ TEST(slices_through_shared_memory_match_the_cpu)
         DML_SLICE1_OPERATOR_DESC s = {&in.desc, &o.desc, 2, offs, win, steps};
         DML_OPERATOR_DESC d = {DML_OPERATOR_SLICE1, &s};
         const uint64_t sizes[2] = {in.buf.TotalTensorSizeInBytes, o.buf.TotalTensorSizeInBytes};
-        if (!vkt_same_as_cpu(vk, &d, 1, sizes, seed + (uint64_t)n, NULL, NULL, NULL))
+        if (n % every == 0 && !vkt_same_as_cpu(vk, &d, 1, sizes, seed + (uint64_t)n, NULL, NULL, NULL))
             printf("    case %d: %s [%u, %u] offset %u window %u step %d\n", n, dmlops_data_type_name(type), R, C, off, w,
                    step);
     }
+}
+
+TEST(slices_through_shared_memory_match_the_cpu)
+{
+    dmlops_context *vk = gpu_context();
+    if (!vk) return;
+    slices_through_shared_memory_match_the_cpu_on(vk, 1);
+    vkt_done(vk);
+}
+
+/* The same cases (every third) with one workgroup a dispatch (DMLOPS_VK_GRID=1), so that
+ * a workgroup runs tile after tile: a tile that stages over shared memory its lanes still
+ * read (a barrier missing at a tile's end) shows only then. */
+TEST(slices_through_shared_memory_match_the_cpu_one_workgroup)
+{
+    dmlops_context *vk = one_workgroup_context();
+    if (!vk) return;
+    slices_through_shared_memory_match_the_cpu_on(vk, 3);
     vkt_done(vk);
 }
 
 /* REVERSE along rows (axis 1) with a length per row, and across them (axis 0) with one
  * length for every row: V_TILES, whose backward and forward runs meet in one chunk. */
-TEST(reverses_with_a_length_per_row_match_the_cpu)
+static void reverses_with_a_length_per_row_match_the_cpu_on(dmlops_context *vk, int every)
 {
-    dmlops_context *vk = gpu_context();
-    if (!vk) return;
     const uint64_t seed = 0x71e5002ull;
     printf("    seed 0x%llx\n", (unsigned long long)seed);
     dmt_rng r = {seed};
@@ -130,25 +157,43 @@ TEST(reverses_with_a_length_per_row_match_the_cpu)
         const uint64_t sizes[3] = {in.buf.TotalTensorSizeInBytes, len.buf.TotalTensorSizeInBytes, o.buf.TotalTensorSizeInBytes};
         const uint32_t axis_len = axis ? C : R;
         const aux_fill f = {1, axis ? R : 1, lt, 0, axis_len + 2, 0};
-        if (!vkt_same_as_cpu(vk, &d, 2, sizes, seed + (uint64_t)n, NULL, fix_aux, &f))
+        if (n % every == 0 && !vkt_same_as_cpu(vk, &d, 2, sizes, seed + (uint64_t)n, NULL, fix_aux, &f))
             printf("    case %d: %s [%u, %u] axis %u, %s lengths\n", n, dmlops_data_type_name(type), R, C, axis,
                    dmlops_data_type_name(lt));
     }
+}
+
+TEST(reverses_with_a_length_per_row_match_the_cpu)
+{
+    dmlops_context *vk = gpu_context();
+    if (!vk) return;
+    reverses_with_a_length_per_row_match_the_cpu_on(vk, 1);
+    vkt_done(vk);
+}
+
+/* The same cases (every third) with one workgroup a dispatch (DMLOPS_VK_GRID=1), so that
+ * a workgroup runs tile after tile: a tile that stages over shared memory its lanes still
+ * read (a barrier missing at a tile's end) shows only then. */
+TEST(reverses_with_a_length_per_row_match_the_cpu_one_workgroup)
+{
+    dmlops_context *vk = one_workgroup_context();
+    if (!vk) return;
+    reverses_with_a_length_per_row_match_the_cpu_on(vk, 3);
     vkt_done(vk);
 }
 
 /* REVERSE [n, C] along axis 0 with a length per column (ONNX's batch of sequences):
  * V_TILE_COLUMNS, lengths that agree across a chunk and that do not, short and long axes,
  * source rows not on a vector. */
-TEST(reverses_with_a_length_per_column_match_the_cpu)
+static void reverses_with_a_length_per_column_match_the_cpu_on(dmlops_context *vk, int every)
 {
-    dmlops_context *vk = gpu_context();
-    if (!vk) return;
     const uint64_t seed = 0x71e5003ull;
     printf("    seed 0x%llx\n", (unsigned long long)seed);
     dmt_rng r = {seed};
     for (int n = 0; n < 120; n++) {
-        const DML_TENSOR_DATA_TYPE type = types[dmt_below(&r, 6)], lt = aux_types[dmt_below(&r, 4)];
+        /* Every element size in turn, 1- and 2-byte ones included (their chunks take their
+         * elements from up to 16 source rows). */
+        const DML_TENSOR_DATA_TYPE type = types[n % 6], lt = aux_types[dmt_below(&r, 4)];
         const uint32_t T = 1 + dmt_below(&r, n % 4 ? 20 : 100), C = pick_len(&r, n % 10 ? 300 : 3000);
         dmt_tensor in, len, o;
         tensor2(&in, type, T, C, dmt_below(&r, 3) ? 0 : 1 + dmt_below(&r, 5));
@@ -161,18 +206,34 @@ TEST(reverses_with_a_length_per_column_match_the_cpu)
         /* Every fourth case: one length for every column (lengths that agree). */
         const int64_t lo = n % 4 == 1 ? T : 0, hi = n % 4 == 1 ? T : T + 2;
         const aux_fill f = {1, C, lt, lo, hi, 0};
-        if (!vkt_same_as_cpu(vk, &d, 2, sizes, seed + (uint64_t)n, NULL, fix_aux, &f))
+        if (n % every == 0 && !vkt_same_as_cpu(vk, &d, 2, sizes, seed + (uint64_t)n, NULL, fix_aux, &f))
             printf("    case %d: %s [%u, %u], %s lengths\n", n, dmlops_data_type_name(type), T, C, dmlops_data_type_name(lt));
     }
+}
+
+TEST(reverses_with_a_length_per_column_match_the_cpu)
+{
+    dmlops_context *vk = gpu_context();
+    if (!vk) return;
+    reverses_with_a_length_per_column_match_the_cpu_on(vk, 1);
+    vkt_done(vk);
+}
+
+/* The same cases (every third) with one workgroup a dispatch (DMLOPS_VK_GRID=1), so that
+ * a workgroup runs tile after tile: a tile that stages over shared memory its lanes still
+ * read (a barrier missing at a tile's end) shows only then. */
+TEST(reverses_with_a_length_per_column_match_the_cpu_one_workgroup)
+{
+    dmlops_context *vk = one_workgroup_context();
+    if (!vk) return;
+    reverses_with_a_length_per_column_match_the_cpu_on(vk, 3);
     vkt_done(vk);
 }
 
 /* ONE_HOT of [R] indices into [R, depth] along axis 1: V_TILE_HOT, rows shorter and longer
  * than a chunk, indices counted from the end, out of range, 64-bit. */
-TEST(one_hots_into_packed_rows_match_the_cpu)
+static void one_hots_into_packed_rows_match_the_cpu_on(dmlops_context *vk, int every)
 {
-    dmlops_context *vk = gpu_context();
-    if (!vk) return;
     const uint64_t seed = 0x71e5004ull;
     printf("    seed 0x%llx\n", (unsigned long long)seed);
     dmt_rng r = {seed};
@@ -188,10 +249,28 @@ TEST(one_hots_into_packed_rows_match_the_cpu)
         DML_OPERATOR_DESC d = {DML_OPERATOR_ONE_HOT, &h};
         const uint64_t sizes[3] = {idx.buf.TotalTensorSizeInBytes, val.buf.TotalTensorSizeInBytes, o.buf.TotalTensorSizeInBytes};
         const aux_fill f = {0, R, it, -(int64_t)depth - 1, depth, dmlops_data_type_size(type)};
-        if (!vkt_same_as_cpu(vk, &d, 2, sizes, seed + (uint64_t)n, NULL, fix_hot, &f))
+        if (n % every == 0 && !vkt_same_as_cpu(vk, &d, 2, sizes, seed + (uint64_t)n, NULL, fix_hot, &f))
             printf("    case %d: %s [%u] into depth %u, %s indices\n", n, dmlops_data_type_name(type), R, depth,
                    dmlops_data_type_name(it));
     }
+}
+
+TEST(one_hots_into_packed_rows_match_the_cpu)
+{
+    dmlops_context *vk = gpu_context();
+    if (!vk) return;
+    one_hots_into_packed_rows_match_the_cpu_on(vk, 1);
+    vkt_done(vk);
+}
+
+/* The same cases (every third) with one workgroup a dispatch (DMLOPS_VK_GRID=1), so that
+ * a workgroup runs tile after tile: a tile that stages over shared memory its lanes still
+ * read (a barrier missing at a tile's end) shows only then. */
+TEST(one_hots_into_packed_rows_match_the_cpu_one_workgroup)
+{
+    dmlops_context *vk = one_workgroup_context();
+    if (!vk) return;
+    one_hots_into_packed_rows_match_the_cpu_on(vk, 3);
     vkt_done(vk);
 }
 

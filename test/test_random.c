@@ -491,8 +491,9 @@ TEST_CTX(random_one_hot) { random_suite(ctx, "random_one_hot", NULL, 0x5EED0003u
 /* Vulkan only: the same random cases on contexts forced onto each execution path
  * (KERNELS_ONLY, PREFER_COPY), onto the kernels' storage-buffer and texel paths
  * (DMLOPS_VK_TEXEL), onto the other device class's tuning (DMLOPS_VK_TUNING: on
- * lavapipe the GPU's one-chunk runs, 128-wide workgroups and large grids), and onto
- * other numbers of invocations sharing a run (DMLOPS_VK_LANES), all read when a context
+ * lavapipe the GPU's one-chunk runs, 128-wide workgroups and large grids), onto
+ * other numbers of invocations sharing a run (DMLOPS_VK_LANES), and onto one workgroup a
+ * dispatch under both tunings (DMLOPS_VK_GRID=1), all read when a context
  * is created, so that every kernel configuration is checked on whichever
  * device runs the suite; the validation layer counts messages. */
 TEST_CTX(random_vulkan_forced_paths)
@@ -506,38 +507,50 @@ TEST_CTX(random_vulkan_forced_paths)
         const char *texel;  /* DMLOPS_VK_TEXEL, or NULL for the device's default */
         bool other_tuning;  /* DMLOPS_VK_TUNING: the other device class's */
         const char *lanes;  /* DMLOPS_VK_LANES, or NULL for the device class's */
+        const char *grid;   /* DMLOPS_VK_GRID, or NULL for the device class's */
+        int cases;
         const char *name;
-    } runs[7] = {{DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, NULL, false, NULL, "KERNELS_ONLY"},
-                 {DMLOPS_CONTEXT_FLAG_PREFER_COPY, NULL, false, NULL, "PREFER_COPY"},
-                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, "0", false, NULL, "KERNELS_ONLY, storage buffers"},
-                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, "1", false, NULL, "KERNELS_ONLY, texel buffers"},
-                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, NULL, true, NULL, "KERNELS_ONLY, the other device class's tuning"},
-                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, NULL, false, "2", "KERNELS_ONLY, runs shared by 2 lanes"},
-                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, NULL, true, "4",
-                  "KERNELS_ONLY, the other device class's tuning, runs shared by 4 lanes"}};
-    for (int f = 0; f < 7; f++) {
+    } runs[9] = {{DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, NULL, false, NULL, NULL, 200, "KERNELS_ONLY"},
+                 {DMLOPS_CONTEXT_FLAG_PREFER_COPY, NULL, false, NULL, NULL, 200, "PREFER_COPY"},
+                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, "0", false, NULL, NULL, 200, "KERNELS_ONLY, storage buffers"},
+                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, "1", false, NULL, NULL, 200, "KERNELS_ONLY, texel buffers"},
+                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, NULL, true, NULL, NULL, 200,
+                  "KERNELS_ONLY, the other device class's tuning"},
+                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, NULL, false, "2", NULL, 200, "KERNELS_ONLY, runs shared by 2 lanes"},
+                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, NULL, true, "4", NULL, 200,
+                  "KERNELS_ONLY, the other device class's tuning, runs shared by 4 lanes"},
+                 /* One workgroup a dispatch: each walks every unit, run or tile of its
+                  * dispatch in turn (the GPU tiles' shared memory reused tile after tile). */
+                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, NULL, false, NULL, "1", 100, "KERNELS_ONLY, grid 1"},
+                 {DMLOPS_CONTEXT_FLAG_KERNELS_ONLY, NULL, true, NULL, "1", 100,
+                  "KERNELS_ONLY, the other device class's tuning, grid 1"}};
+    for (int f = 0; f < 9; f++) {
         dmlops_context *c = NULL;
         dmlops_context_desc d = {.backend = DMLOPS_BACKEND_VULKAN,
                                  .flags = runs[f].flags | DMLOPS_CONTEXT_FLAG_DEBUG | DMLOPS_CONTEXT_FLAG_QUIET};
-        dmt_env texel, tuning, lanes;
+        dmt_env texel, tuning, lanes, grid;
         dmt_env_set(&texel, "DMLOPS_VK_TEXEL", runs[f].texel);
         dmt_env_set(&lanes, "DMLOPS_VK_LANES", runs[f].lanes);
+        dmt_env_set(&grid, "DMLOPS_VK_GRID", runs[f].grid);
         dmt_env_set(&tuning, "DMLOPS_VK_TUNING", runs[f].other_tuning ? (cpu_device ? "gpu" : "cpu") : NULL);
         dmlops_status st = dmlops_context_create(&d, &c);
         if (st != DMLOPS_SUCCESS) {
             d.flags = runs[f].flags; /* no validation layer here */
             st = dmlops_context_create(&d, &c);
         }
+        dmt_env_restore(&grid);
         dmt_env_restore(&lanes);
         dmt_env_restore(&tuning);
         dmt_env_restore(&texel);
         if (!CHECK_OK(st)) continue;
         /* 200 cases a path: the seven paths, three operators each, took 105 s of make test at
-         * 300 once the GPU tiles ran on lavapipe; test_gpu_tiles checks those at larger sizes. */
+         * 300 once the GPU tiles ran on lavapipe; test_gpu_tiles checks those at larger sizes.
+         * 100 at grid 1, where each case takes more dispatches. */
         const uint64_t seed = (uint64_t)f;
-        random_suite(c, "random_reverse_subsequences", runs[f].name, 0x5EED0101ull + seed, gen_reverse, 200, "random_vulkan_forced_paths");
-        random_suite(c, "random_slice1", runs[f].name, 0x5EED0201ull + seed, gen_slice, 200, "random_vulkan_forced_paths");
-        random_suite(c, "random_one_hot", runs[f].name, 0x5EED0301ull + seed, gen_one_hot, 200, "random_vulkan_forced_paths");
+        const int n = runs[f].cases;
+        random_suite(c, "random_reverse_subsequences", runs[f].name, 0x5EED0101ull + seed, gen_reverse, n, "random_vulkan_forced_paths");
+        random_suite(c, "random_slice1", runs[f].name, 0x5EED0201ull + seed, gen_slice, n, "random_vulkan_forced_paths");
+        random_suite(c, "random_one_hot", runs[f].name, 0x5EED0301ull + seed, gen_one_hot, n, "random_vulkan_forced_paths");
         dmlops_context_info info;
         if (CHECK_OK(dmlops_context_get_info(c, &info)))
             CHECK(info.debug_message_count == 0, "%s context: the validation layer reported %u messages", runs[f].name,

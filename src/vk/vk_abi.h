@@ -44,9 +44,15 @@ enum { DM_AUX_U32 = 0, DM_AUX_I32 = 1, DM_AUX_U64 = 2, DM_AUX_I64 = 3 }; /* AUX_
  * (DST, SRC, AUX, AUX2), the byte remainder of its aligned-down window; then what only
  * the trace build reads (glsl/trace.glsl, DMLOPS_CONTEXT_FLAG_TRACE_ACCESSES): each
  * window's offset in its VkBuffer (low 32 bits) and the dispatch's index in the traced
- * submission. Pushed always: 36 bytes cost no more to push than 16. */
+ * submission; then the dispatch's place in its piece's virtual grid (vk_plan.h,
+ * dm_vk_piece.vgroups): the kernels loop over a piece's work as if one dispatch of
+ * `vgroups` workgroups ran it, and each real dispatch runs workgroups [group0, group0 +
+ * its own count) of that grid, so that no invocation and no dispatch does more than the
+ * planner allowed, whatever the grid's tuning (issue 45). Pushed always: 44 bytes cost
+ * no more to push than 16. */
 #define DM_VK_PUSH_FIELDS(X)                                                                  \
-    X(rem_dst) X(rem_src) X(rem_aux) X(rem_aux2) X(tbase_dst) X(tbase_src) X(tbase_aux) X(tbase_aux2) X(tdispatch)
+    X(rem_dst) X(rem_src) X(rem_aux) X(rem_aux2) X(tbase_dst) X(tbase_src) X(tbase_aux) X(tbase_aux2) X(tdispatch) \
+    X(group0) X(vgroups)
 typedef struct dm_vk_push {
     union {
         struct {
@@ -61,10 +67,11 @@ typedef struct dm_vk_push {
         uint32_t tbase[4]; /* the same, indexed by slot */
     };
     uint32_t tdispatch;
+    uint32_t group0, vgroups; /* the dispatch's first workgroup in the piece's virtual grid, and its size */
 } dm_vk_push;
 /* Every device offers at least 128 bytes (maxPushConstantsSize); we ask for no more. */
 _Static_assert(sizeof(dm_vk_push) <= 128, "push constants beyond the 128 bytes every Vulkan device offers");
-_Static_assert(sizeof(dm_vk_push) == 36, "rem[] and tbase[] must alias the named members");
+_Static_assert(sizeof(dm_vk_push) == 44, "rem[] and tbase[] must alias the named members");
 
 /* Specialisation constant ids (GLSL: local_size_x_id, constant_id). ROW_DIMS, VARIANT
  * and TEXEL are build-time constants instead: one module per combination (kernels.c). */
@@ -155,5 +162,8 @@ enum { DM_COPY_SPEC_TEXEL = 0, DM_COPY_SPEC_VECTORS = 1, DM_COPY_SPEC_WORKGROUP 
 #define DM_COPY_MAX_GROUPS 65535u
 #define DM_COPY_MAX_VECTORS 8u
 #define DM_COPY_MAX_WORKGROUP 1024u
+/* Steps of the grid one compute-copy invocation takes in a dispatch at most (each up to
+ * 8 vectors): a window needing more is recorded as several dispatches (vk_record.c). */
+#define DM_VK_COPY_STEPS 2048u
 
 #endif

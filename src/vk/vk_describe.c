@@ -36,11 +36,13 @@ void dm_vk_operator_kernel(const dmlops_operator *op, dmlops_operator_kernel_inf
     k->element_size = key.spec[DM_SPEC_ESIZE];
     /* Only the tiles' modules declare shared memory: LDS_VECS vectors of 16 bytes. */
     k->shared_memory_bytes = k->tiles ? key.spec[DM_SPEC_LDS_VECS] * 16 : 0;
-    k->dispatch_count = plan->npieces;
+    /* Each piece runs its virtual grid as dispatches of `groups` workgroups (vk_record.c). */
+    const uint64_t dispatches = dm_vk_plan_dispatches(plan->pieces, plan->npieces);
+    k->dispatch_count = dispatches < UINT32_MAX ? (uint32_t)dispatches : UINT32_MAX;
     for (uint32_t p = 0; p < plan->npieces; p++) {
-        uint32_t gx, gy;
-        dm_vk_dispatch_groups(&o->lim, plan->pieces[p].runs, &gx, &gy); /* its own limits (tuning) */
-        if ((uint64_t)gx * gy > k->workgroup_count) k->workgroup_count = (uint32_t)((uint64_t)gx * gy);
+        const uint32_t groups = plan->pieces[p].groups < plan->pieces[p].vgroups ? plan->pieces[p].groups
+                                                                                : plan->pieces[p].vgroups;
+        if (groups > k->workgroup_count) k->workgroup_count = groups;
     }
 }
 

@@ -82,7 +82,7 @@ dmlops_status dm_vk_operator_create(dmlops_operator *op)
     o->tune = tune;
     op->impl = o;
     op->info.planned_path = o->plan.use_copy ? DMLOPS_PATH_COPY_REGIONS : DMLOPS_PATH_KERNEL;
-    op->info.dispatch_count = o->plan.npieces;
+    op->info.dispatch_count = (uint32_t)dm_vk_plan_dispatches(o->plan.pieces, o->plan.npieces);
     op->info.copy_region_count = o->plan.nregions;
     return DMLOPS_SUCCESS;
 }

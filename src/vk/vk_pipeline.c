@@ -194,31 +194,54 @@ static dmlops_status dm_vk_compute_pipeline(dm_vk_device *d, VkPipelineCache cac
     return DMLOPS_SUCCESS;
 }
 
-void dm_vk_kernel_spec(const dm_vk_limits *lim, const dm_gather *g, bool fast, bool texel, bool axis_split, bool trace,
-                       dm_vk_kernel_key *k)
+void dm_vk_kernel_key_make(const dm_vk_limits *lim, const dm_vk_kernel_form *f, bool trace, dm_vk_kernel_key *k)
 {
     memset(k, 0, sizeof *k);
-    k->kernel = g->kernel;
-    k->esize_log2 = g->esize == 1 ? 0 : g->esize == 2 ? 1 : g->esize == 4 ? 2 : 3;
-    k->bucket = g->rank <= 2 ? 0 : g->rank <= 4 ? 1 : 2;
-    k->variant = fast ? dm_kernel_variant(g, texel) : DM_VARIANT_GENERAL;
-    k->texel = texel;
-    k->code = trace ? &dm_kernels_trace[g->kernel][k->bucket][k->variant]
-                    : &dm_kernels[g->kernel][k->bucket][k->variant][texel];
-    uint32_t run, lanes;
-    dm_vk_unit_shape(lim, g, k->variant, &run, &lanes);
-    const bool partial = dm_kernel_partial(g, k->variant, axis_split);
-    k->form = partial ? 2 : run != lim->run || lanes != lim->lanes;
+    k->kernel = f->kernel;
+    k->esize_log2 = f->esize == 1 ? 0 : f->esize == 2 ? 1 : f->esize == 4 ? 2 : 3;
+    k->bucket = f->bucket;
+    k->variant = f->variant;
+    k->texel = f->texel;
+    k->code = trace ? &dm_kernels_trace[f->kernel][k->bucket][k->variant]
+                    : &dm_kernels[f->kernel][k->bucket][k->variant][f->texel];
+    k->form = f->partial ? 2 : f->wide;
     k->spec[DM_SPEC_WORKGROUP] = lim->workgroup;
-    k->spec[DM_SPEC_ESIZE] = g->esize;
-    k->spec[DM_SPEC_RUN] = run;
-    k->spec[DM_SPEC_AUX_TYPE] = dm_kernel_aux_type(g);
-    k->spec[DM_SPEC_LANES] = lanes;
-    k->spec[DM_SPEC_ALIGNED] = dm_kernel_src_aligned(g, k->variant);
-    k->spec[DM_SPEC_PARTIAL] = partial;
+    k->spec[DM_SPEC_ESIZE] = f->esize;
+    /* dm_vk_unit_shape's wider units: runs of 8 chunks shared by 32 lanes. */
+    k->spec[DM_SPEC_RUN] = f->wide ? 8 : lim->run;
+    k->spec[DM_SPEC_AUX_TYPE] = f->aux_type;
+    k->spec[DM_SPEC_LANES] = f->wide ? (lim->workgroup < 32 ? lim->workgroup : 32) : lim->lanes;
+    k->spec[DM_SPEC_ALIGNED] = f->aligned;
+    k->spec[DM_SPEC_PARTIAL] = f->partial;
     /* The GPU tiles' (only their modules have these constants). */
     k->spec[DM_SPEC_LDS_VECS] = lim->tile_lds ? lim->tile_lds : 1;
     k->spec[DM_SPEC_TILE_V] = lim->tile_v ? lim->tile_v : 1;
+}
+
+void dm_vk_kernel_spec(const dm_vk_limits *lim, const dm_gather *g, bool fast, bool texel, bool axis_split, bool trace,
+                       dm_vk_kernel_key *k)
+{
+    dm_vk_kernel_form f = {.kernel = g->kernel, .esize = g->esize, .bucket = g->rank <= 2 ? 0 : g->rank <= 4 ? 1 : 2,
+                           .texel = texel, .aux_type = dm_kernel_aux_type(g)};
+    f.variant = fast ? dm_kernel_variant(g, texel) : DM_VARIANT_GENERAL;
+    uint32_t run, lanes;
+    dm_vk_unit_shape(lim, g, f.variant, &run, &lanes);
+    f.partial = dm_kernel_partial(g, f.variant, axis_split);
+    f.wide = !f.partial && (run != lim->run || lanes != lim->lanes);
+    f.aligned = dm_kernel_src_aligned(g, f.variant);
+    dm_vk_kernel_key_make(lim, &f, trace, k);
+}
+
+dmlops_status dm_vk_kernel_pipeline(dm_vk_device *d, VkPipelineCache cache, VkPipelineCreateFlags flags,
+                                    VkPipelineLayout layout, const dm_vk_kernel_key *k, VkPipeline *out)
+{
+    if (!k->code->code)
+        return dm_fail(DMLOPS_ERROR_BACKEND, "creating a kernel pipeline: no module for kernel %d, variant %u",
+                       (int)k->kernel, k->variant);
+    VkSpecializationMapEntry entries[DM_SPEC_COUNT];
+    for (uint32_t i = 0; i < DM_SPEC_COUNT; i++) entries[i] = (VkSpecializationMapEntry){i, i * 4, 4};
+    const VkSpecializationInfo si = {DM_SPEC_COUNT, entries, sizeof k->spec, k->spec};
+    return dm_vk_compute_pipeline(d, cache, flags, k->code, &si, layout, "creating a kernel pipeline", out);
 }
 
 /* Whether two keys name the same pipeline: one module, one specialisation, one slot. */
@@ -271,14 +294,7 @@ static dmlops_status dm_vk_make_pipeline(dm_vk_device *d, dm_vk_pipelines *p, co
     if (!*slot) {
         if (p->trace && texel)
             return dm_fail(DMLOPS_ERROR_BACKEND, "creating a kernel pipeline: a tracing context has no texel path");
-        if (!k.code->code)
-            return dm_fail(DMLOPS_ERROR_BACKEND, "creating a kernel pipeline: no module for kernel %d, variant %u",
-                           (int)g->kernel, k.variant);
-        VkSpecializationMapEntry entries[DM_SPEC_COUNT];
-        for (uint32_t i = 0; i < DM_SPEC_COUNT; i++) entries[i] = (VkSpecializationMapEntry){i, i * 4, 4};
-        const VkSpecializationInfo si = {DM_SPEC_COUNT, entries, sizeof k.spec, k.spec};
-        DM_TRY(dm_vk_compute_pipeline(d, p->cache, p->create_flags, k.code, &si, p->layout,
-                                      "creating a kernel pipeline", slot));
+        DM_TRY(dm_vk_kernel_pipeline(d, p->cache, p->create_flags, p->layout, &k, slot));
         p->count++;
     }
     *out = *slot;

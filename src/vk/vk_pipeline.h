@@ -89,11 +89,29 @@ typedef struct dm_vk_kernel_key {
     const dm_spirv *code; /* its code is NULL where the Makefile built no such module */
     uint32_t spec[DM_SPEC_COUNT];
 } dm_vk_kernel_key;
+/* What picks a gather kernel's pipeline besides the device's limits: its module (kernel,
+ * row bucket, variant, texel path) and the specialisation a gather gives it. */
+typedef struct dm_vk_kernel_form {
+    dm_kernel kernel;
+    uint32_t esize, bucket, variant, aux_type; /* aux_type: DM_AUX_* */
+    bool texel, aligned, partial;
+    bool wide; /* dm_vk_unit_shape's wider units (runs of 8 chunks shared by 32 lanes) */
+} dm_vk_kernel_form;
+/* The key of a form under lim: one truth for the gathers' pipelines (dm_vk_kernel_spec)
+ * and for the report's list of every pipeline the library can make (tools/isa). Pure. */
+void dm_vk_kernel_key_make(const dm_vk_limits *lim, const dm_vk_kernel_form *f, bool trace, dm_vk_kernel_key *k);
 /* The pipeline of g's kernel under lim: the variant that covers it on the fast path
  * (dm_kernel_variant), else the general path; axis_split as for dm_vk_pipeline; trace:
  * the instrumented module (a tracing context's). Pure. */
 void dm_vk_kernel_spec(const dm_vk_limits *lim, const dm_gather *g, bool fast, bool texel, bool axis_split, bool trace,
                        dm_vk_kernel_key *k);
+
+/* The pipeline of a key (dm_vk_kernel_spec's, or any other whose module exists), made in
+ * `cache` with `flags` and `layout` (dm_vk_pipelines.layout); the caller owns it. What
+ * dm_vk_pipeline makes on first use, and what the machine-code report (tools/isa) makes
+ * of every key the library can make (isa_all.c). */
+dmlops_status dm_vk_kernel_pipeline(dm_vk_device *d, VkPipelineCache cache, VkPipelineCreateFlags flags,
+                                    VkPipelineLayout layout, const dm_vk_kernel_key *k, VkPipeline *out);
 
 /* cache_path NULL or "": no cache file. trace: a tracing context's (above). */
 dmlops_status dm_vk_pipelines_init(dm_vk_device *d, const char *cache_path, bool trace, dm_vk_pipelines *p);

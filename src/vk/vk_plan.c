@@ -321,8 +321,11 @@ static dmlops_status dm_split(const dm_vk_limits *lim, const dm_gather *g, const
                 break;
             }
             dm_fill_params(g, &box, &p, record);
+            dm_vk_piece *made = &set->pieces[set->n - 1];
             const uint64_t tile_runs = dm_tile_params(g, variant, &box, per_row, record);
-            if (tile_runs) set->pieces[set->n - 1].runs = tile_runs;
+            if (tile_runs) made->runs = tile_runs;
+            /* The module's variant: the general path's where the fast path is not taken. */
+            dm_vk_piece_grid(lim, g, lim->run <= 32 ? variant : DM_VARIANT_GENERAL, run, lanes, record, made);
             continue;
         }
         /* Halve and push both sides; depth stays within 64 halvings per dimension. */

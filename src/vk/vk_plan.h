@@ -18,6 +18,9 @@ typedef struct dm_vk_piece {
     dm_vk_span span[DM_SLOT_COUNT];
     uint64_t units;
     uint64_t runs;             /* invocations' worth of work: units in runs of RUN per row */
+    uint32_t groups;           /* workgroups of each of its dispatches (the last may have fewer) */
+    uint32_t vgroups;          /* workgroups of its virtual grid, which ceil(vgroups / groups)
+                                  dispatches run in turn (dm_vk_piece_grid) */
 } dm_vk_piece;
 
 typedef struct dm_vk_plan {
@@ -53,6 +56,18 @@ typedef struct dm_vk_segments {
  * (SLICE1 step 2 0.65-0.78 -> 0.61-0.66; ONE_HOT depth 16 and REVERSE across rows with a
  * length per column 2-4x slower), so they keep one chunk per invocation. */
 void dm_vk_unit_shape(const dm_vk_limits *lim, const dm_gather *g, uint32_t variant, uint32_t *run, uint32_t *lanes);
+
+/* vk_grid.c: the grid of piece p, whose parameter record is `record`, under the module's
+ * variant and the pipeline's RUN and LANES (dm_vk_unit_shape): p->groups, the workgroups
+ * of one dispatch (the device class's grid, DMLOPS_VK_GRID and maxComputeWorkGroupCount),
+ * and p->vgroups, the virtual grid the kernel strides over (glsl/gather_common.glsl,
+ * grid_group), large enough that no invocation loops more than lavapipe's limit allows
+ * (65535 iterations in all) and no dispatch writes more than 256 MiB, whatever the tuning
+ * and the tensor (issue 45). p->runs and p->span set. */
+void dm_vk_piece_grid(const dm_vk_limits *lim, const dm_gather *g, uint32_t variant, uint32_t run, uint32_t lanes,
+                      const uint32_t *record, dm_vk_piece *p);
+/* The dispatches n pieces take (ceil(vgroups / groups) each). */
+uint64_t dm_vk_plan_dispatches(const dm_vk_piece *pieces, uint32_t n);
 
 /* The limits of one path: the texel path's windows are the smaller of the storage and
  * texel limits; texel is false where the device takes no texel path. */

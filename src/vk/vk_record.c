@@ -26,13 +26,23 @@ void dm_vk_record(const dmlops_binding_table *t, VkCommandBuffer cmd, dm_vk_trac
     VkPipelineLayout layout = t->vk->pipes.layout;
     d->vkd.CmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, t->pipeline);
     for (uint32_t p = 0; p < npieces; p++) {
-        uint32_t gx, gy;
-        dm_vk_dispatch_groups(&o->lim, pieces[p].runs, &gx, &gy); /* the operator's own limits (tuning) */
-        dm_vk_push push = t->push[p];
-        if (tr) push.tdispatch = dm_vk_tracer_dispatch(tr, o->lim.workgroup);
+        /* The piece's virtual grid, a real grid of `groups` workgroups at a time (vk_plan.h,
+         * dm_vk_piece_grid, under the operator's own limits: tuning): the kernels loop over
+         * the virtual one. gx * gy may pass the dispatch's count by less than a row of x;
+         * those workgroups return at once. */
+        const uint32_t per = pieces[p].groups, vgroups = pieces[p].vgroups;
         d->vkd.CmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &t->sets[p], 0, NULL);
-        d->vkd.CmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
-        d->vkd.CmdDispatch(cmd, gx, gy, 1);
+        for (uint32_t g0 = 0; g0 < vgroups; g0 += per) {
+            const uint32_t groups = vgroups - g0 < per ? vgroups - g0 : per;
+            const uint32_t gx = groups < o->lim.max_groups[0] ? groups : o->lim.max_groups[0];
+            const uint32_t gy = (groups + gx - 1) / gx; /* <= max_groups[1]: the planner caps groups */
+            dm_vk_push push = t->push[p];
+            push.group0 = g0;
+            push.vgroups = vgroups;
+            if (tr) push.tdispatch = dm_vk_tracer_dispatch(tr, o->lim.workgroup);
+            d->vkd.CmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+            d->vkd.CmdDispatch(cmd, gx, gy, 1);
+        }
     }
 }
 
@@ -42,23 +52,22 @@ void dm_vk_record_compute_copy(const dm_vk_compute_copy *c, VkCommandBuffer cmd,
     VkPipelineLayout layout = c->vk->pipes.copy_layout;
     d->vkd.CmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->pipeline);
     for (uint32_t i = 0; i < c->n; i++) {
-        dm_vk_copy_push push = c->push[i];
-        if (tr) push.tdispatch = dm_vk_tracer_dispatch(tr, c->shape.workgroup_size);
         d->vkd.CmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &c->sets[i], 0, NULL);
-        d->vkd.CmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
-        d->vkd.CmdDispatch(cmd, c->groups[i], 1, 1);
+        /* Each invocation loops at most DM_VK_COPY_STEPS times a dispatch (a shape of one
+         * small workgroup would otherwise loop over the whole window, past lavapipe's
+         * 65535 loop iterations, vk_grid.c): the window as several dispatches, each moving
+         * the next part of it. */
+        const uint64_t per = (uint64_t)c->groups[i] * c->shape.workgroup_size * c->shape.vectors * DM_VK_COPY_STEPS;
+        for (uint64_t done = 0; done == 0 || done < c->push[i].count; done += per) {
+            dm_vk_copy_push push = c->push[i];
+            push.dst_at += (uint32_t)done;
+            push.src_at += (uint32_t)done;
+            push.count = (uint32_t)(push.count - done < per ? push.count - done : per);
+            if (tr) push.tdispatch = dm_vk_tracer_dispatch(tr, c->shape.workgroup_size);
+            d->vkd.CmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+            d->vkd.CmdDispatch(cmd, c->groups[i], 1, 1);
+        }
     }
-}
-
-void dm_vk_dispatch_groups(const dm_vk_limits *lim, uint64_t runs, uint32_t *gx, uint32_t *gy)
-{
-    /* Kernels loop over their units, so any size fits one capped grid. */
-    uint64_t groups = (runs + lim->workgroup - 1) / lim->workgroup;
-    if (groups > lim->grid_cap) groups = lim->grid_cap;
-    if (groups < 1) groups = 1;
-    *gx = (uint32_t)(groups < lim->max_groups[0] ? groups : lim->max_groups[0]);
-    *gy = (uint32_t)((groups + *gx - 1) / *gx);
-    if (*gy > lim->max_groups[1]) *gy = lim->max_groups[1];
 }
 
 /* The first path taken, or MIXED once two differ. */

@@ -108,9 +108,6 @@ void dm_vk_compute_copy_destroy(dm_vk_compute_copy *c);
  * each dispatch (vk_trace.h); NULL elsewhere. */
 void dm_vk_record_compute_copy(const dm_vk_compute_copy *c, VkCommandBuffer cmd, dm_vk_tracer *tr);
 void dm_vk_record(const dmlops_binding_table *t, VkCommandBuffer cmd, dm_vk_tracer *tr);
-/* The workgroup grid of a dispatch of `runs` invocations' work under lim (its workgroup,
- * grid cap and the device's grid limits): at least one workgroup. */
-void dm_vk_dispatch_groups(const dm_vk_limits *lim, uint64_t runs, uint32_t *gx, uint32_t *gy);
 /* Notes the path an execution or recording of t took in its operator's info, and on the
  * copy path its region count (REVERSE's follow the lengths, known only at binding). */
 void dm_vk_note_path(const dmlops_binding_table *t);

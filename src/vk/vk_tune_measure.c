@@ -149,8 +149,7 @@ static uint64_t dm_table_fingerprint(const dm_cand *c)
     h = dm_fnv(h, &t->texel, sizeof t->texel);
     h = dm_fnv(h, t->push, (size_t)n * sizeof *t->push);
     for (uint32_t p = 0; p < n; p++) {
-        uint32_t grid[2];
-        dm_vk_dispatch_groups(&c->op->lim, pieces[p].runs, &grid[0], &grid[1]);
+        const uint32_t grid[2] = {pieces[p].groups, pieces[p].vgroups}; /* the dispatches recorded */
         h = dm_fnv(h, grid, sizeof grid);
         h = dm_fnv(h, pieces[p].span, sizeof pieces[p].span);
     }

@@ -114,11 +114,43 @@ typedef struct isa_stat {
 /* One pipeline's executable as the driver describes it. */
 typedef struct isa_shader {
     char executable[VK_MAX_DESCRIPTION_SIZE]; /* its name (RADV: "Compute Shader") */
+    uint32_t subgroup;      /* the executable's subgroup size (Intel: its SIMD width) */
     isa_stat stat[ISA_MAX_STATS];
     uint32_t nstats;
     char *disassembly;      /* malloc'd; NULL where the driver gives none */
     char disassembly_name[VK_MAX_DESCRIPTION_SIZE];
+    double shared_ir;       /* shared memory the driver's NIR declares ("shared: N"), -1 where none shows it */
+    char log[1024];         /* what the driver printed on stderr compiling it (v3dv's spills) */
 } isa_shader;
+
+/* What every driver's statistics say of a pipeline, under one set of names (-1 where the
+ * driver does not say): Mesa's RADV, ANV (Intel), turnip (Adreno) and v3dv (V3D) name
+ * them differently (isa_shader_norm). */
+typedef enum isa_width_kind { ISA_WIDTH_NONE, ISA_WIDTH_WAVES_SIMD, ISA_WIDTH_SIMD, ISA_WIDTH_WAVES_CORE, ISA_WIDTH_THREADS } isa_width_kind;
+typedef struct isa_norm {
+    double instructions;    /* RADV "Instructions", the others' "Instruction Count" */
+    double registers;       /* RADV VGPRs, turnip "Registers used" (vec4 registers); ANV and v3dv: -1 */
+    double spills, fills;   /* RADV spilled VGPRs + SGPRs (fills: -1); ANV "Spill Count" / "Fill Count";
+                               turnip STP / LDP (private memory stores and loads); v3dv TMU spills / fills */
+    double width;           /* RADV subgroups per SIMD; ANV the SIMD width; turnip "Max Waves Per Core";
+                               v3dv "Thread Count" (1, 2 or 4 threads a QPU: registers per thread) */
+    isa_width_kind width_kind;
+    double shared;          /* bytes: RADV "LDS size", ANV "Workgroup Memory Size", else the NIR's */
+} isa_norm;
+void isa_shader_norm(const isa_shader *s, isa_norm *n);
+/* stderr while a pipeline compiles (isa_capture.c): v3dv tells its spills there only. */
+typedef struct isa_capture {
+    FILE *file;
+    int saved;
+} isa_capture;
+bool isa_capture_begin(isa_capture *c);
+/* Restores stderr, puts what was written into text (size bytes at most, NUL-terminated)
+ * and writes it to stderr as well. */
+void isa_capture_end(isa_capture *c, char *text, size_t size);
+/* The "N:M spills:fills" of a V3D_DEBUG=shaderdb line in text; false without one. */
+bool isa_shaderdb_spills(const char *text, double *spills, double *fills);
+/* "waves/SIMD", "SIMD", "waves/core", "threads" or "width". */
+const char *isa_width_name(isa_width_kind k);
 
 typedef struct isa_device {
     dm_vk_device dev;       /* dev.lim: the limits the library plans with on it */
@@ -135,8 +167,9 @@ typedef struct isa_device {
 const char *isa_radv_icd(void);
 /* Opens the device `request` names (NULL: the default one) with
  * VK_KHR_pipeline_executable_properties, the library's limits for it (params: as a
- * context reads them, dm_env_vk_tuning) and its pipeline table. UNSUPPORTED where the
- * driver lacks the extension. On failure isa_device_close releases what was made. */
+ * context reads them, dm_env_vk_tuning) and its pipeline table. Where the driver lacks
+ * the extension (lavapipe) the pipelines are still made, with no statistics or code
+ * (d->properties NULL). On failure isa_device_close releases what was made. */
 dmlops_status isa_device_open(const char *request, const dm_vk_params *params, isa_device *d);
 void isa_device_close(isa_device *d);
 /* The statistics and disassembly of pipe's first executable. */
@@ -159,6 +192,7 @@ typedef struct isa_row {
     double vgprs, sgprs, spilled_vgprs, spilled_sgprs; /* the driver's statistics; -1: not given */
     double waves;           /* subgroups a SIMD holds at once with these registers (RADV's
                                "Subgroups per SIMD"); -1: not given */
+    isa_norm norm;          /* the same under every driver's names */
 } isa_row;
 
 typedef struct isa_report {
@@ -178,12 +212,41 @@ const isa_row *isa_report_find(const isa_report *r, const char *label);
 /* The table as Markdown (docs/performance.md carries it), or with tsv one line per row of
  * tab-separated values under a header line, every figure its own column. */
 void isa_report_print(const isa_report *r, bool tsv, FILE *out);
+/* The table every driver's statistics fill (docs/performance.md, one per driver): per
+ * case its pipeline, instructions, registers, spills:fills, subgroups or SIMD width or
+ * threads, shared memory. */
+void isa_report_print_summary(const isa_report *r, FILE *out);
 /* Each row's statistics, as the driver names them, and with disassembly its code. */
 void isa_report_print_details(const isa_report *r, bool disassembly, FILE *out);
 /* "ONE_HOT FLAT e1" and the specialisation constants that are not the device's defaults:
  * " run 8x32" (RUN x LANES), " aligned", " partial", " aux I64", " texel", " rows 3/7",
  * and for the GPU tiles " tile 4x520" (TILE_V vectors a lane, LDS_VECS in all). */
 void isa_pipeline_name(const dm_vk_kernel_key *k, char *buf, size_t size);
+
+/* ---- every pipeline the library can make (isa_all.c) ------------------------------------- */
+/* The tunings every module is compiled under: GPU (storage buffers and the tiles), GPU
+ * with texel loads, CPU (texel loads), CPU on storage buffers. */
+#define ISA_TUNINGS 4
+const char *isa_tuning_name(uint32_t tuning);
+typedef struct isa_pipe {
+    dm_vk_kernel_key key;
+    uint32_t tuning;        /* index of its tuning (isa_tuning_name) */
+    bool compiled;          /* the driver made it */
+    char error[160];        /* why not */
+    isa_norm norm;          /* its statistics */
+} isa_pipe;
+/* The pipelines, into out (up to cap of them); returns how many there are. */
+uint32_t isa_all_pipes(const isa_device *d, isa_pipe *out, uint32_t cap);
+/* Compiles p on d (and destroys it), setting compiled, error and norm. */
+dmlops_status isa_pipe_compile(isa_device *d, isa_pipe *p);
+/* Whether the key's module stages data in shared memory (the GPU tiles but the aligned TILES). */
+bool isa_uses_shared(const dm_vk_kernel_key *k);
+/* What is wrong with p, or NULL: "refused", "spills", "SIMD8" (Intel below SIMD16),
+ * "unused shared memory". */
+const char *isa_pipe_fault(const isa_pipe *p);
+/* The n pipelines compiled on r's device: their faults and ranges, or with tsv one line
+ * each. Returns how many have a fault. */
+uint32_t isa_all_print(const isa_report *r, const isa_pipe *p, uint32_t n, bool tsv, FILE *out);
 
 /* ---- the standard cases (isa_cases.c) ---------------------------------------------------- */
 /* The bench's headline size: large enough that no tensor is split on a GPU. */

@@ -34,7 +34,7 @@ void isa_pipeline_name(const dm_vk_kernel_key *k, char *buf, size_t size)
         const size_t n = strlen(buf);
         snprintf(buf + n, size - n, " rows %u", bucket_rows[k->bucket]);
     }
-    if (k->variant == DM_VARIANT_TILES || k->variant == DM_VARIANT_TILE_COLUMNS || k->variant == DM_VARIANT_TILE_HOT) {
+    if (k->variant >= DM_VARIANT_TILES) {
         const size_t n = strlen(buf);
         snprintf(buf + n, size - n, " tile %ux%u", s[DM_SPEC_TILE_V], s[DM_SPEC_LDS_VECS]);
     }
@@ -48,7 +48,35 @@ static void take_stats(isa_row *row)
     row->spilled_vgprs = isa_stat_value(&row->shader, "Spilled VGPRs");
     row->spilled_sgprs = isa_stat_value(&row->shader, "Spilled SGPRs");
     row->waves = isa_stat_value(&row->shader, "Subgroups per SIMD");
+    isa_shader_norm(&row->shader, &row->norm);
     isa_read_text(row->shader.disassembly, &row->fig);
+}
+
+/* The module DMLOPS_ISA_SPV names, read whole (a SPIR-V file compiled by hand from a
+ * changed kernel, compiled in every case's place: a kernel's registers and spills on a
+ * driver, seconds after an edit); false when it is unset or unreadable. */
+static bool isa_module_file(dm_spirv *out)
+{
+    const char *path = getenv("DMLOPS_ISA_SPV");
+    FILE *f = path && *path ? fopen(path, "rb") : NULL;
+    if (!f) return false;
+    uint32_t *words = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 4096;
+            uint32_t *w = realloc(words, cap * 4);
+            if (!w) break;
+            words = w;
+        }
+        const size_t got = fread(words + n, 4, cap - n, f);
+        n += got;
+        if (got == 0) break;
+    }
+    fclose(f);
+    out->code = words;
+    out->size = n * 4;
+    return words && n;
 }
 
 /* Case c as vk_execute.c's dm_vk_operator_create makes it: parsed, lowered, planned with
@@ -70,9 +98,23 @@ static dmlops_status isa_case_row(isa_device *d, const isa_case *c, isa_row *row
         isa_pipeline_name(&row->key, row->pipeline, sizeof row->pipeline);
         snprintf(row->module, sizeof row->module, "%s_r%u_v%u_t%u", kernel_files[row->key.kernel],
                  bucket_rows[row->key.bucket], row->key.variant, row->key.texel ? 1u : 0u);
-        VkPipeline pipe;
-        st = dm_vk_pipeline(&d->dev, &d->pipes, &plan.g, plan.fast, plan.texel, plan.axis_split, &pipe);
+        VkPipeline pipe = VK_NULL_HANDLE;
+        dm_spirv own = {NULL, 0};
+        char log[sizeof row->shader.log];
+        isa_capture cap;
+        isa_capture_begin(&cap);
+        if (isa_module_file(&own)) { /* DMLOPS_ISA_SPV: a module built by hand, for experiments */
+            dm_vk_kernel_key k = row->key;
+            k.code = &own;
+            st = dm_vk_kernel_pipeline(&d->dev, VK_NULL_HANDLE, d->pipes.create_flags, d->pipes.layout, &k, &pipe);
+        } else {
+            st = dm_vk_pipeline(&d->dev, &d->pipes, &plan.g, plan.fast, plan.texel, plan.axis_split, &pipe);
+        }
+        isa_capture_end(&cap, log, sizeof log);
         if (st == DMLOPS_SUCCESS) st = isa_shader_read(d, pipe, &row->shader);
+        memcpy(row->shader.log, log, sizeof log);
+        if (own.code && pipe) d->dev.vkd.DestroyPipeline(d->dev.device, pipe, NULL);
+        free((void *)own.code);
         row->kernel = st == DMLOPS_SUCCESS;
     }
     dm_vk_plan_free(&plan);
@@ -90,8 +132,14 @@ static dmlops_status isa_copy_row(isa_device *d, isa_row *row)
     snprintf(row->module, sizeof row->module, "copy");
     row->compute_copy = true;
     VkPipeline pipe;
-    DM_TRY(dm_vk_copy_pipeline(&d->dev, &d->pipes, texel, 1, DM_COPY_WORKGROUP, &pipe)); /* the plain copy */
+    char log[sizeof row->shader.log];
+    isa_capture cap;
+    isa_capture_begin(&cap);
+    const dmlops_status st = dm_vk_copy_pipeline(&d->dev, &d->pipes, texel, 1, DM_COPY_WORKGROUP, &pipe); /* the plain copy */
+    isa_capture_end(&cap, log, sizeof log);
+    DM_TRY(st);
     DM_TRY(isa_shader_read(d, pipe, &row->shader));
+    memcpy(row->shader.log, log, sizeof log);
     row->kernel = true;
     take_stats(row);
     return DMLOPS_SUCCESS;
@@ -109,10 +157,12 @@ dmlops_status isa_report_make(isa_device *d, isa_report *r)
     snprintf(r->tuning, sizeof r->tuning, "%s tuning%s%s", d->dev.lim.cpu_tuning ? "CPU" : "GPU",
              d->dev.lim.texel ? ", texel loads" : "", d->dev.lim.tile_lds ? ", GPU tiles" : ", no GPU tiles");
     dmlops_status st = DMLOPS_SUCCESS;
-    for (uint32_t i = 0; i + 1 < n && st == DMLOPS_SUCCESS; i++, r->count++) {
+    const char *only = getenv("DMLOPS_ISA_FILTER"); /* a case-label substring, for one case at a time */
+    for (uint32_t i = 0; i + 1 < n && st == DMLOPS_SUCCESS; i++) {
         isa_case c;
         isa_case_make(i, ISA_CASE_BYTES, &c);
-        st = isa_case_row(d, &c, &r->rows[i]);
+        if (only && *only && !strstr(c.label, only)) continue;
+        st = isa_case_row(d, &c, &r->rows[r->count++]);
         if (st != DMLOPS_SUCCESS) st = dm_fail_prefix(st, "%s", c.label);
     }
     if (st == DMLOPS_SUCCESS) {
@@ -254,6 +304,34 @@ void isa_report_print(const isa_report *r, bool tsv, FILE *out)
 {
     if (tsv) print_tsv(r, out);
     else print_markdown(r, out);
+}
+
+void isa_report_print_summary(const isa_report *r, FILE *out)
+{
+    isa_width_kind wk = ISA_WIDTH_NONE;
+    for (uint32_t i = 0; i < r->count; i++)
+        if (r->rows[i].kernel && r->rows[i].norm.width_kind != ISA_WIDTH_NONE) wk = r->rows[i].norm.width_kind;
+    fprintf(out, "Compiled for %s, subgroup %u, %s; cases at %llu MiB.\n\n", r->device, r->subgroup, r->tuning,
+            (unsigned long long)(ISA_CASE_BYTES >> 20));
+    fprintf(out, "| case | pipeline | instructions | registers | spills:fills | %s | shared bytes |\n",
+            isa_width_name(wk));
+    fprintf(out, "|---|---|--:|--:|--:|--:|--:|\n");
+    for (uint32_t i = 0; i < r->count; i++) {
+        const isa_row *row = &r->rows[i];
+        if (!row->kernel) {
+            fprintf(out, "| %s | %s | | | | | |\n", row->label, row->pipeline);
+            continue;
+        }
+        const isa_norm *n = &row->norm;
+        char ins[24], regs[24], spills[48], width[24], shared[24];
+        format_stat(n->instructions, ins, sizeof ins);
+        format_stat(n->registers, regs, sizeof regs);
+        format_stat(n->width, width, sizeof width);
+        format_stat(n->shared, shared, sizeof shared);
+        if (n->fills >= 0) snprintf(spills, sizeof spills, "%.0f:%.0f", n->spills, n->fills);
+        else format_stat(n->spills, spills, sizeof spills);
+        fprintf(out, "| %s | %s | %s | %s | %s | %s | %s |\n", row->label, row->pipeline, ins, regs, spills, width, shared);
+    }
 }
 
 void isa_report_print_details(const isa_report *r, bool disassembly, FILE *out)
