@@ -19,7 +19,7 @@ void dm_allocator_init(dm_allocator *a, const dmlops_allocation_callbacks *cb)
     memset(&a->cb, 0, sizeof a->cb);
     if (cb) a->cb = *cb;
     a->cb.next = NULL; /* the chain was the caller's: nothing of it is kept */
-    atomic_init(&a->bytes, 0);
+    dm_count_init(&a->bytes, 0);
 }
 
 void *dm_alloc(dm_allocator *a, size_t size, size_t align)
@@ -42,7 +42,7 @@ void *dm_alloc(dm_allocator *a, size_t size, size_t align)
     const dm_block h = {size, (uint64_t)(p - raw)};
     memcpy(p - sizeof h, &h, sizeof h);
     memset(p, 0, size);
-    if (a) atomic_fetch_add_explicit(&a->bytes, size, memory_order_relaxed);
+    if (a) dm_count_add(&a->bytes, size);
     return p;
 }
 
@@ -70,7 +70,7 @@ void dm_afree(dm_allocator *a, void *p)
     dm_block h;
     memcpy(&h, (uint8_t *)p - sizeof h, sizeof h);
     uint8_t *raw = (uint8_t *)p - h.offset;
-    if (a) atomic_fetch_sub_explicit(&a->bytes, h.size, memory_order_relaxed);
+    if (a) dm_count_sub(&a->bytes, h.size);
     if (a && a->cb.allocate) a->cb.deallocate(a->cb.user_data, raw);
     else free(raw);
 }

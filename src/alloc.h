@@ -12,10 +12,11 @@
 #include <stdint.h>
 
 #include "dmlops.h"
+#include "platform/count64.h"
 
 typedef struct dm_allocator {
     dmlops_allocation_callbacks cb; /* allocate NULL: the C library's */
-    _Atomic uint64_t bytes;         /* bytes of the blocks live, headers excluded */
+    dm_count64 bytes;               /* bytes of the blocks live, headers excluded */
 } dm_allocator;
 
 /* cb NULL: the C library's. */

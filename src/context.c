@@ -341,7 +341,7 @@ dmlops_status dm_context_alloc(DML_FEATURE_LEVEL level, uint32_t flags, const dm
         ctx->log = *ext->log;
         ctx->log.next = NULL;
     }
-    atomic_init(&ctx->alloc.bytes, atomic_load(&a.bytes));
+    dm_count_init(&ctx->alloc.bytes, dm_count_load(&a.bytes));
     ctx->level = level;
     ctx->flags = flags;
     atomic_init(&ctx->refs, 1);
@@ -387,7 +387,7 @@ dmlops_status dmlops_context_get_memory_info(dmlops_context *ctx, dmlops_memory_
     if (st == DMLOPS_SUCCESS) st = dm_chain_parse(fn, "dmlops_memory_info", info->next, NULL, 0, NULL);
     if (st != DMLOPS_SUCCESS) return dm_logged(ctx, DMLOPS_LOG_OBJECT_CONTEXT, ctx, st);
     memset((char *)info + sizeof(dmlops_base_structure), 0, sizeof *info - sizeof(dmlops_base_structure));
-    info->host_bytes = atomic_load(&ctx->alloc.bytes) + atomic_load(&ctx->host_extra);
+    info->host_bytes = dm_count_load(&ctx->alloc.bytes) + dm_count_load(&ctx->host_extra);
     info->device_bytes = ctx->vt->device_bytes ? ctx->vt->device_bytes(ctx) : 0;
     return DMLOPS_SUCCESS;
 }

@@ -154,7 +154,7 @@ struct dmlops_context {
     char note[512];
     dm_allocator alloc; /* host memory of the context and its objects (alloc.h) */
     dmlops_log_callback log; /* the application's (callback NULL: none), its chain dropped */
-    _Atomic uint64_t host_extra; /* host memory held outside it: the CPU backend's buffer contents
+    dm_count64 host_extra;       /* host memory held outside it: the CPU backend's buffer contents
                                     when the context has no allocation callbacks */
     dm_mutex lock; /* serialises submissions and staging */
     _Atomic uint32_t refs;    /* the application's until dmlops_context_destroy, and one per object */

@@ -29,7 +29,7 @@ void dm_context_free(dmlops_context *ctx)
     dm_mutex_destroy(&ctx->lock);
     dm_allocator a; /* the context's own, which must outlive the block it is in */
     a.cb = ctx->alloc.cb;
-    atomic_init(&a.bytes, atomic_load(&ctx->alloc.bytes));
+    dm_count_init(&a.bytes, dm_count_load(&ctx->alloc.bytes));
     dm_afree(&a, ctx);
 }
 

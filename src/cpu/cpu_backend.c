@@ -108,7 +108,7 @@ static dmlops_status dm_cpu_buffer_create(dmlops_buffer *buf)
     dmlops_context *ctx = buf->ctx;
     buf->impl = ctx->alloc.cb.allocate ? dm_alloc(&ctx->alloc, (size_t)buf->size, 64)
                                        : dm_cpu_memory_alloc((size_t)buf->size);
-    if (buf->impl && !ctx->alloc.cb.allocate) atomic_fetch_add(&ctx->host_extra, buf->size);
+    if (buf->impl && !ctx->alloc.cb.allocate) dm_count_add(&ctx->host_extra, buf->size);
     if (!buf->impl)
         return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "dmlops_buffer_create: cannot allocate %llu bytes of host memory",
                        (unsigned long long)buf->size);
@@ -124,7 +124,7 @@ static void dm_cpu_buffer_destroy(dmlops_buffer *buf)
         return;
     }
     dm_cpu_memory_free(buf->impl, (size_t)buf->size);
-    atomic_fetch_sub(&ctx->host_extra, buf->size);
+    dm_count_sub(&ctx->host_extra, buf->size);
 }
 
 /* Executions are synchronous, so everything submitted by this thread is complete; work

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "compiler.h"
+#include "count64.h"
 
 #if defined(_WIN32)
 /* Opaque stand-ins for SRWLOCK, CONDITION_VARIABLE and INIT_ONCE (each one pointer,

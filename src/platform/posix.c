@@ -277,6 +277,34 @@ const char *dm_vulkan_loader_name(void)
 #endif
 }
 
+#if ATOMIC_LLONG_LOCK_FREE != 2
+/* count64.h's counts where 64-bit atomics are not lock-free (ARMv6): one lock for all,
+ * taken only by memory accounting, off every kernel's and copy's path. */
+static pthread_mutex_t dm_count_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void dm_count_add(dm_count64 *c, uint64_t v)
+{
+    pthread_mutex_lock(&dm_count_lock);
+    c->v += v;
+    pthread_mutex_unlock(&dm_count_lock);
+}
+
+void dm_count_sub(dm_count64 *c, uint64_t v)
+{
+    pthread_mutex_lock(&dm_count_lock);
+    c->v -= v;
+    pthread_mutex_unlock(&dm_count_lock);
+}
+
+uint64_t dm_count_load(dm_count64 *c)
+{
+    pthread_mutex_lock(&dm_count_lock);
+    const uint64_t v = c->v;
+    pthread_mutex_unlock(&dm_count_lock);
+    return v;
+}
+#endif
+
 #else
 typedef int dm_platform_posix_unused; /* ISO C wants a declaration in every file */
 #endif

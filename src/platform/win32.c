@@ -304,6 +304,33 @@ int dm_write_file_atomic(const char *path, const void *const *parts, const size_
 int dm_strcasecmp(const char *a, const char *b) { return _stricmp(a, b); }
 const char *dm_vulkan_loader_name(void) { return "vulkan-1.dll"; }
 
+#if ATOMIC_LLONG_LOCK_FREE != 2
+/* count64.h's counts where 64-bit atomics are not lock-free: one lock for all. */
+static SRWLOCK dm_count_lock = SRWLOCK_INIT;
+
+void dm_count_add(dm_count64 *c, uint64_t v)
+{
+    AcquireSRWLockExclusive(&dm_count_lock);
+    c->v += v;
+    ReleaseSRWLockExclusive(&dm_count_lock);
+}
+
+void dm_count_sub(dm_count64 *c, uint64_t v)
+{
+    AcquireSRWLockExclusive(&dm_count_lock);
+    c->v -= v;
+    ReleaseSRWLockExclusive(&dm_count_lock);
+}
+
+uint64_t dm_count_load(dm_count64 *c)
+{
+    AcquireSRWLockExclusive(&dm_count_lock);
+    const uint64_t v = c->v;
+    ReleaseSRWLockExclusive(&dm_count_lock);
+    return v;
+}
+#endif
+
 #else
 typedef int dm_platform_win32_unused; /* ISO C wants a declaration in every file */
 #endif

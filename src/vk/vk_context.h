@@ -13,7 +13,7 @@ struct dm_vk_tune_job;
 
 typedef struct dm_vk_ctx {
     dm_vk_device dev;
-    _Atomic uint64_t device_bytes; /* of every allocation on dev (dev.device_bytes points here) */
+    dm_count64 device_bytes;       /* of every allocation on dev (dev.device_bytes points here) */
     bool idle_after_loss;  /* the queue was waited for once the device was lost (vk_sub.c), under the lock */
     dm_vk_submitter sub;
     dm_vk_pipelines pipes;

@@ -71,5 +71,5 @@ void dm_vk_operator_memory(const dmlops_operator *op, dmlops_memory_info *m)
 
 uint64_t dm_vk_device_bytes(const dmlops_context *ctx)
 {
-    return atomic_load(&dm_vk(ctx)->device_bytes);
+    return dm_count_load(&dm_vk(ctx)->device_bytes);
 }

@@ -10,7 +10,7 @@ typedef struct dm_vk_device {
     const VkAllocationCallbacks *vk_alloc; /* the application's, passed to every Vulkan object of
                                               ours (points at vk_alloc_copy), or NULL */
     VkAllocationCallbacks vk_alloc_copy;
-    _Atomic uint64_t *device_bytes; /* the context's count of device memory held, or NULL */
+    dm_count64 *device_bytes;       /* the context's count of device memory held, or NULL */
     dm_vk_instance inst;
     VkPhysicalDevice phys;
     dmlops_device_info info;

@@ -96,7 +96,7 @@ static dmlops_status dm_vk_import(dm_vk_device *d, const dmlops_vulkan_external_
     }
     b->size = size;
     b->bytes = m->allocation_size;
-    if (d->device_bytes) atomic_fetch_add(d->device_bytes, b->bytes);
+    if (d->device_bytes) dm_count_add(d->device_bytes, b->bytes);
     DM_VK_CALL(d, fn, BindBufferMemory, (d->device, b->buffer, b->memory, m->offset));
     const VkMemoryPropertyFlags coherent = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     void *map = NULL;

@@ -81,7 +81,7 @@ dmlops_status dm_vk_alloc(dm_vk_device *d, uint64_t size, dm_vk_mem use, const c
     }
     m->size = size;
     m->bytes = mai.allocationSize;
-    if (d->device_bytes) atomic_fetch_add(d->device_bytes, m->bytes);
+    if (d->device_bytes) dm_count_add(d->device_bytes, m->bytes);
     r = d->vkd.BindBufferMemory(d->device, m->buffer, m->memory, 0);
     VkMemoryPropertyFlags flags = d->memprops.memoryTypes[type].propertyFlags;
     const char *call = "vkBindBufferMemory";
@@ -105,7 +105,7 @@ void dm_vk_free(const dm_vk_device *d, dm_vk_memory *m)
 {
     if (m->buffer) d->vkd.DestroyBuffer(d->device, m->buffer, d->vk_alloc);
     if (m->memory) d->vkd.FreeMemory(d->device, m->memory, d->vk_alloc); /* unmaps too */
-    if (m->memory && d->device_bytes) atomic_fetch_sub(d->device_bytes, m->bytes);
+    if (m->memory && d->device_bytes) dm_count_sub(d->device_bytes, m->bytes);
     memset(m, 0, sizeof *m);
 }
 
