@@ -454,18 +454,18 @@ test: deps-check $(TEST_BIN) $(INTEROP_BIN) $(CLI) $(SO)
 
 # test_cmake.sh and test_build.sh are left out: they build the tree under their own flags
 # (they unset CFLAGS), so under the sanitizers they repeat make test's runs (2-4 minutes).
-# The random suites run a fifth of their cases (DMT_CASES_PERCENT; make test ran them all
+# The random suites run 15% of their cases (DMT_CASES_PERCENT; make test ran them all
 # natively): every path still runs, each case took 4x as long (304 s of a 1238 s stage).
 test-asan:
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/test/lsan.supp:print_suppressions=0 \
-	DMT_CASES_PERCENT=$${DMT_CASES_PERCENT:-20} \
+	DMT_CASES_PERCENT=$${DMT_CASES_PERCENT:-15} \
 	$(MAKE) B=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	    LDFLAGS="-fsanitize=address,undefined" TEST_SH="$(filter-out test/test_cmake.sh test/test_build.sh,$(TEST_SH))" test
 
 # The thread tests (asynchronous submission from eight threads among them), the
 # thread-creation failures, the random suites (whose CPU cases run on a 4-thread pool), the
 # asynchronous submissions and the destroy orders with work in flight under
-# ThreadSanitizer, on both backends, a fifth of the random cases
+# ThreadSanitizer, on both backends, 15% of the random cases
 # (the forced Vulkan paths took 307 s of 490 at all of them). test/tsan.supp explains the
 # one suppression (lavapipe's own threads).
 TSAN_BIN := build-tsan/test/test_threads build-tsan/test/thread_fail build-tsan/test/test_random build-tsan/test/test_async \
@@ -473,7 +473,7 @@ TSAN_BIN := build-tsan/test/test_threads build-tsan/test/thread_fail build-tsan/
 test-tsan: deps-check
 	@$(MAKE) --no-print-directory B=build-tsan CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" $(TSAN_BIN)
 	@TSAN_OPTIONS="suppressions=$(CURDIR)/test/tsan.supp halt_on_error=1 second_deadlock_stack=1" \
-	    DMT_CASES_PERCENT=$${DMT_CASES_PERCENT:-20} sh test/run.sh $(TSAN_BIN)
+	    DMT_CASES_PERCENT=$${DMT_CASES_PERCENT:-15} sh test/run.sh $(TSAN_BIN)
 
 test-big: deps-check $(B)/test/big_tensors
 	@sh test/run.sh $(B)/test/big_tensors
