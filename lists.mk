@@ -25,13 +25,13 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
 # kernel has its general path (variant 0) and these fast-path variants (DM_VARIANT_* in
 # src/vk/vk_abi.h); the Makefile's $(GATHER_H) rule says how they are built.
 ROW_DIMS := 1 3 7
-VARIANTS_slice := 1 2 3 6 9
+VARIANTS_slice := 1 2 3 6 9 12
 VARIANTS_reverse := 4 5 6 8 9 10
 VARIANTS_one_hot := 4 5 6 7 11
 # Variants of rank-1 and rank-2 gathers only (the FLAT walks and the GPU tiles): built for
 # the first row bucket alone.
-FIRST_BUCKET_VARIANTS := 6 7 9 10 11
+FIRST_BUCKET_VARIANTS := 6 7 9 10 11 12
 # The GPU tiles (glsl/gather_tiles.glsl), which only GPU tuning picks, on storage buffers:
 # no texel-path module.
-STORAGE_VARIANTS := 9 10 11
+STORAGE_VARIANTS := 9 10 11 12
 SPIRV_OPT_FLAGS ?= --eliminate-dead-branches --eliminate-dead-code-aggressive --eliminate-dead-functions
