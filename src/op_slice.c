@@ -1,8 +1,7 @@
 /* DML_SLICE1: rules and semantics (operators.md section 5).
  * out[c] = in[start + WindowStrides * c] per dimension, where start is the window offset,
  * moved to the window's end when the stride is negative. */
-#include <string.h>
-
+#include "cpu/copy_bytes.h"
 #include "elements.h"
 #include "gather.h"
 #include "status.h"
@@ -169,7 +168,7 @@ DM_INLINE void dm_slice_rows_memcpy_as(const dm_gather *g, uint8_t *const *slot,
         const uint8_t *src = slot[DM_SLOT_SRC] + (g->base[DM_SLOT_SRC] + r.off[DM_SLOT_SRC] + r.c0) * es;
         if (prefetch) dm_prefetch_row(src, pf);
         if (stream) dm_stream_copy(dst, src, (uint64_t)(r.c1 - r.c0) * (uint64_t)es, g->isa);
-        else memcpy(dst, src, (size_t)((r.c1 - r.c0) * es));
+        else dm_copy_bytes(dst, src, (uint64_t)(r.c1 - r.c0) * (uint64_t)es);
     }
     if (stream) dm_stream_fence();
 }

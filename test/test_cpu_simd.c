@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/cpu/copy_bytes.h"
 #include "../src/cpu/simd.h"
 #include "../src/elements.h"
 #include "../src/platform/platform.h"
@@ -231,6 +232,46 @@ TEST(simd_lanes_match_naive_loop)
                         changes, memcmp(got, want, sizeof got) ? "differ" : "equal");
         }
     }
+}
+
+/* dm_copy_bytes against a byte loop: sizes on both sides of a piece and of the range that
+ * goes in pieces, destinations 0 to 63 bytes (and 4 KiB - 1) past the source modulo 4 KiB,
+ * between guard bytes that must stay untouched. */
+TEST(copy_bytes_matches_a_byte_loop)
+{
+    const uint64_t seed = 0x51AD0004ull;
+    dmt_rng r = {seed};
+    printf("    seed 0x%016" PRIx64 "\n", seed);
+    const uint64_t sizes[] = {0, 1, 64, DM_COPY_PIECE, DM_COPY_PIECE + 1, 2 * DM_COPY_PIECE - 1, 4096, 4096 + 7,
+                              3 * DM_COPY_PIECE + 17, 65536, 200003, DM_COPY_PIECES_UNDER - 1, DM_COPY_PIECES_UNDER};
+    const uint32_t distances[] = {0, 1, 15, 16, 31, 32, 48, 63, 64, 4095};
+    const size_t most = (size_t)DM_COPY_PIECES_UNDER, len = most + 2 * 4096;
+    uint8_t *src = malloc(len + 4096), *got = malloc(len + 8192);
+    REQUIRE(src && got);
+    fill_bytes(&r, src, len + 4096);
+    /* Both on a page (plus a line for the source), so the distance is what it says. */
+    uint8_t *s0 = src + (4096 - (uintptr_t)src % 4096) % 4096 + 64, *g0 = got + (4096 - (uintptr_t)got % 4096) % 4096;
+    int failures = 0;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0] && failures < 8; i++)
+        for (size_t k = 0; k < sizeof distances / sizeof distances[0] && failures < 8; k++) {
+            const uint64_t n = sizes[i];
+            uint8_t *d = g0 + 4096 + 64 + distances[k]; /* a page past the guard, at the distance */
+            memset(g0, 0xEE, (size_t)n + 2 * 4096 + 64 + 64);
+            dm_copy_bytes(d, s0, n);
+            bool ok = true;
+            for (size_t b = 0; b < (size_t)n + 2 * 4096 + 128 && ok; b++) {
+                const uint8_t *p = g0 + b;
+                const bool inside = p >= d && p < d + n;
+                ok = *p == (inside ? s0[p - d] : 0xEE);
+                if (!ok)
+                    (void)CHECK(false, "dm_copy_bytes of %" PRIu64 " bytes, destination %u bytes past the source "
+                                "modulo 4 KiB: byte %lld %s",
+                                n, distances[k], (long long)(p - d), inside ? "differs" : "outside the copy written");
+            }
+            failures += !ok;
+        }
+    free(src);
+    free(got);
 }
 
 /* The names, the best level and what the CPU reports agree. */

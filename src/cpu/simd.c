@@ -1,5 +1,6 @@
 /* The instruction sets of the CPU engine (simd.h): which this build and CPU offer, their
  * names, and the scalar table, the element loops every vector table is checked against. */
+#include "copy_bytes.h"
 #include "simd.h"
 
 #include "../platform/platform.h"
@@ -28,7 +29,7 @@ static void dm_scalar_third(uint8_t *dst, const uint8_t *src, uint64_t count, ui
     dm_copy_strided(dst, 1, src, 3 * dir, count, esize);
 }
 
-static void dm_scalar_stream_copy(uint8_t *dst, const uint8_t *src, uint64_t bytes) { memcpy(dst, src, (size_t)bytes); }
+static void dm_scalar_stream_copy(uint8_t *dst, const uint8_t *src, uint64_t bytes) { dm_copy_bytes(dst, src, bytes); }
 
 /* The caller's own column loop does what no vector loop takes. */
 static bool dm_scalar_ragged(uint8_t *dst, int64_t drow, const uint8_t *src, int64_t srow, const uint8_t *len, uint64_t w,
