@@ -46,9 +46,11 @@ typedef enum dm_isa {
 #define DM_SIMD_VECTOR 1
 #endif
 
-/* The longest row dm_simd.reversed_rows reverses without aligning its stores: four
- * cache lines, past which the aligned loop of reversed pays for its head. */
-#define DM_REVERSED_ROW_BYTES 256u
+/* The longest row dm_simd.reversed_rows reverses without aligning its stores, 16 cache
+ * lines: the 512-byte rows of a [128, 128] FLOAT32 slice ran 1.9-2.0 us unaligned against
+ * 2.4-2.5 with reversed's aligned head a row (AVX2, 2026-11-28); at 2 KiB the two were
+ * within the runs' spread. */
+#define DM_REVERSED_ROW_BYTES 1024u
 
 /* REVERSE's columns of different lengths (dm_simd.ragged) take at most this many rows. */
 #define DM_RAGGED_ROWS 16u
