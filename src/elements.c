@@ -88,6 +88,17 @@ void dm_copy_run(uint8_t *dst, int64_t dst_stride, const uint8_t *src, int64_t s
     dm_copy_strided(dst, dst_stride, src, src_stride, count, esize);
 }
 
+void dm_copy_run_rows(uint8_t *dst, int64_t dst_row, int64_t dst_stride, const uint8_t *src, int64_t src_row,
+                      int64_t src_stride, uint64_t rows, uint64_t count, uint32_t esize, dm_mode mode)
+{
+    if (dst_stride == 1 && src_stride == -1 && count >= 2) {
+        mode.simd->reversed_rows(dst, dst_row, src, src_row, rows, count, esize, mode.stream);
+        return;
+    }
+    for (uint64_t r = 0; r < rows; r++, dst += dst_row, src += src_row)
+        dm_copy_run(dst, dst_stride, src, src_stride, count, esize, mode);
+}
+
 /* Contiguous short rows of n bytes: whole words, the last one overlapping the one before
  * (rewriting bytes of the same row with the same values), so that no call and no loop per
  * byte is made. */

@@ -119,6 +119,69 @@ TEST(simd_runs_match_naive_loops)
     free(want);
 }
 
+/* reversed_rows against a naive loop: `rows` rows of count elements, the destination's
+ * rows drow bytes apart (whole rows or with a gap), the source's srow (up or down, as a
+ * slice's reversed rows read them), every element size, lengths from 0 through the short
+ * rows' limit (DM_REVERSED_ROW_BYTES, unaligned vectors), under a vector (the 16-byte
+ * table's or the scalar loop) and past it (the aligned run a row), random alignments and
+ * store kinds; every byte around and between the rows must stay. */
+TEST(simd_reversed_rows_match_naive_loop)
+{
+    const uint64_t seed = 0x51AD0005ull;
+    dmt_rng r = {seed};
+    printf("    seed 0x%016" PRIx64 "\n", seed);
+    /* A row's step at most: its bytes (up to the limit, two 32-byte vectors and three
+     * elements) and a gap of 80 elements. */
+    enum { ROWS = 5, STEP_MOST = DM_REVERSED_ROW_BYTES + 2 * 32 + 3 * 8 + 80 * 8 };
+    const size_t len = 2 * GUARD + 64 + (size_t)ROWS * STEP_MOST;
+    uint8_t *src = malloc(len), *got = malloc(len), *want = malloc(len);
+    REQUIRE(src && got && want);
+    fill_bytes(&r, src, len);
+    const uint32_t offered = dm_isa_offered();
+    int failures = 0;
+    for (uint32_t i = 0; i < DM_ISA_COUNT; i++) {
+        if (!(offered & (1u << i))) continue;
+        const dm_simd *t = dm_simd_of((dm_isa)i);
+        for (uint32_t e = 0; e < 4; e++) {
+            const uint32_t es = esizes[e];
+            for (uint64_t count = 0; count <= (DM_REVERSED_ROW_BYTES + 2 * 32) / es + 3 && failures < 8; count++)
+                for (int k = 0; k < 6 && failures < 8; k++) {
+                    const uint64_t rows = dmt_below(&r, ROWS + 1);
+                    const int64_t row_bytes = (int64_t)(count * es), gap = (int64_t)dmt_below(&r, 3) * 24 * es;
+                    const int64_t drow = row_bytes + gap, srow_size = row_bytes + (int64_t)dmt_below(&r, 3) * 40 * es;
+                    const bool down = dmt_below(&r, 2), stream = dmt_below(&r, 2);
+                    const int64_t srow = down ? -srow_size : srow_size;
+                    const uint32_t doff = (uint32_t)dmt_below(&r, 64 / es) * es, soff = (uint32_t)dmt_below(&r, 64 / es) * es;
+                    /* Row 0's first element read: the top of its row, the rows above it or below. */
+                    const int64_t first = GUARD + soff + (count ? row_bytes - es : 0) +
+                                          (down && rows ? (int64_t)(rows - 1) * srow_size : 0);
+                    const size_t out_len = GUARD + doff + (size_t)(rows * (uint64_t)drow) + GUARD;
+                    memset(got, 0xA5, out_len);
+                    memset(want, 0xA5, out_len);
+                    for (uint64_t row = 0; row < rows; row++)
+                        naive_copy(want + GUARD + doff + row * (uint64_t)drow, src + first + (int64_t)row * srow, -1,
+                                   count, es);
+                    t->reversed_rows(got + GUARD + doff, drow, src + first, srow, rows, count, es, stream);
+                    dm_stream_fence();
+                    if (memcmp(got, want, out_len)) {
+                        size_t b = 0;
+                        while (got[b] == want[b]) b++;
+                        failures += !CHECK(false,
+                                           "%s reversed_rows: %" PRIu64 " rows of %" PRIu64 " elements of %u bytes, "
+                                           "drow %lld, srow %lld, dst +%u, src +%u, %s stores (seed 0x%016" PRIx64
+                                           "): byte %lld of the output is 0x%02x, expected 0x%02x",
+                                           dm_isa_name((dm_isa)i), rows, count, es, (long long)drow, (long long)srow,
+                                           doff, soff, stream ? "streaming" : "plain", seed,
+                                           (long long)b - GUARD - doff, got[b], want[b]);
+                    }
+                }
+        }
+    }
+    free(src);
+    free(got);
+    free(want);
+}
+
 /* The ragged REVERSE of n rows and w columns against a naive column loop: lanes of
  * esize bytes holding lengths 0 to n (the caller clamps), rows drow / srow bytes apart
  * (sometimes a multiple of 4 KiB, where every row falls in one cache set), any

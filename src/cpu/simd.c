@@ -11,6 +11,13 @@ static void dm_scalar_reversed(uint8_t *dst, const uint8_t *src, uint64_t count,
     dm_copy_strided(dst, 1, src, -1, count, esize);
 }
 
+static void dm_scalar_reversed_rows(uint8_t *dst, int64_t drow, const uint8_t *src, int64_t srow, uint64_t rows,
+                                   uint64_t count, uint32_t esize, bool stream)
+{
+    (void)stream;
+    for (uint64_t r = 0; r < rows; r++, dst += drow, src += srow) dm_copy_strided(dst, 1, src, -1, count, esize);
+}
+
 static void dm_scalar_even(uint8_t *dst, const uint8_t *src, uint64_t count, uint32_t esize, bool stream)
 {
     (void)stream;
@@ -47,6 +54,7 @@ static uint64_t dm_scalar_lanes(uint8_t *len, const uint8_t *lp, uint64_t count,
 
 static const dm_simd dm_simd_scalar = {
     .reversed = dm_scalar_reversed,
+    .reversed_rows = dm_scalar_reversed_rows,
     .even = dm_scalar_even,
     .even_down = dm_scalar_even_down,
     .third = dm_scalar_third,
