@@ -201,17 +201,16 @@ static void DM_SIMD(reversed)(uint8_t *dst, const uint8_t *src, uint64_t count, 
     if (i < count) dm_store(dst + (count - k) * esize, dm_rev(dm_load(top - count * esize), esize));
 }
 
-/* Short rows of at least one vector: a vector at a time from the row's start, the last
- * one overlapping the one before (rewriting elements with the same values), with no
- * alignment head and nothing decided per row. */
+/* Short rows of at least one vector: reversed's body from each row's start, unaligned,
+ * the last vector overlapping the one before (rewriting elements with the same values),
+ * with no alignment head and nothing decided per row. */
 DM_INLINE void dm_reversed_rows_as(uint8_t *dst, int64_t drow, const uint8_t *src, int64_t srow, uint64_t rows,
                                    uint64_t count, const uint32_t esize)
 {
     const uint64_t k = DM_W / esize;
     for (uint64_t r = 0; r < rows; r++, dst += drow, src += srow) {
         const uint8_t *top = src + esize;
-        uint64_t i = 0;
-        for (; i + k <= count; i += k) dm_store(dst + i * esize, dm_rev(dm_load(top - (i + k) * esize), esize));
+        const uint64_t i = dm_reversed_body(dst, top, 0, count, count, esize, false);
         if (i < count) dm_store(dst + (count - k) * esize, dm_rev(dm_load(top - count * esize), esize));
     }
 }
