@@ -527,11 +527,11 @@ demo: deps-check $(B)/examples/quickstart $(B)/examples/onnx_slice
 # `make bench` writes $(B)/bench/performance.md and $(B)/bench/bench/<device>.{csv,svg};
 # `make bench-docs` refreshes the tracked docs/performance.md and docs/bench/ instead.
 # numpy (Debian's python3-numpy) is timed on the same cases when a python3 has it, and
-# PyTorch where python3 imports a torch that sees a CUDA device (the bench runs it only
-# beside a Vulkan run).
+# PyTorch where a python3 imports torch (Debian's python3-torch): on a CUDA device beside a
+# Vulkan run, on CPU tensors beside the CPU backend.
 BENCH_ARGS ?=
 NUMPY_PYTHON = $(firstword $(foreach p,python3 /usr/bin/python3,$(if $(shell $(p) -c 'import numpy' 2>/dev/null && echo y),$(p))))
-TORCH_PYTHON = $(firstword $(foreach p,python3,$(if $(shell $(p) -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' 2>/dev/null && echo y),$(p))))
+TORCH_PYTHON = $(firstword $(foreach p,python3 /usr/bin/python3,$(if $(shell $(p) -c 'import torch' 2>/dev/null && echo y),$(p))))
 BENCH_PEER = $(if $(NUMPY_PYTHON),--numpy-peer "$(NUMPY_PYTHON) bench/numpy_peer.py") \
              $(if $(TORCH_PYTHON),--torch-peer "$(TORCH_PYTHON) bench/torch_peer.py")
 bench: $(CLI)

@@ -7,9 +7,10 @@
 # "N passed, N failed".
 set -uo pipefail
 # Wine's Vulkan programs run beside other lavapipe users (the suites two at a time, a
-# native run on the same host): with Mesa's shader disk cache shared between them, the
-# interop test's semaphore chain crashed under wine in 1 of 2 concurrent runs here
-# (2026-11-28), and passed 2 of 2 with the cache off. Not understood beyond that.
+# native run on the same host), so they keep no shader disk cache to share. It was turned
+# off first as a guess at the interop test's crash under wine (2026-11-28); the crash was
+# in lavapipe's queue thread at vkDestroyDevice, and stopped once a context's destroy
+# waited for the queue to be idle (src/vk/vk_device.c, dm_vk_device_wait_idle).
 export MESA_SHADER_CACHE_DISABLE=true
 cd "$(dirname "$0")/.."
 unset MAKEFLAGS MFLAGS MAKELEVEL

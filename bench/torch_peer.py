@@ -1,21 +1,30 @@
 #!/usr/bin/env python3
-"""PyTorch doing what each case of `dmlops bench` does, on a CUDA device, written as a
-PyTorch user writes it: the peer the benchmark's GPU figures stand beside ("vs PyTorch",
-ratio_torch). Usage:
+"""PyTorch doing what each case of `dmlops bench` does, on a CUDA device or on CPU tensors,
+written as a PyTorch user writes it: the peer the benchmark's figures stand beside ("vs
+PyTorch", ratio_torch). Usage:
 
-    torch_peer.py CASES.json [--warmup S] [--min-time S] [--samples N] [--dry-run]
+    torch_peer.py CASES.json [--device cuda|cpu] [--warmup S] [--min-time S] [--samples N]
+                  [--budget S] [--threads N] [--dry-run]
 
 CASES.json is written by dmlops bench (one object per case: index, label, op, dtype,
 rows, cols, and the operator's fields). The output, one line each:
 
-    torch VERSION cuda CUDA_VERSION on DEVICE
+    torch VERSION cuda CUDA_VERSION on DEVICE      (--device cuda, the default)
+    torch VERSION cpu, N threads                   (--device cpu)
     INDEX SECONDS ITERATIONS CALL         per case: seconds per call, and the call
     unavailable REASON                    instead, with exit status 3, when python3 has no
-                                          torch or torch sees no CUDA device
+                                          torch or (cuda) torch sees no CUDA device
 
-Timing follows the bench's GPU method (docs/performance.md): per case, at least --warmup
-seconds of back-to-back calls (0.3), then --samples runs (7) of back-to-back calls lasting
-at least --min-time seconds (0.002) between two CUDA events; the median time per call.
+On a CUDA device timing follows the bench's GPU method (docs/performance.md): per case, at
+least --warmup seconds of back-to-back calls (0.3), then --samples runs (7) of back-to-back
+calls lasting at least --min-time seconds (0.002) between two CUDA events; the median time
+per call. On the CPU (the bench's CPU backend) it follows the CPU method, as the numpy
+peer does: calls for --warmup seconds (at least two), whose last decides the count (3 to
+50, about --budget seconds, 0.25), then that many calls, each timed alone on the host's
+clock; the median. torch runs on its own default count of intra-op threads, as a user's
+call would (1 on the project's 2-core VM: its count of physical cores as torch sees them);
+--threads N sets another (`dmlops bench --torch-peer "python3 bench/torch_peer.py
+--threads 2"`). The first line names the count used.
 --dry-run needs no torch: it prints each case's call with zero times (which dmlops bench
 ignores), so that tests can check the reading of the cases and the calls without a GPU.
 
@@ -116,6 +125,24 @@ def build(torch, case, dev):
     return (lambda: x[parts].contiguous()), call
 
 
+def time_cpu(fn, warmup, budget):
+    """Seconds per call on the CPU, the median of calls each timed alone, after warm-up
+    calls for `warmup` seconds (at least two); and the calls timed."""
+    t0, calls, last = time.perf_counter(), 0, 0.0
+    while calls < 2 or time.perf_counter() - t0 < warmup:
+        t1 = time.perf_counter()
+        fn()
+        last = time.perf_counter() - t1
+        calls += 1
+    n = max(3, min(50, int(budget / last))) if last > 0 else 50
+    times = []
+    for _ in range(n):
+        t1 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t1)
+    return statistics.median(times), n
+
+
 def time_call(torch, fn, warmup, min_time, samples):
     """Seconds per call, median of `samples` runs of back-to-back calls between CUDA
     events, after `warmup` seconds of back-to-back calls; and the calls timed."""
@@ -145,13 +172,16 @@ def time_call(torch, fn, warmup, min_time, samples):
 def parse(argv):
     p = argparse.ArgumentParser(prog="torch_peer.py", description=__doc__.split("\n\n")[0])
     p.add_argument("cases", help="the cases, as dmlops bench writes them")
+    p.add_argument("--device", choices=("cuda", "cpu"), default="cuda", help="where the tensors live")
     p.add_argument("--warmup", type=float, default=0.3, help="seconds of calls before each case is timed")
     p.add_argument("--min-time", type=float, default=0.002, help="seconds each timed run lasts at least")
     p.add_argument("--samples", type=int, default=7, help="timed runs per case")
+    p.add_argument("--budget", type=float, default=0.25, help="cpu: about the seconds of timed calls per case")
+    p.add_argument("--threads", type=int, default=0, help="cpu: torch's intra-op threads (0: torch's default)")
     p.add_argument("--dry-run", action="store_true", help="print the calls; needs no torch")
     a = p.parse_args(argv)
-    if a.warmup < 0 or a.min_time <= 0 or a.samples < 1:
-        p.error("--warmup >= 0, --min-time > 0 and --samples >= 1")
+    if a.warmup < 0 or a.min_time <= 0 or a.samples < 1 or a.budget <= 0 or a.threads < 0:
+        p.error("--warmup >= 0, --min-time > 0, --samples >= 1, --budget > 0 and --threads >= 0")
     return a
 
 
@@ -186,20 +216,32 @@ def main(argv):
     except Exception as e:  # ImportError, or a torch that fails to load its libraries
         print("unavailable python3 cannot import torch (%s: %s)" % (type(e).__name__, e), flush=True)
         return UNAVAILABLE
-    if not torch.cuda.is_available():
+    cpu = a.device == "cpu"
+    if cpu:
+        dev = torch.device("cpu")
+        if a.threads:
+            torch.set_num_threads(a.threads)
+        threads = torch.get_num_threads()
+        print("torch %s cpu, %d thread%s" % (torch.__version__, threads, "" if threads == 1 else "s"), flush=True)
+    elif not torch.cuda.is_available():
         print("unavailable torch %s sees no CUDA device" % torch.__version__, flush=True)
         return UNAVAILABLE
-    dev = torch.device("cuda")
-    print("torch %s cuda %s on %s" % (torch.__version__, torch.version.cuda, torch.cuda.get_device_name(dev)),
-          flush=True)
+    else:
+        dev = torch.device("cuda")
+        print("torch %s cuda %s on %s" % (torch.__version__, torch.version.cuda, torch.cuda.get_device_name(dev)),
+              flush=True)
     for c in cases:
         try:
             fn, call = build(torch, c, dev)
-            seconds, n = time_call(torch, fn, a.warmup, a.min_time, a.samples)
-        except (RuntimeError, MemoryError) as e:  # out of device memory: left out, the bench says so
+            if cpu:
+                seconds, n = time_cpu(fn, a.warmup, a.budget)
+            else:
+                seconds, n = time_call(torch, fn, a.warmup, a.min_time, a.samples)
+        except (RuntimeError, MemoryError) as e:  # out of memory, or a type the device lacks: left out, the bench says so
             print("torch_peer.py: case %d (%s): %s" % (c["index"], c.get("label", ""), e), file=sys.stderr)
             fn = None
-            torch.cuda.empty_cache()
+            if not cpu:
+                torch.cuda.empty_cache()
             continue
         fn = None
         print(c["index"], "%.9g" % seconds, n, call, flush=True)

@@ -215,6 +215,9 @@ int main(void)
     dmlops_buffer_destroy(bin);
     dmlops_buffer_destroy(bout);
     dmlops_context_destroy(ctx); /* the last handle: every submission of ours has completed */
+    /* A driver that submits from a thread of its own (lavapipe) may hold a finished
+     * submission's semaphore and command buffer a moment after it signalled: idle first. */
+    vkQueueWaitIdle(e.queue);
     vkDestroyCommandPool(e.device, pool, NULL);
     vkDestroySemaphore(e.device, t, NULL);
     VkBuffer bufs[3] = {in, out, result};

@@ -8,6 +8,7 @@
 
 #include <stdatomic.h>
 #include <string.h>
+#include "cpu/copy_bytes.h"
 #include "cpu/vec16.h"
 #include "platform/platform.h"
 
@@ -62,7 +63,7 @@ void dm_copy_run(uint8_t *dst, int64_t dst_stride, const uint8_t *src, int64_t s
     const dm_simd *v = mode.simd;
     if ((dst_stride == 1 && src_stride == 1) || count == 1) {
         if (mode.stream) v->stream_copy(dst, src, count * esize);
-        else memcpy(dst, src, (size_t)(count * esize));
+        else dm_copy_bytes(dst, src, count * esize);
         return;
     }
     if (dst_stride == 1) {
@@ -87,6 +88,17 @@ void dm_copy_run(uint8_t *dst, int64_t dst_stride, const uint8_t *src, int64_t s
     dm_copy_strided(dst, dst_stride, src, src_stride, count, esize);
 }
 
+void dm_copy_run_rows(uint8_t *dst, int64_t dst_row, int64_t dst_stride, const uint8_t *src, int64_t src_row,
+                      int64_t src_stride, uint64_t rows, uint64_t count, uint32_t esize, dm_mode mode)
+{
+    if (dst_stride == 1 && src_stride == -1 && count >= 2) {
+        mode.simd->reversed_rows(dst, dst_row, src, src_row, rows, count, esize, mode.stream);
+        return;
+    }
+    for (uint64_t r = 0; r < rows; r++, dst += dst_row, src += src_row)
+        dm_copy_run(dst, dst_stride, src, src_stride, count, esize, mode);
+}
+
 /* Contiguous short rows of n bytes: whole words, the last one overlapping the one before
  * (rewriting bytes of the same row with the same values), so that no call and no loop per
  * byte is made. */
@@ -96,7 +108,7 @@ DM_INLINE void dm_copy_row_bytes_as(uint8_t *dst, int64_t dst_row, const uint8_t
     for (uint64_t r = 0; r < rows; r++, dst += dst_row, src += src_row) {
         if (prefetch) dm_prefetch_row(src, pf);
         if (n > 64) {
-            memcpy(dst, src, (size_t)n); /* rows of REVERSE's batches of long rows */
+            dm_copy_bytes(dst, src, n); /* rows of REVERSE's batches of long rows */
         } else if (n >= 8) {
             uint64_t i = 0;
             for (; i + 8 <= n; i += 8) DM_MOVE(uint64_t, dst + i, src + i);

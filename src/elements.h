@@ -47,6 +47,12 @@ typedef struct dm_mode {
 void dm_copy_run(uint8_t *dst, int64_t dst_stride, const uint8_t *src, int64_t src_stride, uint64_t count,
                  uint32_t esize, dm_mode mode);
 
+/* dm_copy_run of `rows` runs alike, run i at dst + i * dst_row and src + i * src_row
+ * (bytes): one call of the mode's table for a batch of reversed runs (dm_simd's
+ * reversed_rows), dm_copy_run per run otherwise. */
+void dm_copy_run_rows(uint8_t *dst, int64_t dst_row, int64_t dst_stride, const uint8_t *src, int64_t src_row,
+                      int64_t src_stride, uint64_t rows, uint64_t count, uint32_t esize, dm_mode mode);
+
 /* `rows` short runs of count elements each: run i starts at dst + i * dst_row and
  * src + i * src_row (bytes); elements are dst_stride and src_stride elements apart. One
  * plain loop per element size, for rows so short that choosing dm_copy_run's method

@@ -978,9 +978,47 @@ PY
         fail "bench reads the PyTorch peer: its time (ratio_torch), version and call" "$T/out"
     fi
 fi
-expect "bench --torch-peer on the CPU backend is left out" 0 "" \
-    "$D" bench --quick --backend cpu --filter "SLICE1 stride=1 UINT8 4 KiB" --torch-peer false
-if grep -q "PyTorch" "$T/out"; then fail "bench --torch-peer on the CPU backend runs no peer" "$T/out"; fi
+# The PyTorch peer beside the CPU backend (issue 47): CPU tensors (--device cpu, the CPU
+# method's warm-up and budget), its ratio beside numpy's and memcpy's, and a note when it
+# timed nothing. A stub answers for case 0 and keeps its arguments.
+printf '#!/bin/sh\necho "$@" >"%s/fake_cpu_args"\necho "torch 9.9 cpu, 3 threads"\necho "0 0.000001 5 torch.flip(x, [0])"\n' \
+    "$T" >"$T/fake_cpu_torch"
+chmod +x "$T/fake_cpu_torch"
+"$D" bench --quick --backend cpu --no-scaling --filter "axis=outer FLOAT32 4 KiB" --csv "$T/fake_cpu.csv" \
+    --torch-peer "$T/fake_cpu_torch" >"$T/out" 2>&1
+if grep -q ' vs torch vs memset$' "$T/out" && grep -qF 'vs torch: PyTorch doing the same operation on CPU tensors' "$T/out" \
+    && grep -qF '9.9 cpu, 3 threads' "$T/out" && grep -qF 'torch.flip(x, [0])' "$T/out" \
+    && grep -q -- '--device cpu --warmup 0.05 --budget 0.005$' "$T/fake_cpu_args" \
+    && tail -n 1 "$T/fake_cpu.csv" | grep -q ',1.000,[0-9.]*,"torch.flip(x, \[0\])",,,$'; then
+    ok "bench --backend cpu runs the PyTorch peer on CPU tensors: its ratio, version and call"
+else
+    cat "$T/fake_cpu.csv" "$T/fake_cpu_args" >>"$T/out" 2>/dev/null
+    fail "bench --backend cpu runs the PyTorch peer on CPU tensors: its ratio, version and call" "$T/out"
+fi
+expect "bench --backend cpu: a PyTorch peer that timed nothing is a note, not a failure" 0 \
+    "vs torch: not measured: the peer 'false' timed no case" \
+    "$D" bench --quick --backend cpu --no-scaling --filter "SLICE1 stride=1 UINT8 4 KiB" --torch-peer false
+expect "bench --backend cpu without --torch-peer says so" 0 "vs torch: not measured (no --torch-peer)" \
+    "$D" bench --quick --backend cpu --no-scaling --filter "SLICE1 stride=1 UINT8 4 KiB"
+# With a real torch (Debian's python3-torch, where a python3 has it): every case of a
+# family timed on CPU tensors, a ratio in each row.
+torch_python=
+for p in python3 /usr/bin/python3; do
+    if "$p" -c 'import torch' >/dev/null 2>&1; then torch_python=$p; break; fi
+done
+if [ -n "$torch_python" ]; then
+    "$D" bench --quick --backend cpu --no-scaling --filter "SLICE1 stride=-1" --csv "$T/torch_cpu.csv" \
+        --torch-peer "$torch_python bench/torch_peer.py" >"$T/out" 2>&1
+    if [ "$(grep -c ',[0-9.]*,[0-9.]*,"x.flip(1)",,,$' "$T/torch_cpu.csv")" -eq 4 ] \
+        && grep -q '^vs torch: PyTorch .* cpu, [0-9]* thread' "$T/out"; then
+        ok "bench --backend cpu --torch-peer bench/torch_peer.py: PyTorch $($torch_python -c 'import torch; print(torch.__version__)') timed every case"
+    else
+        cat "$T/torch_cpu.csv" >>"$T/out" 2>/dev/null
+        fail "bench --backend cpu --torch-peer bench/torch_peer.py: every case timed" "$T/out"
+    fi
+else
+    echo "skip bench --backend cpu with a real torch: no python3 imports torch"
+fi
 
 # bench/torch_peer.py without torch: its arguments, its reading of the cases and the calls
 # it would time (gpu.md's), and a clean refusal. The cases come from the bench itself.
@@ -1002,6 +1040,8 @@ if has_python; then
     fi
     expect "torch_peer.py without the cases: exit 2" 2 "required" python3 bench/torch_peer.py
     expect "torch_peer.py --samples 0: exit 2" 2 "--samples >= 1" python3 bench/torch_peer.py --samples 0 "$T/cases.json"
+    expect "torch_peer.py --device cpu --budget 0: exit 2" 2 "--budget > 0" \
+        python3 bench/torch_peer.py --device cpu --budget 0 "$T/cases.json"
     printf '[{"index": 0, "op": "SLICE1"}]' >"$T/bad.json"
     expect "torch_peer.py: a case without its fields: exit 2" 2 "a case without 'dtype'" \
         python3 bench/torch_peer.py --dry-run "$T/bad.json"

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/cpu/copy_bytes.h"
 #include "../src/cpu/simd.h"
 #include "../src/elements.h"
 #include "../src/platform/platform.h"
@@ -113,6 +114,69 @@ TEST(simd_runs_match_naive_loops)
             }
     }
     (void)CHECK(tables >= 1 && (offered & 1u), "the scalar table is always offered (offered 0x%x)", offered);
+    free(src);
+    free(got);
+    free(want);
+}
+
+/* reversed_rows against a naive loop: `rows` rows of count elements, the destination's
+ * rows drow bytes apart (whole rows or with a gap), the source's srow (up or down, as a
+ * slice's reversed rows read them), every element size, lengths from 0 through the short
+ * rows' limit (DM_REVERSED_ROW_BYTES, unaligned vectors), under a vector (the 16-byte
+ * table's or the scalar loop) and past it (the aligned run a row), random alignments and
+ * store kinds; every byte around and between the rows must stay. */
+TEST(simd_reversed_rows_match_naive_loop)
+{
+    const uint64_t seed = 0x51AD0005ull;
+    dmt_rng r = {seed};
+    printf("    seed 0x%016" PRIx64 "\n", seed);
+    /* A row's step at most: its bytes (up to the limit, two 32-byte vectors and three
+     * elements) and a gap of 80 elements. */
+    enum { ROWS = 5, STEP_MOST = DM_REVERSED_ROW_BYTES + 2 * 32 + 3 * 8 + 80 * 8 };
+    const size_t len = 2 * GUARD + 64 + (size_t)ROWS * STEP_MOST;
+    uint8_t *src = malloc(len), *got = malloc(len), *want = malloc(len);
+    REQUIRE(src && got && want);
+    fill_bytes(&r, src, len);
+    const uint32_t offered = dm_isa_offered();
+    int failures = 0;
+    for (uint32_t i = 0; i < DM_ISA_COUNT; i++) {
+        if (!(offered & (1u << i))) continue;
+        const dm_simd *t = dm_simd_of((dm_isa)i);
+        for (uint32_t e = 0; e < 4; e++) {
+            const uint32_t es = esizes[e];
+            for (uint64_t count = 0; count <= (DM_REVERSED_ROW_BYTES + 2 * 32) / es + 3 && failures < 8; count++)
+                for (int k = 0; k < 6 && failures < 8; k++) {
+                    const uint64_t rows = dmt_below(&r, ROWS + 1);
+                    const int64_t row_bytes = (int64_t)(count * es), gap = (int64_t)dmt_below(&r, 3) * 24 * es;
+                    const int64_t drow = row_bytes + gap, srow_size = row_bytes + (int64_t)dmt_below(&r, 3) * 40 * es;
+                    const bool down = dmt_below(&r, 2), stream = dmt_below(&r, 2);
+                    const int64_t srow = down ? -srow_size : srow_size;
+                    const uint32_t doff = (uint32_t)dmt_below(&r, 64 / es) * es, soff = (uint32_t)dmt_below(&r, 64 / es) * es;
+                    /* Row 0's first element read: the top of its row, the rows above it or below. */
+                    const int64_t first = GUARD + soff + (count ? row_bytes - es : 0) +
+                                          (down && rows ? (int64_t)(rows - 1) * srow_size : 0);
+                    const size_t out_len = GUARD + doff + (size_t)(rows * (uint64_t)drow) + GUARD;
+                    memset(got, 0xA5, out_len);
+                    memset(want, 0xA5, out_len);
+                    for (uint64_t row = 0; row < rows; row++)
+                        naive_copy(want + GUARD + doff + row * (uint64_t)drow, src + first + (int64_t)row * srow, -1,
+                                   count, es);
+                    t->reversed_rows(got + GUARD + doff, drow, src + first, srow, rows, count, es, stream);
+                    dm_stream_fence();
+                    if (memcmp(got, want, out_len)) {
+                        size_t b = 0;
+                        while (got[b] == want[b]) b++;
+                        failures += !CHECK(false,
+                                           "%s reversed_rows: %" PRIu64 " rows of %" PRIu64 " elements of %u bytes, "
+                                           "drow %lld, srow %lld, dst +%u, src +%u, %s stores (seed 0x%016" PRIx64
+                                           "): byte %lld of the output is 0x%02x, expected 0x%02x",
+                                           dm_isa_name((dm_isa)i), rows, count, es, (long long)drow, (long long)srow,
+                                           doff, soff, stream ? "streaming" : "plain", seed,
+                                           (long long)b - GUARD - doff, got[b], want[b]);
+                    }
+                }
+        }
+    }
     free(src);
     free(got);
     free(want);
@@ -231,6 +295,46 @@ TEST(simd_lanes_match_naive_loop)
                         changes, memcmp(got, want, sizeof got) ? "differ" : "equal");
         }
     }
+}
+
+/* dm_copy_bytes against a byte loop: sizes on both sides of a piece and of the range that
+ * goes in pieces, destinations 0 to 63 bytes (and 4 KiB - 1) past the source modulo 4 KiB,
+ * between guard bytes that must stay untouched. */
+TEST(copy_bytes_matches_a_byte_loop)
+{
+    const uint64_t seed = 0x51AD0004ull;
+    dmt_rng r = {seed};
+    printf("    seed 0x%016" PRIx64 "\n", seed);
+    const uint64_t sizes[] = {0, 1, 64, DM_COPY_PIECE, DM_COPY_PIECE + 1, 2 * DM_COPY_PIECE - 1, 4096, 4096 + 7,
+                              3 * DM_COPY_PIECE + 17, 65536, 200003, DM_COPY_PIECES_UNDER - 1, DM_COPY_PIECES_UNDER};
+    const uint32_t distances[] = {0, 1, 15, 16, 31, 32, 48, 63, 64, 4095};
+    const size_t most = (size_t)DM_COPY_PIECES_UNDER, len = most + 2 * 4096;
+    uint8_t *src = malloc(len + 4096), *got = malloc(len + 8192);
+    REQUIRE(src && got);
+    fill_bytes(&r, src, len + 4096);
+    /* Both on a page (plus a line for the source), so the distance is what it says. */
+    uint8_t *s0 = src + (4096 - (uintptr_t)src % 4096) % 4096 + 64, *g0 = got + (4096 - (uintptr_t)got % 4096) % 4096;
+    int failures = 0;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0] && failures < 8; i++)
+        for (size_t k = 0; k < sizeof distances / sizeof distances[0] && failures < 8; k++) {
+            const uint64_t n = sizes[i];
+            uint8_t *d = g0 + 4096 + 64 + distances[k]; /* a page past the guard, at the distance */
+            memset(g0, 0xEE, (size_t)n + 2 * 4096 + 64 + 64);
+            dm_copy_bytes(d, s0, n);
+            bool ok = true;
+            for (size_t b = 0; b < (size_t)n + 2 * 4096 + 128 && ok; b++) {
+                const uint8_t *p = g0 + b;
+                const bool inside = p >= d && p < d + n;
+                ok = *p == (inside ? s0[p - d] : 0xEE);
+                if (!ok)
+                    (void)CHECK(false, "dm_copy_bytes of %" PRIu64 " bytes, destination %u bytes past the source "
+                                "modulo 4 KiB: byte %lld %s",
+                                n, distances[k], (long long)(p - d), inside ? "differs" : "outside the copy written");
+            }
+            failures += !ok;
+        }
+    free(src);
+    free(got);
 }
 
 /* The names, the best level and what the CPU reports agree. */

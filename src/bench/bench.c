@@ -344,10 +344,7 @@ int cmd_bench(int argc, char **argv)
     bench_host_free(&h);
     /* The peers run once the device is idle: they time themselves on the same machine. */
     if (o.numpy_peer && count) bench_run_numpy_peer(o.numpy_peer, &run, cases, count);
-    if (o.torch_peer && count && !vulkan)
-        snprintf(run.torch_note, sizeof run.torch_note, "not run: the PyTorch peer is a GPU's, and this is the CPU backend");
-    else if (o.torch_peer && count) bench_run_torch_peer(o.torch_peer, &run, cases, count);
-    else if (vulkan) snprintf(run.torch_note, sizeof run.torch_note, "not measured (no --torch-peer)");
+    bench_run_torch_peer(o.torch_peer, &run, cases, count);
 
     bench_print_table(&run, stdout);
     bool ok = true;

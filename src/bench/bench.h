@@ -240,6 +240,10 @@ typedef struct bench_run {
 
 /* ---- timing.c, baselines.c -------------------------------------------------------------- */
 
+/* The CPU backend's warm-up before a case is timed: at least this many seconds of runs (at
+ * least two); the PyTorch peer warms up as long on the CPU. */
+#define BENCH_CPU_WARM_S 0.05
+
 /* Host memory reused across cases: a source pattern and a destination. */
 typedef struct host_mem {
     uint8_t *src, *dst;
@@ -325,7 +329,9 @@ void bench_run_scaling(bench_run *run, const bench_case *cases, size_t count, ui
 /* Runs the numpy peer command on the cases and stores its medians in the results.
  * False (with a message) when it could not run; the suite then goes on without it. */
 bool bench_run_numpy_peer(const char *command, bench_run *run, const bench_case *cases, size_t count);
-/* The same for the PyTorch peer (bench/torch_peer.py): its time per call and the call. */
+/* The same for the PyTorch peer (bench/torch_peer.py): its time per call and the call, on
+ * a CUDA device beside a Vulkan run, on CPU tensors beside the CPU backend. A NULL command
+ * (no --torch-peer) or no case only notes that it was not measured. */
 bool bench_run_torch_peer(const char *command, bench_run *run, const bench_case *cases, size_t count);
 
 /* ---- access_model.c ------------------------------------------------------------------------ */

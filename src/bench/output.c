@@ -43,10 +43,11 @@ static double peak_gbps(const bench_run *run) { return run->mem.peak ? run->mem.
 
 static void print_cpu_row(const bench_result *r, FILE *f)
 {
-    char a[16], b[16], c[16];
-    fprintf(f, "%-50s %-13s %-5s %5u %11.1f %9.3f %9s %9s %9s\n", r->c->label, dmlops_path_name(r->path),
+    char a[16], b[16], c[16], d[16];
+    fprintf(f, "%-50s %-13s %-5s %5u %11.1f %9.3f %9s %9s %9s %9s\n", r->c->label, dmlops_path_name(r->path),
             timer_name(r), r->iterations, r->median_s * 1e6, r->gbps, bench_fmt_ratio(r->gbps, r->memcpy_gbps, a),
-            bench_fmt_ratio(r->gbps, bench_numpy_gbps(r), b), bench_fmt_ratio(r->gbps, bench_memset_gbps(r), c));
+            bench_fmt_ratio(r->gbps, bench_numpy_gbps(r), b), bench_fmt_ratio(r->torch_s, r->median_s, d),
+            bench_fmt_ratio(r->gbps, bench_memset_gbps(r), c));
 }
 
 static void print_vulkan_row(const bench_result *r, FILE *f)
@@ -127,8 +128,8 @@ void bench_print_table(const bench_run *run, FILE *f)
                 "sets", "median us", "GB/s", "vs copy", "vs comp", "best GB/s", "vs best", "torch us", "vs torch",
                 "vs numpy");
     else
-        fprintf(f, "\n%-50s %-13s %-5s %5s %11s %9s %9s %9s %9s\n", "case", "path", "timer", "iters", "median us",
-                "GB/s", "vs memcpy", "vs numpy", "vs memset");
+        fprintf(f, "\n%-50s %-13s %-5s %5s %11s %9s %9s %9s %9s %9s\n", "case", "path", "timer", "iters", "median us",
+                "GB/s", "vs memcpy", "vs numpy", "vs torch", "vs memset");
     for (size_t i = 0; i < run->count; i++) {
         const bench_result *r = &run->results[i];
         if (r->skipped[0]) fprintf(f, "%-50s skipped: %s\n", r->c->label, r->skipped);
@@ -145,6 +146,12 @@ void bench_print_table(const bench_run *run, FILE *f)
         fprintf(f, "timer 'wall': no GPU timestamps (CPU backend, or a device without timestamp queries), so "
                    "host wall time from submission to completion was used\n");
     if (run->have_numpy) fprintf(f, "vs numpy: numpy %s doing the same operation, one thread\n", run->numpy_version);
+    if (!vk && run->count)
+        fprintf(f, "vs torch: %s%s\n",
+                run->have_torch ? "PyTorch doing the same operation on CPU tensors, its time over ours (above 1: we "
+                                  "are faster); "
+                                : "",
+                run->have_torch ? run->torch_version : run->torch_note);
     if (run->have_torch) {
         fprintf(f, "PyTorch %s; the calls it timed:\n", run->torch_version);
         for (size_t i = 0; i < run->count; i++) {

@@ -2,14 +2,17 @@
  * report how long it took, run after the suite on the same machine.
  *
  * numpy (make bench passes `python3 bench/numpy_peer.py`), one thread, on the host; and
- * PyTorch on a CUDA device (`python3 bench/torch_peer.py`), each case written as a PyTorch
- * user would write it. A peer reads the suite's cases as JSON (a file named by its first
- * argument) and prints, one line each:
- *   NAME VERSION...                      first: "numpy 1.24.2", "torch 2.11.0 cuda NVIDIA H100 ..."
+ * PyTorch (`python3 bench/torch_peer.py`), each case written as a PyTorch user would write
+ * it, on a CUDA device beside a Vulkan run and on CPU tensors beside the CPU backend. A
+ * peer reads the suite's cases as JSON (a file named by its first argument) and prints,
+ * one line each:
+ *   NAME VERSION...                      first: "numpy 1.24.2", "torch 2.11.0 cuda NVIDIA H100 ...",
+ *                                        "torch 1.13.0 cpu, 2 threads"
  *   INDEX SECONDS ITERATIONS [CALL...]   per case it timed: seconds per operation, and the
  *                                        call it timed (the PyTorch peer names it)
  *   unavailable REASON                   instead, when it cannot run here (no torch, no CUDA)
- * Lines it cannot time are left out; anything else it prints is ignored. */
+ * Lines it cannot time are left out; anything else it prints is ignored. This file is the
+ * one writer of the run's peer fields (have_numpy, have_torch, their versions, torch_note). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -113,13 +116,25 @@ bool bench_run_numpy_peer(const char *command, bench_run *run, const bench_case 
 
 bool bench_run_torch_peer(const char *command, bench_run *run, const bench_case *cases, size_t count)
 {
+    if (!command || !count) {
+        snprintf(run->torch_note, sizeof run->torch_note, "not measured (no --torch-peer)");
+        return false;
+    }
     char args[128], unavailable[160] = "";
-    const peer p = {"torch", "PyTorch", " (does python3 import a torch that sees a CUDA device?)", run->torch_version,
-                    sizeof run->torch_version, take_torch};
-    /* The peer warms up and times as the bench does: the same warm-up before each case,
-     * CUDA events around back-to-back calls that run at least as long as a list. */
-    snprintf(args, sizeof args, "--warmup %g --min-time %g --samples %u", run->pol.warm_s, run->pol.min_list_s,
-             run->pol.samples);
+    const bool vulkan = bench_is_vulkan(run);
+    const peer p = {"torch", "PyTorch",
+                    vulkan ? " (does python3 import a torch that sees a CUDA device?)" : " (does python3 import torch?)",
+                    run->torch_version, sizeof run->torch_version, take_torch};
+    /* The peer warms up and times as the bench does. Beside Vulkan: the same warm-up
+     * before each case, CUDA events around back-to-back calls that run at least as long as
+     * a list. Beside the CPU backend: CPU tensors on torch's own count of threads (a user's
+     * default, as numpy runs its one and the engine its own; a --threads N in the command
+     * sets another), the CPU method's warm-up, then calls timed one at a time for about the
+     * same budget, their median (as the numpy peer). */
+    if (vulkan)
+        snprintf(args, sizeof args, "--warmup %g --min-time %g --samples %u", run->pol.warm_s, run->pol.min_list_s,
+                 run->pol.samples);
+    else snprintf(args, sizeof args, "--device cpu --warmup %g --budget %g", BENCH_CPU_WARM_S, run->pol.budget_s);
     long got = run_peer(&p, command, args, run, cases, count, unavailable, sizeof unavailable);
     run->have_torch = got > 0;
     if (unavailable[0]) {

@@ -24,20 +24,34 @@ static bool path_fmt(char *buf, size_t len, const char *fmt, ...)
 
 static void markdown_cpu_table(const bench_run *run, FILE *f)
 {
-    char a[16], b[16], c[16];
-    fprintf(f, "| Case | Path | Median µs | GB/s | vs memcpy | vs numpy | vs memset |\n");
-    fprintf(f, "|---|---|--:|--:|--:|--:|--:|\n");
+    char a[16], b[16], c[16], d[16];
+    fprintf(f, "| Case | Path | Median µs | GB/s | vs memcpy | vs numpy | vs PyTorch | vs memset |\n");
+    fprintf(f, "|---|---|--:|--:|--:|--:|--:|--:|\n");
     for (size_t i = 0; i < run->count; i++) {
         const bench_result *r = &run->results[i];
         const char *bold = bench_case_is_headline(r->c) ? "**" : "";
         if (r->skipped[0]) {
-            fprintf(f, "| %s | skipped | | | | | |\n", r->c->label);
+            fprintf(f, "| %s | skipped | | | | | | |\n", r->c->label);
             continue;
         }
-        fprintf(f, "| %s%s%s | %s | %.1f | %.2f | %s | %s | %s |\n", bold, r->c->label, bold,
+        fprintf(f, "| %s%s%s | %s | %.1f | %.2f | %s | %s | %s | %s |\n", bold, r->c->label, bold,
                 dmlops_path_name(r->path), r->median_s * 1e6, r->gbps, bench_fmt_ratio(r->gbps, r->memcpy_gbps, a),
-                bench_fmt_ratio(r->gbps, bench_numpy_gbps(r), b), bench_fmt_ratio(r->gbps, bench_memset_gbps(r), c));
+                bench_fmt_ratio(r->gbps, bench_numpy_gbps(r), b), bench_fmt_ratio(r->torch_s, r->median_s, d),
+                bench_fmt_ratio(r->gbps, bench_memset_gbps(r), c));
     }
+}
+
+/* The PyTorch peer's calls, each family's once. */
+static void markdown_torch_calls(const bench_run *run, FILE *f)
+{
+    if (!run->have_torch) return;
+    fprintf(f, "The PyTorch calls, each case as a PyTorch user writes it:\n\n");
+    for (size_t i = 0; i < run->count; i++) {
+        const bench_result *r = &run->results[i];
+        if (bench_names_torch_call(run, i))
+            fprintf(f, "- %s %s: `%s`\n", dmlops_operator_type_name(r->c->fam->op), r->c->fam->variant, r->torch_call);
+    }
+    fputc('\n', f);
 }
 
 static void markdown_vulkan_table(const bench_run *run, FILE *f)
@@ -94,16 +108,7 @@ static void markdown_vulkan_notes(const bench_run *run, FILE *f)
                     s->best_gbps);
     }
     if (run->nsweeps) fputc('\n', f);
-    if (run->have_torch) {
-        fprintf(f, "The PyTorch calls, each case as a PyTorch user writes it:\n\n");
-        for (size_t i = 0; i < run->count; i++) {
-            const bench_result *r = &run->results[i];
-            if (bench_names_torch_call(run, i))
-                fprintf(f, "- %s %s: `%s`\n", dmlops_operator_type_name(r->c->fam->op), r->c->fam->variant,
-                        r->torch_call);
-        }
-        fputc('\n', f);
-    }
+    markdown_torch_calls(run, f);
 }
 
 static char *markdown_section(const bench_run *run)
@@ -127,9 +132,9 @@ static char *markdown_section(const bench_run *run)
     fprintf(f, "| Timer | %s |\n", bench_any_wall(run) ? "host wall time (no GPU timestamps on this backend or device)"
                                                  : "GPU timestamp queries");
     fprintf(f, "| numpy | %s |\n", run->have_numpy ? run->numpy_version : "not measured (no python3-numpy)");
+    fprintf(f, "| PyTorch | %s |\n", run->have_torch ? run->torch_version : run->torch_note);
     if (bench_is_vulkan(run)) {
         const bench_memory *m = &run->mem;
-        fprintf(f, "| PyTorch | %s |\n", run->have_torch ? run->torch_version : run->torch_note);
         if (m->peak)
             fprintf(f, "| Peak | %.1f GB/s, %s: %s |\n", m->peak->gbps, m->peak->name, m->peak->source);
         else fprintf(f, "| Peak | unknown: the device is not in the table of known devices |\n");
@@ -144,9 +149,11 @@ static char *markdown_section(const bench_run *run)
                    "read and write (a stride-2 slice reads every line of its input). Each *vs* column divides it by "
                    "a baseline measured in the same run on the same machine: *memcpy*, a host `memcpy` moving as "
                    "many lines (half read, half written) on one thread; *numpy*, numpy doing the same operation on "
-                   "one thread; *memset*, a host `memset` of a ONE_HOT's output bytes. Headline cases are in "
-                   "bold.\n\n",
+                   "one thread; *PyTorch*, PyTorch doing it on CPU tensors on its own threads (the PyTorch row says "
+                   "how many), its time over ours; *memset*, a host `memset` of a ONE_HOT's output bytes. Headline "
+                   "cases are in bold.\n\n",
                 run->slug, run->slug);
+        markdown_torch_calls(run, f);
         markdown_cpu_table(run, f);
     }
     for (size_t i = 0; i < run->nscaling; i++) {

@@ -360,11 +360,9 @@ static uint32_t iterations_for(const bench_policy *p, uint32_t fixed, double fir
     return n < p->min_iters ? p->min_iters : n > p->max_iters ? p->max_iters : (uint32_t)n;
 }
 
-#define WARM_S 0.05 /* seconds of warm-up rounds, at least, before a case is timed */
-
 /* The CPU backend: the operator alone in a command list, warm-up rounds (two, and more
- * for WARM_S; the second decides the sample count, since the first may include one-time
- * work), then a sample per execution. */
+ * for BENCH_CPU_WARM_S; the second decides the sample count, since the first may include
+ * one-time work), then a sample per execution. */
 static void run_samples(dmlops_context *ctx, const bench_run *run, const bench_case *c, uint32_t fixed, host_mem *h,
                         bench_result *r)
 {
@@ -383,8 +381,8 @@ static void run_samples(dmlops_context *ctx, const bench_run *run, const bench_c
     st = dmlops_command_list_create(ctx, &l.list);
     if (st == DMLOPS_SUCCESS) st = record_case(l.list, 0, &cs);
     const double warm_from = cli_now();
-    for (int round = 0; st == DMLOPS_SUCCESS && (round < 2 || (round < 1000 && cli_now() - warm_from < WARM_S));
-         round++)
+    for (int round = 0;
+         st == DMLOPS_SUCCESS && (round < 2 || (round < 1000 && cli_now() - warm_from < BENCH_CPU_WARM_S)); round++)
         st = bench_list_time(&l, &warm, &gpu);
     r->iterations = iterations_for(&run->pol, fixed, warm);
     if (st == DMLOPS_SUCCESS && !(t = calloc(r->iterations, sizeof *t))) st = DMLOPS_ERROR_OUT_OF_HOST_MEMORY;

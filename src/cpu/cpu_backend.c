@@ -16,6 +16,7 @@
 #include "../gather.h"
 #include "../internal.h"
 #include "../platform/platform.h"
+#include "copy_bytes.h"
 #include "cpu_memory.h"
 #include "cpu_pool.h"
 #include "simd.h"
@@ -132,13 +133,13 @@ static void dm_cpu_buffer_destroy(dmlops_buffer *buf)
  * range lies inside the buffer (buffer.c), whose size fits in a size_t. */
 static dmlops_status dm_cpu_buffer_write(dmlops_buffer *buf, uint64_t offset, const void *src, uint64_t size)
 {
-    memcpy(dm_cpu_data(buf) + offset, src, (size_t)size);
+    dm_copy_bytes(dm_cpu_data(buf) + offset, src, size);
     return DMLOPS_SUCCESS;
 }
 
 static dmlops_status dm_cpu_buffer_read(dmlops_buffer *buf, uint64_t offset, void *dst, uint64_t size)
 {
-    memcpy(dst, dm_cpu_data(buf) + offset, (size_t)size);
+    dm_copy_bytes(dst, dm_cpu_data(buf) + offset, size);
     return DMLOPS_SUCCESS;
 }
 
@@ -256,8 +257,8 @@ static dmlops_status dm_cpu_list_execute(dmlops_command_list *list)
         if (e->op) {
             DM_TRY(dm_cpu_operator_execute(e->op, e->bind));
         } else {
-            memcpy(dm_cpu_data(e->copy_dst) + e->copy_dst_offset, dm_cpu_data(e->copy_src) + e->copy_src_offset,
-                   (size_t)e->copy_size);
+            dm_copy_bytes(dm_cpu_data(e->copy_dst) + e->copy_dst_offset, dm_cpu_data(e->copy_src) + e->copy_src_offset,
+                          e->copy_size);
         }
     }
     return DMLOPS_SUCCESS;
@@ -273,10 +274,10 @@ static void dm_cpu_run(dm_cpu_sub *c)
     case DM_SUB_OPERATOR: (void)dm_cpu_operator_execute(s->op, s->bind); break;
     case DM_SUB_LIST: (void)dm_cpu_list_execute(s->list); break;
     case DM_SUB_WRITE: /* a transfer holds its buffer in bind[0]; the copy exists when size does */
-        if (s->size && c->copy) memcpy(dm_cpu_data(s->bind[0].buffer) + s->offset, c->copy, (size_t)s->size);
+        if (s->size && c->copy) dm_copy_bytes(dm_cpu_data(s->bind[0].buffer) + s->offset, c->copy, s->size);
         break;
     case DM_SUB_READ:
-        if (s->size && s->host) memcpy(s->host, dm_cpu_data(s->bind[0].buffer) + s->offset, (size_t)s->size);
+        if (s->size && s->host) dm_copy_bytes(s->host, dm_cpu_data(s->bind[0].buffer) + s->offset, s->size);
         break;
     }
 }

@@ -1,5 +1,6 @@
 /* The instruction sets of the CPU engine (simd.h): which this build and CPU offer, their
  * names, and the scalar table, the element loops every vector table is checked against. */
+#include "copy_bytes.h"
 #include "simd.h"
 
 #include "../platform/platform.h"
@@ -8,6 +9,13 @@ static void dm_scalar_reversed(uint8_t *dst, const uint8_t *src, uint64_t count,
 {
     (void)stream;
     dm_copy_strided(dst, 1, src, -1, count, esize);
+}
+
+static void dm_scalar_reversed_rows(uint8_t *dst, int64_t drow, const uint8_t *src, int64_t srow, uint64_t rows,
+                                   uint64_t count, uint32_t esize, bool stream)
+{
+    (void)stream;
+    for (uint64_t r = 0; r < rows; r++, dst += drow, src += srow) dm_copy_strided(dst, 1, src, -1, count, esize);
 }
 
 static void dm_scalar_even(uint8_t *dst, const uint8_t *src, uint64_t count, uint32_t esize, bool stream)
@@ -28,7 +36,7 @@ static void dm_scalar_third(uint8_t *dst, const uint8_t *src, uint64_t count, ui
     dm_copy_strided(dst, 1, src, 3 * dir, count, esize);
 }
 
-static void dm_scalar_stream_copy(uint8_t *dst, const uint8_t *src, uint64_t bytes) { memcpy(dst, src, (size_t)bytes); }
+static void dm_scalar_stream_copy(uint8_t *dst, const uint8_t *src, uint64_t bytes) { dm_copy_bytes(dst, src, bytes); }
 
 /* The caller's own column loop does what no vector loop takes. */
 static bool dm_scalar_ragged(uint8_t *dst, int64_t drow, const uint8_t *src, int64_t srow, const uint8_t *len, uint64_t w,
@@ -46,6 +54,7 @@ static uint64_t dm_scalar_lanes(uint8_t *len, const uint8_t *lp, uint64_t count,
 
 static const dm_simd dm_simd_scalar = {
     .reversed = dm_scalar_reversed,
+    .reversed_rows = dm_scalar_reversed_rows,
     .even = dm_scalar_even,
     .even_down = dm_scalar_even_down,
     .third = dm_scalar_third,

@@ -201,6 +201,42 @@ static void DM_SIMD(reversed)(uint8_t *dst, const uint8_t *src, uint64_t count, 
     if (i < count) dm_store(dst + (count - k) * esize, dm_rev(dm_load(top - count * esize), esize));
 }
 
+/* Short rows of at least one vector: reversed's body from each row's start, unaligned,
+ * the last vector overlapping the one before (rewriting elements with the same values),
+ * with no alignment head and nothing decided per row. */
+DM_INLINE void dm_reversed_rows_as(uint8_t *dst, int64_t drow, const uint8_t *src, int64_t srow, uint64_t rows,
+                                   uint64_t count, const uint32_t esize)
+{
+    const uint64_t k = DM_W / esize;
+    for (uint64_t r = 0; r < rows; r++, dst += drow, src += srow) {
+        const uint8_t *top = src + esize;
+        const uint64_t i = dm_reversed_body(dst, top, 0, count, count, esize, false);
+        if (i < count) dm_store(dst + (count - k) * esize, dm_rev(dm_load(top - count * esize), esize));
+    }
+}
+
+static void DM_SIMD(reversed_rows)(uint8_t *dst, int64_t drow, const uint8_t *src, int64_t srow, uint64_t rows,
+                                   uint64_t count, uint32_t esize, bool stream)
+{
+    const uint64_t k = DM_W / esize;
+#ifdef DM_SHORT
+    if (count < k) {
+        DM_SHORT.reversed_rows(dst, drow, src, srow, rows, count, esize, stream);
+        return;
+    }
+#endif
+    if (stream || count < k || count * esize > DM_REVERSED_ROW_BYTES) {
+        for (uint64_t r = 0; r < rows; r++, dst += drow, src += srow) DM_SIMD(reversed)(dst, src, count, esize, stream);
+        return;
+    }
+    switch (esize) {
+    case 1: dm_reversed_rows_as(dst, drow, src, srow, rows, count, 1); break;
+    case 2: dm_reversed_rows_as(dst, drow, src, srow, rows, count, 2); break;
+    case 4: dm_reversed_rows_as(dst, drow, src, srow, rows, count, 4); break;
+    default: dm_reversed_rows_as(dst, drow, src, srow, rows, count, 8); break;
+    }
+}
+
 /* ---- dst[i] = src[2 i] ---------------------------------------------------------------- */
 
 /* The second load of a vector reads DM_W bytes from element 2 (i + k) - k, inside the run
@@ -581,6 +617,7 @@ static bool DM_SIMD(ragged)(uint8_t *dst, int64_t drow, const uint8_t *src, int6
 
 const dm_simd DM_SIMD_TABLE = {
     .reversed = DM_SIMD(reversed),
+    .reversed_rows = DM_SIMD(reversed_rows),
     .even = DM_SIMD(even),
     .even_down = DM_SIMD(even_down),
     .third = DM_SIMD(third),

@@ -198,7 +198,15 @@ dmlops_status dm_vk_device_adopt_timeline(dm_vk_device *d, uint32_t api_version,
 
 void dm_vk_device_wait_idle(dm_vk_device *d)
 {
-    if (d->device && d->owned && d->submitted && d->vkd.DeviceWaitIdle) d->vkd.DeviceWaitIdle(d->device);
+    if (!d->device || !d->submitted) return;
+    if (d->owned && d->vkd.DeviceWaitIdle) d->vkd.DeviceWaitIdle(d->device);
+    /* An application's queue: every submission of ours was waited for, but a driver that
+     * submits from a thread of its own may still hold a finished one's semaphores and
+     * command buffers after they signalled (Mesa 22.3's lavapipe, whose queue thread
+     * crashed in vkDestroyDevice about once in 25 runs of the interop suite when the
+     * context had destroyed its timeline and command pool right after its last wait).
+     * Idle, the queue has let go of them. */
+    else if (!d->owned && d->queue && d->vkd.QueueWaitIdle) d->vkd.QueueWaitIdle(d->queue);
 }
 
 void dm_vk_device_close(dm_vk_device *d)

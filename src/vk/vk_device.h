@@ -60,7 +60,8 @@ uint64_t dm_vk_heap_room(const dm_vk_device *d);
 
 /* Waits for the device to finish everything, when it is ours and was submitted to: an
  * application's device is not ours to wait on (vkDeviceWaitIdle would need all its
- * queues), and every submission of ours was waited for anyway. A device never submitted
+ * queues), and every submission of ours was waited for anyway; its queue, which we
+ * submitted to, is waited idle (vk_device.c says why). A device never submitted
  * to is not waited on: RADV on a machine without its kernel driver (RADV_FORCE_FAMILY,
  * the machine-code report) creates a device but no fence, and its vkDeviceWaitIdle,
  * which waits through a sync object of the queue, called a null function pointer in the
