@@ -243,12 +243,13 @@ uint fast_row(uint c0, uint lanes, uint db, uint sb, uint ab, uint row_axis, uin
             // The elements this piece writes; the rest are other windows' pieces' (atomics
             // where a word is shared with them).
             for (uint q = 0u; q < 4u; q++) store_masked(ch * 4u + q, v[q], g_part_mask[q]);
-        } else if (PEND > 1u) {
-            slow |= 1u << t;
         } else {
-            // A GPU (no batches): at once, the row's state still at hand, so that no unit's
-            // chunk mask lives on to a pass of its own.
-            elem_chunk(ch, db, row_end);
+            // Left for fast_unit_slow, after the unit (GPUs too, whose batch is one unit):
+            // made here, the element path's state would be live inside the hot loop beside
+            // the row's and the chunk's (V3D, 2 threads: REVERSE ALONG FLOAT32 25 spills
+            // this way against 16, SLICE1 STREAM FLOAT64 9 against 0; 1500 -> 1201 and
+            // 1036 -> 819 instructions), and a module would carry the path twice.
+            slow |= 1u << t;
         }
     }
     return slow;

@@ -38,6 +38,11 @@ bool fetch_vec(uint sb, uint ab, uint row_axis, uint j0, out uvec4 v)
 {
     const uint n = 16u / ESIZE;
     v = uvec4(0u);
+    // Each way below finds the chunk's source address (and whether it runs backwards), and
+    // one src_vec at the end loads it: a src_vec per way (three, each with its funnel)
+    // cost V3D 47 of REVERSE GENERAL's 82 spills (2 threads; 2592 instructions, FLOAT32).
+    uint a;
+    bool backwards = false;
     if (g_aux_step != 0u) {
         // A length per element of the row: across the axis ([16, C] along axis 0 with a
         // length per column), a chunk whose n lengths agree comes from one source row,
@@ -48,28 +53,29 @@ bool fetch_vec(uint sb, uint ab, uint row_axis, uint j0, out uvec4 v)
         // ran 10-17% slower with the check, equal ones FLOAT16 and FLOAT32 no faster.
         if (LANES > 1u || g_axis == g_last || g_src_step != ESIZE) return false;
         const uint L = read_length(ab + j0 * g_aux_step, g_n);
-        for (uint e = 1u; e < n; e++)
+        [[dont_unroll]] for (uint e = 1u; e < n; e++)
             if (read_length(ab + (j0 + e) * g_aux_step, g_n) != L) return false;
         const uint s = row_axis < L ? L - 1u - row_axis : row_axis;
         if (s < g_win_lo || s >= g_win_hi) return false;
-        return src_vec(sb + s * g_axis_src_stride + j0 * ESIZE, v);
-    }
-    uint L = row_length(ab);
-    if (g_axis == g_last) {
-        if (g_axis_src_stride != ESIZE) return false;
-        uint i0 = g_axis_origin + j0;
-        if (i0 + n <= L) { // all reversed: sources L-1-i0 down to L-i0-n
-            uint lo = L - i0 - n;
-            if (lo < g_win_lo || L - i0 > g_win_hi || !src_vec(sb + lo * ESIZE, v)) return false;
-            v = reverse_elements(v);
-            return true;
+        a = sb + s * g_axis_src_stride + j0 * ESIZE;
+    } else {
+        const uint L = row_length(ab);
+        if (g_axis == g_last) {
+            if (g_axis_src_stride != ESIZE) return false;
+            const uint i0 = g_axis_origin + j0;
+            backwards = i0 + n <= L; // all reversed: sources L-1-i0 down to L-i0-n
+            const uint lo = backwards ? L - i0 - n : i0, hi = backwards ? L - i0 : i0 + n;
+            if ((!backwards && i0 < L) || lo < g_win_lo || hi > g_win_hi) return false;
+            a = sb + lo * ESIZE;
+        } else {
+            const uint s = row_axis < L ? L - 1u - row_axis : row_axis;
+            if (g_src_step != ESIZE || s < g_win_lo || s >= g_win_hi) return false;
+            a = sb + s * g_axis_src_stride + j0 * ESIZE;
         }
-        if (i0 < L || i0 < g_win_lo || i0 + n > g_win_hi) return false;
-        return src_vec(sb + i0 * ESIZE, v);
     }
-    uint i = row_axis, s = i < L ? L - 1u - i : i;
-    if (g_src_step != ESIZE || s < g_win_lo || s >= g_win_hi) return false;
-    return src_vec(sb + s * g_axis_src_stride + j0 * ESIZE, v);
+    if (!src_vec(a, v)) return false;
+    if (backwards) v = reverse_elements(v);
+    return true;
 }
 
 bool fetch(uint sb, uint ab, uint row_axis, uint j, out uvec2 v)
