@@ -53,7 +53,9 @@ bool fetch_vec(uint sb, uint ab, uint row_axis, uint j0, out uvec4 v)
         // ran 10-17% slower with the check, equal ones FLOAT16 and FLOAT32 no faster.
         if (LANES > 1u || g_axis == g_last || g_src_step != ESIZE) return false;
         const uint L = read_length(ab + j0 * g_aux_step, g_n);
-        [[dont_unroll]] for (uint e = 1u; e < n; e++)
+        // Unrolled (n is a constant): as a loop it would add n iterations a chunk to what
+        // src/vk/vk_grid.c bounds, past lavapipe's limit at the smallest grid.
+        for (uint e = 1u; e < n; e++)
             if (read_length(ab + (j0 + e) * g_aux_step, g_n) != L) return false;
         const uint s = row_axis < L ? L - 1u - row_axis : row_axis;
         if (s < g_win_lo || s >= g_win_hi) return false;
