@@ -136,6 +136,11 @@ uint p(uint i)
     default: return 0u;
     }
 }
+// The same record as 16-byte vectors, for the words read at an index known only at run
+// time (row_at_loop's row dimensions): the block above folds every word to a constant
+// load, which a compiler may hoist out of the loops around it into a register.
+layout(std140, set = 0, binding = 0) uniform ParamsV { uvec4 pv[32]; };
+uint p_at(uint i) { return pv[i >> 2u][i & 3u]; }
 layout(std430, set = 0, binding = 1) buffer Dst { uint dst[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Src { uint src[]; };
 // The same two windows seen as 16-byte vectors: whole-vector accesses move data several

@@ -147,6 +147,38 @@ void row_at(uint r, out uint db, out uint sb, out uint ab, out uint axis)
 }
 #undef ROW_DIM
 
+// row_at for the unit loop's modules of 3 and 7 row dimensions: a loop over the row's
+// dimensions, each one's six record words read by run-time index. Unrolled, the words of
+// all seven were constant loads the drivers hoisted out of the unit loop and held in
+// registers across it (V3D, 2 threads, REVERSE ALONG FLOAT32: 50 spills with 7 row
+// dimensions against 24 this way, 16 with 1; REVERSE GENERAL 68 against 54). One row
+// dimension stays row_at's (the loop cost that one 8 spills), as do the tiles, whose row
+// costs src/vk/vk_grid.c counts without a loop. vk_grid.c counts these iterations.
+void row_at_loop(uint r, out uint db, out uint sb, out uint ab, out uint axis)
+{
+    if (ROW_DIMS == 1) {
+        row_at(r, db, sb, ab, axis);
+        return;
+    }
+    db = pc.rem_dst + p(P_DST_BASE);
+    sb = pc.rem_src + p(P_SRC_BASE);
+    ab = pc.rem_aux + p(P_AUX_BASE);
+    axis = g_axis_origin;
+    [[dont_unroll]] for (uint d = min(uint(ROW_DIMS), g_last); d > 0u; d--) {
+        const uint D = d - 1u; // the outermost dimension (0) last: it takes what is left
+        uint c = r;
+        if (D > 0u) {
+            const uint q = fastdiv(r, p_at(P_ROW_MAGIC + D), p_at(P_ROW_SHIFTS + D));
+            c = r - q * p_at(P_SIZE + D);
+            r = q;
+        }
+        db += c * p_at(P_DST_STRIDE + D);
+        sb += c * p_at(P_SRC_STRIDE + D);
+        ab += c * p_at(P_AUX_STRIDE + D);
+        if (D == g_axis) axis += c;
+    }
+}
+
 // ---- the general path ----------------------------------------------------------------
 
 void store_element(uint a, uvec2 v)
@@ -277,7 +309,7 @@ uint fast_unit(uint u, uint lane, uint lanes, uint m)
     uint slow = 0u;
     for (uint g = 0u; g < rows; g++) {
         uint db, sb, ab, axis;
-        row_at(row0 + g, db, sb, ab, axis);
+        row_at_loop(row0 + g, db, sb, ab, axis);
         slow |= fast_row((db >> 4u) + k * RUN * lanes + lane, lanes, db, sb, ab, axis, m) << (g * per_row);
     }
     return slow;
@@ -294,7 +326,7 @@ void fast_unit_slow(uint u, uint lane, uint lanes, uint m, uint slow)
         slow = per_row >= 32u ? 0u : slow >> per_row;
         if (bits == 0u) continue;
         uint db, sb, ab, axis;
-        row_at(row0 + g, db, sb, ab, axis);
+        row_at_loop(row0 + g, db, sb, ab, axis);
         row_begin(sb, ab, axis);
         while (bits != 0u) {
             const uint t = uint(findLSB(bits));
@@ -318,7 +350,7 @@ void units_main()
         for (;;) {
             const uint r = fastdiv(u, p(P_G_RUNS_MAGIC), p(P_G_RUNS_SHIFTS)), k = u - r * runs;
             uint db, sb, ab, axis;
-            row_at(r, db, sb, ab, axis);
+            row_at_loop(r, db, sb, ab, axis);
             general_units(k * RUN, min(k * RUN + RUN, per_row), db, sb, ab, axis, m);
             if (units - u <= threads) return; // u + threads would reach units (or wrap)
             u += threads;

@@ -112,7 +112,11 @@ static dm_work dm_piece_work(const dm_vk_limits *lim, const dm_gather *g, uint32
         /* A unit's rows, their whole chunks (RUN at most in all), then up to RUN by the
          * element path, their rows found again; the general path's chunks or elements, each
          * chunk by the element path at worst. Items count per lane group. */
-        const uint64_t fast = 2 * G + run + run * (elem + 1) + 4, general = (uint64_t)run * (elem + 1) + 2;
+        /* Each row found (row_at_loop) is a loop over its row dimensions, of which
+         * modules of 3 and 7 have up to rank - 1 (one has none: row_at). */
+        const uint64_t dims = g->rank > 2 ? g->rank - 1 : 0;
+        const uint64_t fast = 2 * G * (1 + dims) + run + run * (elem + 1) + 4,
+                       general = (uint64_t)run * (elem + 1) + 2 + dims;
         const uint64_t l = w[DM_P_LANES] ? w[DM_P_LANES] : 1;
         k = variant != DM_VARIANT_GENERAL ? (dm_work){(uint64_t)w[DM_P_ITEMS] * l, fast, (uint32_t)l, false}
                                           : (dm_work){w[DM_P_G_ITEMS], general, 1, false};
