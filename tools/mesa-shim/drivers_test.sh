@@ -5,9 +5,9 @@
 # the real compilers of the GPUs our users run, with no GPU: Mesa's v3dv (Raspberry Pi 4's
 # V3D 4.2), turnip (Adreno 618, 630, 660) and ANV (Intel Skylake, Tiger Lake, DG2) under
 # drm-shim, Debian's RADV for an RDNA2 and a GCN family with RADV_FORCE_FAMILY, and
-# lavapipe. A driver fails on a crash (the process dies), a refused pipeline, a spill, an
-# Intel build below SIMD16 or shared memory a module does not use; the table of what each
-# compiled goes to stdout.
+# lavapipe. A driver fails on a crash (the process dies), a refused pipeline, shared memory
+# a module does not use, or a spill or an Intel build below SIMD16 that the baseline of
+# known faults does not hold (below); the new faults go to stdout.
 #
 # Usage: drivers_test.sh [--tables] DMLOPS_ISA [CONFIG...]   (configs as below: "anv tgl", "v3dv",
 # ...). --tables (`make isa`): instead, each driver's table of the standard cases
