@@ -25,13 +25,19 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
 # kernel has its general path (variant 0) and these fast-path variants (DM_VARIANT_* in
 # src/vk/vk_abi.h); the Makefile's $(GATHER_H) rule says how they are built.
 ROW_DIMS := 1 3 7
-VARIANTS_slice := 1 2 3 6 9
+VARIANTS_slice := 1 2 3 6 9 12
 VARIANTS_reverse := 4 5 6 8 9 10
 VARIANTS_one_hot := 4 5 6 7 11
 # Variants of rank-1 and rank-2 gathers only (the FLAT walks and the GPU tiles): built for
 # the first row bucket alone.
-FIRST_BUCKET_VARIANTS := 6 7 9 10 11
+FIRST_BUCKET_VARIANTS := 6 7 9 10 11 12
 # The GPU tiles (glsl/gather_tiles.glsl), which only GPU tuning picks, on storage buffers:
 # no texel-path module.
-STORAGE_VARIANTS := 9 10 11
-SPIRV_OPT_FLAGS ?= --eliminate-dead-branches --eliminate-dead-code-aggressive --eliminate-dead-functions
+STORAGE_VARIANTS := 9 10 11 12
+# Every function inlined and the record's word reads folded before a driver sees the module:
+# p() (glsl/gather_common.glsl) is a switch over the record's 128 words, one load once its
+# index is a constant, but drivers lower a switch to an if-ladder before they inline and
+# fold, so a module with p()'s hundreds of calls left to them took RADV about 40 s a
+# pipeline to compile (against 0.8 s for the same kernels folded here) and doubled the
+# module. Only inlining and its clean-up: -O's other passes are not wanted here.
+SPIRV_OPT_FLAGS ?= --merge-return --inline-entry-points-exhaustive --eliminate-local-single-store --eliminate-local-multi-store --ccp --eliminate-dead-branches --simplify-instructions --eliminate-dead-code-aggressive --eliminate-dead-functions --merge-blocks

@@ -45,6 +45,18 @@ layout(constant_id = 5) const uint LANES = 1u;
 // row cut elsewhere) goes element by element. SLICE1's STREAM and PAIRS, and REVERSE's
 // COLUMNS (each element then at a constant word and shift of its row's texel).
 layout(constant_id = 6) const bool ALIGNED = false;
+// Units (the fast path's, units_main) and runs (the flat walk's, flat_lanes) whose leftover
+// chunks wait for one element-by-element pass: 8 on CPU devices (lavapipe, below); on GPUs
+// 1, where a branch no lane takes costs nothing and a batch's chunk masks would hold
+// registers (V3D spilled 36 of REVERSE ALONG's with 8, wide rows' 32 lanes then batching).
+layout(constant_id = 9) const uint PEND = 1u;
+// A stream carries the vector two neighbouring chunks share from one to the next (src16)
+// on CPU devices only: lavapipe cannot skip a load behind a branch, so there a chunk that
+// might fetch two vectors pays for both. On GPUs a lane's chunks are one (RUN 1) or a
+// run's lanes apart (wide rows), so nothing would be carried, and the carried vector and
+// its index, held across the unit loop, cost Intel its SIMD16 build (REVERSE ALONG).
+const bool CARRY = PEND > 1u;
+
 // PARTIAL: set by chunk_vec when it refused its chunk only because some elements' sources
 // lie outside the piece's window; the chunk's other bytes (g_part_mask, a byte mask per
 // word) are right in its vector.
@@ -84,18 +96,51 @@ const bool TEXEL = DM_TEXEL != 0;
 // The piece's parameter record, a uniform buffer: every word the kernels read is at an
 // index known when the pipeline is compiled, so each read is one scalar load for the
 // whole workgroup rather than one per invocation (lavapipe loads storage buffers lane by
-// lane; uniform blocks it broadcasts). std140 arrays stride by 16 bytes, hence uvec4.
-layout(std140, set = 0, binding = 0) uniform Params { uvec4 p4[16]; };
-// Word i, read as its whole 16-byte vector and then picked from: addressed as one
-// component (p4[i / 4][i % 4], a constant index into a vector), two reads of a vector's
-// words in descending order made NIR's load/store vectorizer divide by zero (the stride of
-// a vector's components, which Mesa 22.3 takes as 0) and killed the process compiling
-// REVERSE and ONE_HOT on Adreno (turnip; nir_opt_load_store_vectorize.c, subtract_deref).
+// lane; uniform blocks it broadcasts). Each word is its own member (std140 packs scalar
+// members 4 bytes apart, where an array strides by 16), read by constant index: a
+// uvec4[32] read as p4[i / 4][i % 4] (a constant index into a vector) made NIR's
+// load/store vectorizer divide by zero on Adreno (turnip, Mesa 22.3: it takes a vector's
+// component stride as 0) and killed the process compiling REVERSE and ONE_HOT, and the
+// same array read a whole uvec4 at a time left V3D holding each vector's four words in
+// registers from its first use on (32 a thread; 37 of REVERSE along rows' spills).
+layout(std140, set = 0, binding = 0) uniform Params {
+    uint w0, w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15;
+    uint w16, w17, w18, w19, w20, w21, w22, w23, w24, w25, w26, w27, w28, w29, w30, w31;
+    uint w32, w33, w34, w35, w36, w37, w38, w39, w40, w41, w42, w43, w44, w45, w46, w47;
+    uint w48, w49, w50, w51, w52, w53, w54, w55, w56, w57, w58, w59, w60, w61, w62, w63;
+    uint w64, w65, w66, w67, w68, w69, w70, w71, w72, w73, w74, w75, w76, w77, w78, w79;
+    uint w80, w81, w82, w83, w84, w85, w86, w87, w88, w89, w90, w91, w92, w93, w94, w95;
+    uint w96, w97, w98, w99, w100, w101, w102, w103, w104, w105, w106, w107, w108, w109, w110, w111;
+    uint w112, w113, w114, w115, w116, w117, w118, w119, w120, w121, w122, w123, w124, w125, w126, w127;
+};
+// Word i of the record (i constant wherever it is called: the switch folds to one load).
 uint p(uint i)
 {
-    const uvec4 v = p4[i >> 2u];
-    return v[i & 3u];
+    switch (i) {
+    case 0u: return w0; case 1u: return w1; case 2u: return w2; case 3u: return w3; case 4u: return w4; case 5u: return w5; case 6u: return w6; case 7u: return w7;
+    case 8u: return w8; case 9u: return w9; case 10u: return w10; case 11u: return w11; case 12u: return w12; case 13u: return w13; case 14u: return w14; case 15u: return w15;
+    case 16u: return w16; case 17u: return w17; case 18u: return w18; case 19u: return w19; case 20u: return w20; case 21u: return w21; case 22u: return w22; case 23u: return w23;
+    case 24u: return w24; case 25u: return w25; case 26u: return w26; case 27u: return w27; case 28u: return w28; case 29u: return w29; case 30u: return w30; case 31u: return w31;
+    case 32u: return w32; case 33u: return w33; case 34u: return w34; case 35u: return w35; case 36u: return w36; case 37u: return w37; case 38u: return w38; case 39u: return w39;
+    case 40u: return w40; case 41u: return w41; case 42u: return w42; case 43u: return w43; case 44u: return w44; case 45u: return w45; case 46u: return w46; case 47u: return w47;
+    case 48u: return w48; case 49u: return w49; case 50u: return w50; case 51u: return w51; case 52u: return w52; case 53u: return w53; case 54u: return w54; case 55u: return w55;
+    case 56u: return w56; case 57u: return w57; case 58u: return w58; case 59u: return w59; case 60u: return w60; case 61u: return w61; case 62u: return w62; case 63u: return w63;
+    case 64u: return w64; case 65u: return w65; case 66u: return w66; case 67u: return w67; case 68u: return w68; case 69u: return w69; case 70u: return w70; case 71u: return w71;
+    case 72u: return w72; case 73u: return w73; case 74u: return w74; case 75u: return w75; case 76u: return w76; case 77u: return w77; case 78u: return w78; case 79u: return w79;
+    case 80u: return w80; case 81u: return w81; case 82u: return w82; case 83u: return w83; case 84u: return w84; case 85u: return w85; case 86u: return w86; case 87u: return w87;
+    case 88u: return w88; case 89u: return w89; case 90u: return w90; case 91u: return w91; case 92u: return w92; case 93u: return w93; case 94u: return w94; case 95u: return w95;
+    case 96u: return w96; case 97u: return w97; case 98u: return w98; case 99u: return w99; case 100u: return w100; case 101u: return w101; case 102u: return w102; case 103u: return w103;
+    case 104u: return w104; case 105u: return w105; case 106u: return w106; case 107u: return w107; case 108u: return w108; case 109u: return w109; case 110u: return w110; case 111u: return w111;
+    case 112u: return w112; case 113u: return w113; case 114u: return w114; case 115u: return w115; case 116u: return w116; case 117u: return w117; case 118u: return w118; case 119u: return w119;
+    case 120u: return w120; case 121u: return w121; case 122u: return w122; case 123u: return w123; case 124u: return w124; case 125u: return w125; case 126u: return w126; case 127u: return w127;
+    default: return 0u;
+    }
 }
+// The same record as 16-byte vectors, for the words read at an index known only at run
+// time (row_at_loop's row dimensions): the block above folds every word to a constant
+// load, which a compiler may hoist out of the loops around it into a register.
+layout(std140, set = 0, binding = 0) uniform ParamsV { uvec4 pv[32]; };
+uint p_at(uint i) { return pv[i >> 2u][i & 3u]; }
 layout(std430, set = 0, binding = 1) buffer Dst { uint dst[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Src { uint src[]; };
 // The same two windows seen as 16-byte vectors: whole-vector accesses move data several
@@ -215,10 +260,13 @@ uvec4 tx_aux4_(uint q, uint s) { dm_trace(s, 2u, pc.tbase_aux + q * 16u, 4u, TR_
 // Indices into the record (src/vk/vk_abi.h).
 const uint P_RANK = 0u, P_UNITS = 1u, P_MODE = 2u, P_PER_ROW = 3u, P_AXIS = 4u, P_AXIS_ORIGIN = 5u,
            P_N = 6u, P_WIN_LO = 7u, P_WIN_HI = 8u, P_PHASED = 9u, P_DST_BASE = 10u, P_SRC_BASE = 11u,
-           P_AUX_BASE = 12u, P_M = 13u, P_AXIS_SRC_STRIDE = 14u, P_SIZE = 16u, P_DST_STRIDE = 24u,
+           P_AUX_BASE = 12u, P_M = 13u, P_AXIS_SRC_STRIDE = 14u, P_SRC_STEP = 15u, P_SIZE = 16u, P_DST_STRIDE = 24u,
            P_SRC_STRIDE = 32u, P_AUX_STRIDE = 40u, P_TILE_CHUNKS = 48u, P_TILES = 49u, P_TILE_PER = 50u,
            P_TILE_MAGIC = 51u, P_TILE_SHIFTS = 52u, P_TILE_STEP_ROWS = 53u, P_TILE_STEP_COLS = 54u,
-           P_TILE_SPAN = 55u, P_SPAN_MAGIC = 56u, P_SPAN_SHIFTS = 57u, P_M_MAGIC = 58u, P_M_SHIFTS = 59u;
+           P_TILE_SPAN = 55u, P_SPAN_MAGIC = 56u, P_SPAN_SHIFTS = 57u, P_M_MAGIC = 58u, P_M_SHIFTS = 59u,
+           P_ROWS = 60u, P_RUNS = 61u, P_RUNS_MAGIC = 62u, P_RUNS_SHIFTS = 63u, P_UNIT_ROWS = 64u, P_LANES = 65u,
+           P_ITEMS = 66u, P_G_RUNS = 67u, P_G_RUNS_MAGIC = 68u, P_G_RUNS_SHIFTS = 69u, P_G_ITEMS = 70u,
+           P_AUX_STEP = 71u, P_ROW_MAGIC = 72u, P_ROW_SHIFTS = 80u, P_DST_STEP = 88u;
 const uint MODE_ELEMENT = 0u, MODE_VEC = 1u;
 // Fast-path variants (VARIANT). SLICE1: rows that run one element forwards or backwards
 // (STREAM), step 2 from the two vectors that hold a chunk's elements (PAIRS), any other
@@ -229,7 +277,7 @@ const uint MODE_ELEMENT = 0u, MODE_VEC = 1u;
 // a whole number of chunks long (FLAT_ROWS). REVERSE across the axis with a length per
 // column: each element from the row its column's length picks (COLUMNS).
 const uint V_GENERAL = 0u, V_STREAM = 1u, V_PAIRS = 2u, V_WORDS = 3u, V_ALONG = 4u, V_ACROSS = 5u, V_FLAT = 6u,
-           V_FLAT_ROWS = 7u, V_COLUMNS = 8u, V_TILES = 9u, V_TILE_COLUMNS = 10u, V_TILE_HOT = 11u;
+           V_FLAT_ROWS = 7u, V_COLUMNS = 8u, V_TILES = 9u, V_TILE_COLUMNS = 10u, V_TILE_HOT = 11u, V_TILE_ROWS = 12u;
 // The module's variant (V_GENERAL: the general path): which of its kernel's ways of
 // making a chunk the hot loop runs. lavapipe runs both sides of every branch with lanes
 // masked, and a masked storage-buffer access still loops over the lanes, so a chunk
@@ -279,21 +327,20 @@ uint aux_word(uint a)
     return LD_AUX(w);
 }
 
-// Parameters the per-element functions use, loaded once per invocation.
-uint g_last, g_src_step, g_aux_step, g_n, g_axis, g_axis_origin, g_win_lo, g_win_hi, g_axis_src_stride;
-
-void load_globals()
-{
-    g_last = p(P_RANK) - 1u;
-    g_src_step = p(P_SRC_STRIDE + g_last);
-    g_aux_step = p(P_AUX_STRIDE + g_last);
-    g_n = p(P_N);
-    g_axis = p(P_AXIS);
-    g_axis_origin = p(P_AXIS_ORIGIN);
-    g_win_lo = p(P_WIN_LO);
-    g_win_hi = p(P_WIN_HI);
-    g_axis_src_stride = p(P_AXIS_SRC_STRIDE);
-}
+// Words the per-element functions use, read where they are used rather than kept in
+// registers from the invocation's start: a record word costs a GPU a scalar or uniform
+// load (V3D rematerialises it from its uniform stream), while a value held across the
+// loops holds a register the whole time (V3D has 32 a thread).
+#define g_last (p(P_RANK) - 1u)
+#define g_src_step p(P_SRC_STEP)
+#define g_aux_step p(P_AUX_STEP)
+#define g_n p(P_N)
+#define g_axis p(P_AXIS)
+#define g_axis_origin p(P_AXIS_ORIGIN)
+#define g_win_lo p(P_WIN_LO)
+#define g_win_hi p(P_WIN_HI)
+#define g_axis_src_stride p(P_AXIS_SRC_STRIDE)
+void load_globals() {}
 
 // The last aux element decoded (a length or an index) and its address: along a row the
 // aux address rarely changes, so most elements skip the read.
@@ -302,7 +349,7 @@ uint g_aux_addr = 0xffffffffu, g_aux_value;
 // The flat walk (FLAT: gather_main.glsl, flat_lanes): the piece's output rows of g_fm
 // elements end to end from byte g_fdb; row r's source and aux start at g_fsb + r * g_fsstr
 // and g_fab + r * g_fastr. Here so that a kernel's own flat_elem can use them.
-uint g_fdb, g_fsb, g_fab, g_fsstr, g_fastr, g_fm;
+uint g_fdb, g_fend, g_fsb, g_fab, g_fsstr, g_fastr, g_fm;
 // Element f of the walk's row: f / g_fm, by the row length's magic number (src/fastdiv.h):
 // the walk finds a run's first row with it, and on a GPU a run is one chunk.
 uint fm_row(uint f) { return fastdiv(f, p(P_M_MAGIC), p(P_M_SHIFTS)); }
@@ -428,6 +475,7 @@ uvec4 src4_clamped(uint q)
 // fetched; moving backwards, the carry holds q + 1 and q is fetched.
 void src16_prime(uint a, bool forward)
 {
+    if (!CARRY) return;
     g_cq = (a >> 4u) + (forward ? 0u : 1u);
     g_cv = src4_clamped(g_cq);
 }
@@ -437,6 +485,7 @@ void src16_prime(uint a, bool forward)
 // the vector the chunk shares with the previous one; the carry moves on either way.
 bool src16(uint a, bool forward, out uvec4 v)
 {
+    if (!CARRY) return src_vec(a, v);
     const uint q = a >> 4u, s = a & 15u, len = uint(src4.length());
     const uint fetch_q = forward ? q + 1u : q;
     const bool carried = g_cq == (forward ? q : q + 1u);

@@ -331,8 +331,8 @@ void flat_main()
         // end at byte g_fdb + rows4 * m * ESIZE): one 16-byte texel per row where an R32
         // texel per row made a hardware gather (UINT8 depth 2 reads 9 rows a chunk).
         const uint wv = clamp((g_fdb + flat_rows4(rows) * m * ESIZE) >> 4u, w0, w1);
-        flat_lanes(w0, wv, u, threads, end, true);
-        flat_lanes(wv, w1, u, threads, end, false);
+        flat_lanes(w0, wv, u, threads, true);
+        flat_lanes(wv, w1, u, threads, false);
     }
     else flat_two_rows(w0, w1, u, threads, off, on);
     flat_ends(u, w0, end);

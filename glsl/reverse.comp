@@ -38,6 +38,11 @@ bool fetch_vec(uint sb, uint ab, uint row_axis, uint j0, out uvec4 v)
 {
     const uint n = 16u / ESIZE;
     v = uvec4(0u);
+    // Each way below finds the chunk's source address (and whether it runs backwards), and
+    // one src_vec at the end loads it: a src_vec per way (three, each with its funnel)
+    // cost V3D 47 of REVERSE GENERAL's 82 spills (2 threads; 2592 instructions, FLOAT32).
+    uint a;
+    bool backwards = false;
     if (g_aux_step != 0u) {
         // A length per element of the row: across the axis ([16, C] along axis 0 with a
         // length per column), a chunk whose n lengths agree comes from one source row,
@@ -48,28 +53,31 @@ bool fetch_vec(uint sb, uint ab, uint row_axis, uint j0, out uvec4 v)
         // ran 10-17% slower with the check, equal ones FLOAT16 and FLOAT32 no faster.
         if (LANES > 1u || g_axis == g_last || g_src_step != ESIZE) return false;
         const uint L = read_length(ab + j0 * g_aux_step, g_n);
+        // Unrolled (n is a constant): as a loop it would add n iterations a chunk to what
+        // src/vk/vk_grid.c bounds, past lavapipe's limit at the smallest grid.
         for (uint e = 1u; e < n; e++)
             if (read_length(ab + (j0 + e) * g_aux_step, g_n) != L) return false;
         const uint s = row_axis < L ? L - 1u - row_axis : row_axis;
         if (s < g_win_lo || s >= g_win_hi) return false;
-        return src_vec(sb + s * g_axis_src_stride + j0 * ESIZE, v);
-    }
-    uint L = row_length(ab);
-    if (g_axis == g_last) {
-        if (g_axis_src_stride != ESIZE) return false;
-        uint i0 = g_axis_origin + j0;
-        if (i0 + n <= L) { // all reversed: sources L-1-i0 down to L-i0-n
-            uint lo = L - i0 - n;
-            if (lo < g_win_lo || L - i0 > g_win_hi || !src_vec(sb + lo * ESIZE, v)) return false;
-            v = reverse_elements(v);
-            return true;
+        a = sb + s * g_axis_src_stride + j0 * ESIZE;
+    } else {
+        const uint L = row_length(ab);
+        if (g_axis == g_last) {
+            if (g_axis_src_stride != ESIZE) return false;
+            const uint i0 = g_axis_origin + j0;
+            backwards = i0 + n <= L; // all reversed: sources L-1-i0 down to L-i0-n
+            const uint lo = backwards ? L - i0 - n : i0, hi = backwards ? L - i0 : i0 + n;
+            if ((!backwards && i0 < L) || lo < g_win_lo || hi > g_win_hi) return false;
+            a = sb + lo * ESIZE;
+        } else {
+            const uint s = row_axis < L ? L - 1u - row_axis : row_axis;
+            if (g_src_step != ESIZE || s < g_win_lo || s >= g_win_hi) return false;
+            a = sb + s * g_axis_src_stride + j0 * ESIZE;
         }
-        if (i0 < L || i0 < g_win_lo || i0 + n > g_win_hi) return false;
-        return src_vec(sb + i0 * ESIZE, v);
     }
-    uint i = row_axis, s = i < L ? L - 1u - i : i;
-    if (g_src_step != ESIZE || s < g_win_lo || s >= g_win_hi) return false;
-    return src_vec(sb + s * g_axis_src_stride + j0 * ESIZE, v);
+    if (!src_vec(a, v)) return false;
+    if (backwards) v = reverse_elements(v);
+    return true;
 }
 
 bool fetch(uint sb, uint ab, uint row_axis, uint j, out uvec2 v)
@@ -90,7 +98,10 @@ bool fetch(uint sb, uint ab, uint row_axis, uint j, out uvec2 v)
 // row, is contiguous in the source): along the axis (V_ALONG) the row is its sequence
 // backwards, then the rest forwards; across it (V_ACROSS), one whole source row forwards. Elements whose source
 // lies outside this piece's part of the window [P_WIN_LO, P_WIN_HI) are left alone.
-uint g_L, g_row_s; // the row's sequence length; across the axis, its source row
+// The row's state is g_P, g_Bb and g_Bf alone (gather_common.glsl's streams): along the
+// axis the sequence length is P plus the axis origin wherever P is not 0, and across it
+// g_Bb, unused there by the stream, holds the source row (three values a GPU keeps while
+// it goes element by element, where five spilled on V3D).
 uint g_sb, g_ab, g_row_axis; // COLUMNS: the row's source and length addresses, axis coordinate
 // Rows along the axis (the axis the row's own dimension): V_ALONG, and V_TILES when the
 // gather's axis is its last dimension (the tiles take both layouts).
@@ -104,28 +115,28 @@ void row_begin(uint sb, uint ab, uint row_axis)
         g_row_axis = row_axis;
         return;
     }
-    g_L = read_length(ab, g_n);
+    const uint L = read_length(ab, g_n);
     if (along_rows()) {
         const uint o = g_axis_origin;
-        g_P = g_L > o ? g_L - o : 0u;
-        g_Bb = sb + (g_L - 1u - o) * ESIZE; // unused (and wrapped) when g_P is 0
+        g_P = L > o ? L - o : 0u;
+        g_Bb = sb + (L - 1u - o) * ESIZE; // unused (and wrapped) when g_P is 0
         g_Bf = sb + o * ESIZE;
     } else {
         g_P = 0u;
-        g_row_s = row_axis < g_L ? g_L - 1u - row_axis : row_axis;
-        g_Bf = sb + g_row_s * g_axis_src_stride;
+        g_Bb = row_axis < L ? L - 1u - row_axis : row_axis; // the source row
+        g_Bf = sb + g_Bb * g_axis_src_stride;
     }
 }
 
 // Whether the sources of elements j0 .. j0 + cnt - 1, all on one side of g_P, lie in the
-// window.
+// window. Along the axis the reversed element j's source is L - 1 - (origin + j) = P - 1 - j.
 bool in_window(uint j0, uint cnt)
 {
-    if (!along_rows()) return g_row_s >= g_win_lo && g_row_s < g_win_hi;
+    if (!along_rows()) return g_Bb >= g_win_lo && g_Bb < g_win_hi;
     const uint i0 = g_axis_origin + j0;
     const bool back = j0 + cnt <= g_P;
     if (!back && j0 < g_P) return false;
-    const uint lo = back ? g_L - i0 - cnt : i0, hi = back ? g_L - 1u - i0 : i0 + cnt - 1u;
+    const uint lo = back ? g_P - j0 - cnt : i0, hi = back ? g_P - 1u - j0 : i0 + cnt - 1u;
     return lo >= g_win_lo && hi < g_win_hi;
 }
 
@@ -254,22 +265,22 @@ bool row_elem(uint j, out uvec2 x)
 // V_TILES (gather_tiles.glsl): a row is its reversed prefix (backwards from g_Bb), then the
 // rest forwards from g_Bf (along the axis), or one source row forwards (across it). A piece
 // that binds only part of the axis (above 2 GiB of it) goes element by element.
-bool tile_row(out uint P, out uint Bb, out uint Bf, out uint D)
+bool tile_row(uint sb, uint ab, uint axis, out uint P, out uint Bb, out uint Bf)
 {
-    D = tile_step();
+    row_begin(sb, ab, axis);
     P = g_P;
     Bb = g_Bb;
     Bf = g_Bf;
     return g_win_lo == 0u && g_win_hi >= g_n;
 }
-// Along the axis a chunk may hold the end of the reversed prefix and the start of the rest
-// (where the row turns): each part's sources in the window.
-bool tile_in_window(uint j0, uint cnt)
-{
-    const uint nb = along_rows() && g_P > j0 ? min(g_P - j0, cnt) : 0u;
-    return (nb == 0u || in_window(j0, nb)) && (nb == cnt || in_window(j0 + nb, cnt - nb));
-}
 uint tile_step() { return ESIZE; }
+// Element j's source index on the axis (along it: reversed below P, P - 1 - j; across it,
+// the row's, which tile_row leaves in Bb) in the piece's part of the window.
+bool tile_src_in(uint j, uint P, uint Bb)
+{
+    const uint s = !along_rows() ? Bb : j < P ? P - 1u - j : g_axis_origin + j;
+    return s >= g_win_lo && s < g_win_hi;
+}
 void tile_main() { tiles_rows_main(); }
 #endif
 
@@ -284,16 +295,17 @@ void tile_main() { tiles_rows_main(); }
 // element by element, its elements from the rows their own lengths pick. Element by element
 // the general path read 16 lengths and 16 sources per UINT8 chunk from memory (the access
 // model: 128 bytes per request, 30x the sectors); this reads each once.
-uint g_tc_q0, g_tc_a0, g_tc_e_lo; // the tile: first source vector of row 0's part, first lengths' vector, first column
+// The tile: its first column, the columns' bytes each staged source row needs, the first
+// vector of the lengths, the staged rows' vectors (P_TILE_SPAN each) in all.
+uint g_tc_e_lo, g_tc_need, g_tc_a0, g_tc_nvec;
 
-// Source vector v of staged row s (its part [e_lo, e_hi) of the columns), and where it goes.
-uint tc_row_vec(uint s) { return (g_fsb + s * g_axis_src_stride + g_tc_e_lo * ESIZE) >> 4u; }
-uint g_tc_vs, g_tc_vmag, g_tc_vsh, g_tc_need, g_tc_nvec;
+// Staged vector k: vector k % P_TILE_SPAN of source row k / P_TILE_SPAN's part (zeros past
+// the part, and past the SRC window: the window's last partial vector from its words).
 uvec4 tc_load(uint k)
 {
-    const uint s = fastdiv(k, g_tc_vmag, g_tc_vsh), v = k - s * g_tc_vs, q = tc_row_vec(s) + v;
-    const uint row_end = g_fsb + s * g_axis_src_stride + g_tc_need; // past the row's last byte needed
-    return q < ((row_end + 15u) >> 4u) && q < uint(src4.length()) ? LD_SRC4(q) : uvec4(0u);
+    const uint vs = p(P_TILE_SPAN), s = fastdiv(k, p(P_SPAN_MAGIC), p(P_SPAN_SHIFTS)), v = k - s * vs;
+    const uint rb = g_fsb + s * g_axis_src_stride, q = ((rb + g_tc_e_lo * ESIZE) >> 4u) + v;
+    return q < ((rb + g_tc_need + 15u) >> 4u) ? src_vec_at(q) : uvec4(0u);
 }
 void tc_store(uint k, uvec4 x) { lds4[k] = x; }
 uvec4 tc_load_aux(uint k) { return aux_vec(g_tc_a0 + k); }
@@ -303,7 +315,8 @@ void tc_store_aux(uint k, uvec4 x) { lds4[g_tc_nvec + k] = x; }
 // its columns from g_tc_e_lo on.
 uint tc_offset(uint s, uint col)
 {
-    return s * g_tc_vs * 16u + ((g_fsb + s * g_axis_src_stride + g_tc_e_lo * ESIZE) & 15u) + (col - g_tc_e_lo) * ESIZE;
+    return s * p(P_TILE_SPAN) * 16u + ((g_fsb + s * g_axis_src_stride + g_tc_e_lo * ESIZE) & 15u) +
+           (col - g_tc_e_lo) * ESIZE;
 }
 
 // Column c's length, decoded and clamped, from the staged lengths.
@@ -315,76 +328,74 @@ uint tc_length(uint c)
     return decode_length(w[i], abytes == 8u ? w[min(i + 1u, 3u)] : 0u, g_n);
 }
 
+// The chunk of output row t (its axis coordinate) from column j0 on (wrapped below 0 for
+// a row's first chunk when rows do not start on one), from the staged rows, and the bytes
+// of it this piece writes (mask): one vector where the chunk is whole and its columns'
+// lengths agree (a permuted copy of one source row's), else each element from its own
+// column's row, in registers, those past the row's columns or with a source outside the
+// piece's window (an axis over several windows) left out.
+void tc_chunk(uint t, uint j0, uint m, bool whole, bool split, out uvec4 v, out uvec4 mask)
+{
+    const uint ne = 16u / ESIZE;
+    v = uvec4(0u);
+    mask = uvec4(0xffffffffu);
+    if (whole && !split) {
+        const uint L0 = tc_length(j0);
+        bool agree = true;
+        [[dont_unroll]] for (uint e = 1u; e < ne; e++) agree = agree && tc_length(j0 + e) == L0;
+        if (agree) {
+            v = lds16(tc_offset(t < L0 ? L0 - 1u - t : t, j0));
+            return;
+        }
+    }
+    mask = uvec4(0u);
+    [[dont_unroll]] for (uint e = 0u; e < ne; e++) {
+        const uint col = j0 + e;
+        if (col >= m) continue;
+        const uint L = tc_length(col), s = t < L ? L - 1u - t : t;
+        if (split && (s < g_win_lo || s >= g_win_hi)) continue;
+        v = with_element(v, e, lds_elem(tc_offset(s, col)));
+        mask = with_element(mask, e, uvec2(0xffffffffu));
+    }
+}
+
 void tiles_columns_main()
 {
-    const uint lane = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x, ne = 16u / ESIZE;
+    const uint lane = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
     const uint R = g_last > 0u ? p(P_SIZE) : 1u, m = p(P_M), first = pc.rem_dst + p(P_DST_BASE);
     const uint dstr = g_last > 0u ? p(P_DST_STRIDE) : 0u, CBC = p(P_TILE_CHUNKS), lg = p(P_TILE_PER);
-    const uint tiles = p(P_TILES), n = g_n, rb = first & 15u, qr = (rb + m * ESIZE + 15u) >> 4u;
-    const uint abytes = AUX_TYPE >= AUX_U64 ? 8u : 4u, lenq = uint(src4.length());
+    const uint tiles = p(P_TILES), rb = first & 15u, qr = (rb + m * ESIZE + 15u) >> 4u;
+    const uint abytes = AUX_TYPE >= AUX_U64 ? 8u : 4u;
     g_fsb = pc.rem_src + p(P_SRC_BASE);
     g_fab = pc.rem_aux + p(P_AUX_BASE);
-    g_tc_vs = p(P_TILE_SPAN);
-    g_tc_vmag = p(P_SPAN_MAGIC);
-    g_tc_vsh = p(P_SPAN_SHIFTS);
-    g_tc_nvec = n * g_tc_vs;
-    // The whole axis in this piece's source window, and its staged rows in shared memory:
-    // else (a piece of an axis above 2 GiB) element by element.
-    const bool staged = g_win_lo == 0u && g_win_hi >= n && g_tc_nvec <= LDS_VECS;
+    g_tc_nvec = g_n * p(P_TILE_SPAN);
+    // An axis over several windows (above 2 GiB of it): only the elements whose source row
+    // this piece's window holds are written (the staged rows outside it are zeros).
+    const bool split = g_win_lo != 0u || g_win_hi < g_n;
     for (uint t = tile_group(); t < tiles; t += tile_groups()) {
         const uint q_lo = t * CBC, q_hi = min(q_lo + CBC, qr);
         g_tc_e_lo = q_lo * 16u > rb ? (q_lo * 16u - rb) / ESIZE : 0u;
-        const uint e_hi = min((q_hi * 16u - rb) / ESIZE, m);
-        g_tc_need = e_hi * ESIZE;
+        g_tc_need = min((q_hi * 16u - rb) / ESIZE, m) * ESIZE;
         g_tc_a0 = (g_fab + g_tc_e_lo * abytes) >> 4u;
-        const uint naux = ((g_fab + e_hi * abytes + 15u) >> 4u) - g_tc_a0;
-        const bool fits = staged && g_tc_nvec + naux <= LDS_VECS;
-        if (fits) {
-            // The lengths first: the source rows' loads, the most, are then the last a lane
-            // issues, all in flight while it waits at the barrier.
-            TILE_STAGE(naux, tc_load_aux, tc_store_aux)
-            TILE_STAGE(g_tc_nvec, tc_load, tc_store)
-            barrier();
-        }
-        for (uint idx = lane; idx < R << lg; idx += wg) {
+        const uint naux = ((g_fab + g_tc_need / ESIZE * abytes + 15u) >> 4u) - g_tc_a0;
+        // A block sized past shared memory is never planned (dm_tile_params, dm_kernel_columns_lds);
+        // one that were would write nothing rather than past it.
+        const bool fits = g_tc_nvec + naux <= LDS_VECS;
+        // The lengths first: the source rows' loads, the most, are then the last a lane
+        // issues, all in flight while it waits at the barrier.
+        TILE_STAGE(fits ? naux : 0u, tc_load_aux, tc_store_aux)
+        TILE_STAGE(fits ? g_tc_nvec : 0u, tc_load, tc_store)
+        barrier();
+        for (uint idx = lane; fits && idx < R << lg; idx += wg) {
             const uint r = idx >> lg, q = q_lo + (idx & (CBC - 1u));
             if (q >= q_hi) continue;
-            const uint db = first + r * dstr, c = ((db - rb) >> 4u) + q, t_abs = g_axis_origin + r;
-            const bool whole = q * 16u >= rb && q * 16u - rb + 16u <= m * ESIZE && c < uint(dst4.length());
-            if (!fits || !whole) {
-                row_begin(g_fsb, g_fab, t_abs);
-                element_chunk(c, db, db + m * ESIZE);
-                continue;
-            }
-            const uint j0 = (q * 16u - rb) / ESIZE;
-            uint L[16u / ESIZE];
-            bool agree = true;
-            [[unroll]] for (uint e = 0u; e < ne; e++) {
-                L[e] = tc_length(j0 + e);
-                agree = agree && L[e] == L[0];
-            }
-            // Each element's source row, and whether every source byte lies in the SRC
-            // window's whole vectors (the staged ones): else element by element.
-            uint s[16u / ESIZE];
-            bool inside = true;
-            [[unroll]] for (uint e = 0u; e < ne; e++) {
-                s[e] = t_abs < L[e] ? L[e] - 1u - t_abs : t_abs;
-                inside = inside && ((g_fsb + s[e] * g_axis_src_stride + (j0 + e + 1u) * ESIZE - 1u) >> 4u) < lenq;
-            }
-            if (!inside) {
-                row_begin(g_fsb, g_fab, t_abs);
-                element_chunk(c, db, db + m * ESIZE);
-                continue;
-            }
-            uvec4 v = uvec4(0u);
-            if (agree) {
-                v = lds16(tc_offset(s[0], j0));
-            } else {
-                [[unroll]] for (uint e = 0u; e < ne; e++) v = with_element(v, e, lds_elem(tc_offset(s[e], j0 + e)));
-            }
-            ST_DST4(c, v);
+            const uint db = first + r * dstr, c = ((db - rb) >> 4u) + q, cb = q * 16u;
+            const bool whole = cb >= rb && cb - rb + 16u <= m * ESIZE;
+            uvec4 v, mask;
+            tc_chunk(g_axis_origin + r, cb >= rb ? (cb - rb) / ESIZE : 0u - (rb - cb) / ESIZE, m, whole, split, v, mask);
+            store_chunk(c, v, mask);
         }
-        if (fits) barrier(); // before the next tile stages over this one
+        barrier(); // before the next tile stages over this one
     }
 }
 void tile_main() { tiles_columns_main(); }

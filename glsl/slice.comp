@@ -100,17 +100,16 @@ bool row_elem(uint j, out uvec2 x)
 #include "gather_tiles.glsl"
 
 #if DM_VARIANT == 9
-// V_TILES (gather_tiles.glsl): element j of a row at g_Bf + j * step, or, with step -1,
-// backwards from it.
-bool tile_row(out uint P, out uint Bb, out uint Bf, out uint D)
+// V_TILES (gather_tiles.glsl): element j of a row at sb + j * step, or, with step -1,
+// backwards from sb.
+bool tile_row(uint sb, uint ab, uint axis, out uint P, out uint Bb, out uint Bf)
 {
-    D = tile_step();
     P = g_src_step == 0u - ESIZE ? 0xffffffffu : 0u;
-    Bb = Bf = g_Bf;
+    Bb = Bf = sb;
     return true;
 }
-bool tile_in_window(uint j0, uint cnt) { return true; }
 uint tile_step() { return g_src_step; }
+bool tile_src_in(uint j, uint P, uint Bb) { return true; }
 void tile_main() { tiles_rows_main(); }
 #endif
 #if __LINE__ >= 1024 // DM_SITE (trace.glsl) gives each file 1024 lines

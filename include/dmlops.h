@@ -631,7 +631,7 @@ typedef struct dmlops_operator_kernel_info {
     char kernel[16];               /* the kernel family, glsl/<kernel>.comp: "slice", "reverse", "one_hot" */
     char variant[24];              /* its variant (docs/design.md): "general", "stream", "pairs", "words",
                                       "along", "across", "flat", "flat_rows", "columns", "tiles",
-                                      "tile_columns", "tile_hot" */
+                                      "tile_columns", "tile_hot", "tile_rows" */
     uint32_t tiles;                /* 1: the GPU tiles (rows staged in shared memory) */
     uint32_t texel;                /* 1: sources read through uniform texel buffers; 0: storage buffers */
     uint32_t workgroup_size;       /* invocations per workgroup */

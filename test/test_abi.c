@@ -128,7 +128,7 @@ TEST(parameter_record_words_agree)
                   {"V_ACROSS", DM_VARIANT_ACROSS},   {"V_FLAT", DM_VARIANT_FLAT},
                   {"V_FLAT_ROWS", DM_VARIANT_FLAT_ROWS}, {"V_COLUMNS", DM_VARIANT_COLUMNS},
                   {"V_TILES", DM_VARIANT_TILES},     {"V_TILE_COLUMNS", DM_VARIANT_TILE_COLUMNS},
-                  {"V_TILE_HOT", DM_VARIANT_TILE_HOT}};
+                  {"V_TILE_HOT", DM_VARIANT_TILE_HOT}, {"V_TILE_ROWS", DM_VARIANT_TILE_ROWS}};
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) expect_const(c, n, values[i].glsl, values[i].value);
     for (int i = 0; i < n; i++)
         CHECK(c[i].seen, "gather_common.glsl defines %s = %u, which vk_abi.h does not", c[i].name, c[i].value);
@@ -243,6 +243,7 @@ TEST(specialisation_constants_and_bindings_agree)
     CHECK(layout_number(text, "const uint LANES", "constant_id") == DM_SPEC_LANES, "LANES");
     CHECK(layout_number(text, "const bool ALIGNED", "constant_id") == DM_SPEC_ALIGNED, "ALIGNED");
     CHECK(layout_number(text, "const bool PARTIAL", "constant_id") == DM_SPEC_PARTIAL, "PARTIAL");
+    CHECK(layout_number(text, "const uint PEND", "constant_id") == DM_SPEC_PEND, "PEND");
     /* The build-time constants the Makefile sets per module (kernels.c's variants). */
     CHECK(strstr(text, "const int ROW_DIMS = DM_ROW_DIMS;") != NULL, "ROW_DIMS from -DDM_ROW_DIMS");
     CHECK(strstr(text, "\nconst uint VARIANT = DM_VARIANT;") != NULL, "VARIANT from -DDM_VARIANT");

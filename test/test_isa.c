@@ -332,22 +332,24 @@ TEST(radv_no_division_per_unit_without_tiles)
 
 TEST(radv_tiles_keep_their_loads_in_flight)
 {
-    /* The GPU tiles of SLICE1 and REVERSE (TILES) stage TILE_V vectors a lane before they
-     * store: a lane's hot loop issues at least that many loads before its first store,
-     * where the kernels before them issued one or two. */
+    /* The GPU tiles of SLICE1 and REVERSE (TILES, and TILE_ROWS, which loads aligned rows
+     * straight) stage TILE_V vectors a lane before they store: a lane's hot loop issues at
+     * least that many loads before its first store, where the kernels before them issued
+     * one or two. */
     const isa_report *r = radv_report();
     if (!r) return;
     uint32_t tiles = 0;
     for (uint32_t i = 0; i < r->count; i++) {
         const isa_row *w = &r->rows[i];
         const isa_loop *h = isa_hot_loop(&w->fig);
-        if (!w->kernel || w->compute_copy || w->key.variant != DM_VARIANT_TILES || !h) continue;
+        const bool rows = w->key.variant == DM_VARIANT_TILES || w->key.variant == DM_VARIANT_TILE_ROWS;
+        if (!w->kernel || w->compute_copy || !rows || !h) continue;
         tiles++;
         CHECK(h->loads_ahead >= w->key.spec[DM_SPEC_TILE_V] && w->key.spec[DM_SPEC_TILE_V] >= 2,
               "%s (%s): %u loads before the first store, TILE_V %u", w->label, w->pipeline, h->loads_ahead,
               w->key.spec[DM_SPEC_TILE_V]);
     }
-    CHECK(tiles >= 16, "only %u cases took TILES on RADV (SLICE1's 12 and REVERSE inner's 4 did)", tiles);
+    CHECK(tiles >= 16, "only %u cases took TILES or TILE_ROWS on RADV (SLICE1's 12 and REVERSE inner's 4 did)", tiles);
 }
 
 TEST(radv_slice_stream_loads_one_vector_per_chunk)

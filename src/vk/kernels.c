@@ -77,6 +77,11 @@ bool dm_kernel_src_words(const dm_gather *g)
     return g->esize <= 4 && dm_kernel_variant(g, true) == DM_VARIANT_COLUMNS;
 }
 
+bool dm_kernel_units(uint32_t variant)
+{
+    return variant != DM_VARIANT_FLAT && variant != DM_VARIANT_FLAT_ROWS && variant < DM_VARIANT_TILES;
+}
+
 bool dm_kernel_flat(const dm_gather *g, bool texel)
 {
     const uint32_t v = dm_kernel_variant(g, texel);
@@ -144,7 +149,7 @@ bool dm_kernel_src_aligned(const dm_gather *g, uint32_t variant)
      * stage: two aligned vectors a chunk, loaded lane by lane, would fetch every sector
      * twice). */
     const int64_t tile_step = g->rank ? g->stride[DM_SLOT_SRC][g->rank - 1] : 0;
-    const bool tile = variant == DM_VARIANT_TILES && (tile_step == 1 || tile_step == -1);
+    const bool tile = (variant == DM_VARIANT_TILES || variant == DM_VARIANT_TILE_ROWS) && (tile_step == 1 || tile_step == -1);
     const bool slice =
         g->kernel == DM_KERNEL_SLICE && (variant == DM_VARIANT_STREAM || variant == DM_VARIANT_PAIRS || tile);
     /* REVERSE's COLUMNS reads a row forwards (k = 1 below) from the source row each
@@ -176,8 +181,11 @@ uint32_t dm_kernel_variant(const dm_gather *g, bool texel)
     /* Short packed rows (dm_kernel_rows_packed): the output as one stream of chunks, each
      * built element by element (flat_elems_main in gather_main.glsl). */
     if (g->kernel != DM_KERNEL_ONE_HOT && dm_kernel_rows_packed(g)) return DM_VARIANT_FLAT;
-    /* GPU tiles where the layout takes one: the storage-buffer path of a GPU-tuned device. */
+    /* GPU tiles where the layout takes one: the storage-buffer path of a GPU-tuned device;
+     * rows whose every chunk is an aligned source vector need no shared memory, and take
+     * the module that declares none (no pipeline allocates memory it does not use). */
     const uint32_t tile = texel ? DM_VARIANT_GENERAL : dm_kernel_tile(g);
+    if (tile == DM_VARIANT_TILES && dm_kernel_src_aligned(g, DM_VARIANT_TILES)) return DM_VARIANT_TILE_ROWS;
     if (tile != DM_VARIANT_GENERAL) return tile;
     switch (g->kernel) {
     case DM_KERNEL_SLICE:

@@ -48,6 +48,9 @@ bool dm_kernel_src_aligned(const dm_gather *g, uint32_t variant);
  * ones, kernels.c), the layout of the FLAT variants, and each fits a binding window
  * (!g->rows_cut): their pieces hold their rows whole (vk_plan.c). */
 bool dm_kernel_rows_packed(const dm_gather *g);
+/* Whether a module of the variant runs the unit loop (glsl/gather_main.glsl, units_main:
+ * the general path and the fast paths but the flat walks and the GPU tiles). */
+bool dm_kernel_units(uint32_t variant);
 /* Whether the variant picked for g walks its pieces as streams of whole rows (FLAT,
  * FLAT_ROWS), so that the planner must keep rows whole. */
 bool dm_kernel_flat(const dm_gather *g, bool texel);

@@ -10,11 +10,12 @@
 #include <stdint.h>
 
 /* Word indices into the parameter record (GLSL: const uint P_<name>). Arrays of
- * DM_MAX_RANK words start at SIZE and at each *_STRIDE. */
+ * DM_MAX_RANK words start at SIZE and at each *_STRIDE; SRC_STEP, AUX_STEP and DST_STEP
+ * repeat the innermost dimension's byte strides at fixed words. */
 #define DM_VK_PARAMS(X)                                                                   \
     X(RANK, 0) X(UNITS, 1) X(MODE, 2) X(PER_ROW, 3) X(AXIS, 4) X(AXIS_ORIGIN, 5) X(N, 6)  \
     X(WIN_LO, 7) X(WIN_HI, 8) X(PHASED, 9) X(DST_BASE, 10) X(SRC_BASE, 11)                \
-    X(AUX_BASE, 12) X(M, 13) X(AXIS_SRC_STRIDE, 14) X(SIZE, 16) X(DST_STRIDE, 24)         \
+    X(AUX_BASE, 12) X(M, 13) X(AXIS_SRC_STRIDE, 14) X(SRC_STEP, 15) X(SIZE, 16) X(DST_STRIDE, 24) \
     X(SRC_STRIDE, 32) X(AUX_STRIDE, 40) DM_VK_TILE_PARAMS(X)
 /* The GPU tiles' words (glsl/gather_tiles.glsl; vk_plan.c, dm_tile_params, says what each
  * variant keeps in them): chunks per tile, tiles, a per-tile count or log2, a divisor's
@@ -24,11 +25,21 @@
 #define DM_VK_TILE_PARAMS(X)                                                              \
     X(TILE_CHUNKS, 48) X(TILES, 49) X(TILE_PER, 50) X(TILE_MAGIC, 51) X(TILE_SHIFTS, 52)  \
     X(TILE_STEP_ROWS, 53) X(TILE_STEP_COLS, 54) X(TILE_SPAN, 55) X(SPAN_MAGIC, 56) X(SPAN_SHIFTS, 57) \
-    X(M_MAGIC, 58) X(M_SHIFTS, 59)
+    X(M_MAGIC, 58) X(M_SHIFTS, 59) DM_VK_UNIT_PARAMS(X)
+/* The unit loop's plan (glsl/gather_main.glsl, units_main; vk_plan.c, dm_unit_params): the
+ * piece's rows; for the fast path its runs per row as a count and a divisor, rows per
+ * unit, lanes sharing a run and units in all, and the same of the general path (G_*: a
+ * plan's record serves the fast path and, where a binding falls back to another module,
+ * the general one); and each row dimension's size as a divisor, so that a unit finds its
+ * row's coordinates by multiplication (DM_MAX_RANK words each). */
+#define DM_VK_UNIT_PARAMS(X)                                                              \
+    X(ROWS, 60) X(RUNS, 61) X(RUNS_MAGIC, 62) X(RUNS_SHIFTS, 63) X(UNIT_ROWS, 64) X(LANES, 65) \
+    X(ITEMS, 66) X(G_RUNS, 67) X(G_RUNS_MAGIC, 68) X(G_RUNS_SHIFTS, 69) X(G_ITEMS, 70)   \
+    X(AUX_STEP, 71) X(ROW_MAGIC, 72) X(ROW_SHIFTS, 80) X(DST_STEP, 88)
 #define DM_VK_PARAM_ENUM(name, value) DM_P_##name = (value),
 enum {
     DM_VK_PARAMS(DM_VK_PARAM_ENUM)
-    DM_P_WORDS = 64 /* 256 bytes: a multiple of every minStorageBufferOffsetAlignment */
+    DM_P_WORDS = 128 /* 512 bytes: a multiple of every minUniformBufferOffsetAlignment (at most 256) */
 };
 #undef DM_VK_PARAM_ENUM
 #define DM_VK_PARAM_FITS(name, value) _Static_assert((value) < DM_P_WORDS, "P_" #name " lies past the record");
@@ -85,7 +96,8 @@ enum {
     DM_SPEC_ALIGNED = 6,  /* the fast path's source vectors start on 16-byte boundaries (dm_kernel_src_aligned) */
     DM_SPEC_LDS_VECS = 7, /* the GPU tiles' shared memory, in 16-byte vectors (dm_vk_limits.tile_lds) */
     DM_SPEC_TILE_V = 8,   /* vectors a GPU tile's lane stages before it stores (dm_vk_limits.tile_v) */
-    DM_SPEC_COUNT = 9
+    DM_SPEC_PEND = 9,     /* units whose leftover chunks wait for one element pass: 8 on CPU devices, 1 on GPUs */
+    DM_SPEC_COUNT = 10
 };
 
 /* Values of the build-time VARIANT (GLSL: V_*; the Makefile's -DDM_VARIANT): the fast
@@ -106,7 +118,8 @@ enum {
     DM_VARIANT_TILES = 9,        /* SLICE1 and REVERSE with one length per row: rows staged in shared memory */
     DM_VARIANT_TILE_COLUMNS = 10, /* REVERSE across the axis with a length per column: every row of a column block */
     DM_VARIANT_TILE_HOT = 11,    /* ONE_HOT into rows end to end: a tile's indices staged, then its chunks */
-    DM_VARIANT_COUNT = 12
+    DM_VARIANT_TILE_ROWS = 12,   /* SLICE1 step 1 or -1 from aligned source vectors: TILES without shared memory */
+    DM_VARIANT_COUNT = 13
 };
 
 /* Descriptor bindings: the parameter record (a uniform buffer), then one storage buffer

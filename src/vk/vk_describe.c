@@ -13,8 +13,9 @@ static const char *const dm_variant_names[DM_VARIANT_COUNT] = {
     [DM_VARIANT_GENERAL] = "general", [DM_VARIANT_STREAM] = "stream",   [DM_VARIANT_PAIRS] = "pairs",
     [DM_VARIANT_WORDS] = "words",     [DM_VARIANT_ALONG] = "along",     [DM_VARIANT_ACROSS] = "across",
     [DM_VARIANT_FLAT] = "flat",       [DM_VARIANT_FLAT_ROWS] = "flat_rows", [DM_VARIANT_COLUMNS] = "columns",
-    [DM_VARIANT_TILES] = "tiles",     [DM_VARIANT_TILE_COLUMNS] = "tile_columns", [DM_VARIANT_TILE_HOT] = "tile_hot"};
-_Static_assert(DM_VARIANT_COUNT == 12, "a name per variant (DM_VARIANT_* in vk_abi.h)");
+    [DM_VARIANT_TILES] = "tiles",     [DM_VARIANT_TILE_COLUMNS] = "tile_columns", [DM_VARIANT_TILE_HOT] = "tile_hot",
+    [DM_VARIANT_TILE_ROWS] = "tile_rows"};
+_Static_assert(DM_VARIANT_COUNT == 13, "a name per variant (DM_VARIANT_* in vk_abi.h)");
 
 void dm_vk_operator_kernel(const dmlops_operator *op, dmlops_operator_kernel_info *k)
 {
@@ -28,14 +29,15 @@ void dm_vk_operator_kernel(const dmlops_operator *op, dmlops_operator_kernel_inf
     const char *variant = key.variant < DM_VARIANT_COUNT ? dm_variant_names[key.variant] : NULL;
     snprintf(k->variant, sizeof k->variant, "%s", variant ? variant : "?");
     k->tiles = key.variant == DM_VARIANT_TILES || key.variant == DM_VARIANT_TILE_COLUMNS ||
-               key.variant == DM_VARIANT_TILE_HOT;
+               key.variant == DM_VARIANT_TILE_HOT || key.variant == DM_VARIANT_TILE_ROWS;
     k->texel = key.texel;
     k->workgroup_size = key.spec[DM_SPEC_WORKGROUP];
     k->run = key.spec[DM_SPEC_RUN];
     k->lanes = key.spec[DM_SPEC_LANES];
     k->element_size = key.spec[DM_SPEC_ESIZE];
-    /* Only the tiles' modules declare shared memory: LDS_VECS vectors of 16 bytes. */
-    k->shared_memory_bytes = k->tiles ? key.spec[DM_SPEC_LDS_VECS] * 16 : 0;
+    /* Only the staging tiles' modules declare shared memory: LDS_VECS vectors of 16 bytes
+     * (TILE_ROWS loads its aligned vectors straight and declares none). */
+    k->shared_memory_bytes = k->tiles && key.variant != DM_VARIANT_TILE_ROWS ? key.spec[DM_SPEC_LDS_VECS] * 16 : 0;
     /* Each piece runs its virtual grid as dispatches of `groups` workgroups (vk_record.c). */
     const uint64_t dispatches = dm_vk_plan_dispatches(plan->pieces, plan->npieces);
     k->dispatch_count = dispatches < UINT32_MAX ? (uint32_t)dispatches : UINT32_MAX;

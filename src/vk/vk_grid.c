@@ -71,9 +71,13 @@ static dm_work dm_piece_work(const dm_vk_limits *lim, const dm_gather *g, uint32
     case DM_VARIANT_TILES: /* tiles_rows_main: TILE_V chunks a lane, the turn element by element, the slow ones */
         k = (dm_work){w[DM_P_TILES], tv * (n + 2) + stage + tv * (elem + 1) + 4, 1, true};
         break;
-    case DM_VARIANT_TILE_COLUMNS: { /* tiles_columns_main: the lengths and rows staged, the block's chunks */
+    case DM_VARIANT_TILE_ROWS: /* tile_rows_main: TILE_V chunks a lane, loaded straight, the slow ones */
+        k = (dm_work){w[DM_P_TILES], tv * (elem + 2) + 2, 1, true};
+        break;
+    case DM_VARIANT_TILE_COLUMNS: { /* tiles_columns_main: lengths and rows staged, the block's chunks, each
+                                      reading its n lengths twice or going element by element */
         const uint64_t R = g->rank > 1 ? w[DM_P_SIZE] : 1, cbc = w[DM_P_TILE_CHUNKS] ? w[DM_P_TILE_CHUNKS] : 1;
-        k = (dm_work){w[DM_P_TILES], dm_ceil_div(R * cbc, wg) * (elem + 1) + 2 * stage + 2, 1, true};
+        k = (dm_work){w[DM_P_TILES], dm_ceil_div(R * cbc, wg) * (elem + 2 * n + 2) + 2 * stage + 2, 1, true};
         break;
     }
     case DM_VARIANT_TILE_HOT: /* tiles_hot_main: indices staged, up to 16 chunks a lane, each meeting up to n + 1 rows */
@@ -103,16 +107,19 @@ static dm_work dm_piece_work(const dm_vk_limits *lim, const dm_gather *g, uint32
         if (two.items * two.cost > k.items * k.cost) k = two;
         break;
     }
-    default: { /* main in gather_main.glsl: units of RUN chunks (G short rows), lanes sharing a run */
-        const uint64_t G = variant != DM_VARIANT_GENERAL && per_row * 2 <= run ? run / per_row : 1;
-        /* A unit's chunks whole (one loop over G rows of up to RUN chunks), then up to RUN by
-         * the element path, each finding its row again (G - 1 steps); the general path's
-         * chunks each as four words of up to four elements and REVERSE's n lengths. */
-        const uint64_t fast = G + 1 + run + run * (G + elem) + 4, general = (uint64_t)run * (20 + n + 6) + 3;
-        /* Units: rows in groups of G, each row's runs shared by up to LANES invocations; with
-         * its lanes folded in, at most ceil(per_row / RUN) + LANES lane-units a row group. */
-        k = (dm_work){dm_ceil_div(rows, G) * (dm_ceil_div(per_row, run) + lanes),
-                      variant != DM_VARIANT_GENERAL ? fast : general, 1, false};
+    default: { /* units_main in gather_main.glsl: the host's units (dm_unit_params), lanes sharing a run */
+        const uint64_t G = w[DM_P_UNIT_ROWS] ? w[DM_P_UNIT_ROWS] : 1;
+        /* A unit's rows, their whole chunks (RUN at most in all), then up to RUN by the
+         * element path, their rows found again; the general path's chunks or elements, each
+         * chunk by the element path at worst. Items count per lane group. */
+        /* Each row found (row_at_loop) is a loop over its row dimensions, of which
+         * modules of 3 and 7 have up to rank - 1 (one has none: row_at). */
+        const uint64_t dims = g->rank > 2 ? g->rank - 1 : 0;
+        const uint64_t fast = 2 * G * (1 + dims) + run + run * (elem + 1) + 4,
+                       general = (uint64_t)run * (elem + 1) + 2 + dims;
+        const uint64_t l = w[DM_P_LANES] ? w[DM_P_LANES] : 1;
+        k = variant != DM_VARIANT_GENERAL ? (dm_work){(uint64_t)w[DM_P_ITEMS] * l, fast, (uint32_t)l, false}
+                                          : (dm_work){w[DM_P_G_ITEMS], general, 1, false};
         break;
     }
     }

@@ -216,6 +216,7 @@ void dm_vk_kernel_key_make(const dm_vk_limits *lim, const dm_vk_kernel_form *f, 
     /* The GPU tiles' (only their modules have these constants). */
     k->spec[DM_SPEC_LDS_VECS] = lim->tile_lds ? lim->tile_lds : 1;
     k->spec[DM_SPEC_TILE_V] = lim->tile_v ? lim->tile_v : 1;
+    k->spec[DM_SPEC_PEND] = lim->cpu_tuning ? 8 : 1;
 }
 
 void dm_vk_kernel_spec(const dm_vk_limits *lim, const dm_gather *g, bool fast, bool texel, bool axis_split, bool trace,

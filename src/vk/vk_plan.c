@@ -19,6 +19,9 @@ enum { DM_MAX_PIECES = 1 << 16, DM_MAX_REGIONS = 1 << 18 };
 _Static_assert(DM_P_SIZE + DM_MAX_RANK <= DM_P_DST_STRIDE && DM_P_DST_STRIDE + DM_MAX_RANK <= DM_P_SRC_STRIDE &&
                    DM_P_SRC_STRIDE + DM_MAX_RANK <= DM_P_AUX_STRIDE && DM_P_AUX_STRIDE + DM_MAX_RANK <= DM_P_TILE_CHUNKS,
                "the per-dimension arrays of the parameter record overlap");
+_Static_assert(DM_P_AUX_STEP < DM_P_ROW_MAGIC && DM_P_ROW_MAGIC + DM_MAX_RANK <= DM_P_ROW_SHIFTS &&
+                   DM_P_ROW_SHIFTS + DM_MAX_RANK <= DM_P_DST_STEP,
+               "the row dimensions' divisors overlap");
 
 /* A box of output coordinates, and the part [wlo, whi) of the source window it reads. */
 typedef struct dm_box {
@@ -137,11 +140,48 @@ static uint32_t dm_log2_u32(uint32_t v)
     return l;
 }
 
-static void dm_put_divisor(uint32_t *w, int magic_word, uint32_t d)
+static void dm_put_divisor_at(uint32_t *w, int magic_word, int shifts_word, uint32_t d)
 {
     const dm_fastdiv f = dm_fastdiv_for(d);
     w[magic_word] = f.magic;
-    w[magic_word + 1] = f.shifts;
+    w[shifts_word] = f.shifts;
+}
+
+static void dm_put_divisor(uint32_t *w, int magic_word, uint32_t d) { dm_put_divisor_at(w, magic_word, magic_word + 1, d); }
+
+/* The unit loop's plan of a piece (glsl/gather_main.glsl, units_main), from its record w
+ * (dm_fill_params) and its origin's byte phase in a chunk (bindings start on 16 bytes):
+ * runs of RUN chunks (elements on a strided row), on the fast path G whole rows a unit
+ * where a row spans at most RUN / 2 chunks, and long rows' runs shared by up to LANES
+ * invocations, each lane given RUN chunks at least: a row cut finer costs a unit's setup
+ * per few chunks (lavapipe, REVERSE FLOAT32 rows of 64 to 512 elements, 16 MiB: 8 lanes
+ * 1.2-2.1x slower than 1 on rows of 16-32 chunks, and 64 or 128 chunks best with 2 or
+ * 4). Where all rows start at one phase (P_PHASED), the first row's chunks are what every
+ * row spans, which keeps an aligned row of 64 chunks from taking a third run of 32. */
+static void dm_unit_params(const dm_gather *g, uint32_t variant, uint32_t run, uint32_t lanes_max, uint32_t phase,
+                           uint32_t *w)
+{
+    const uint32_t per_row = w[DM_P_PER_ROW] ? w[DM_P_PER_ROW] : 1, rows = w[DM_P_ROWS];
+    const bool fast = variant != DM_VARIANT_GENERAL;
+    if (!dm_kernel_units(variant)) return; /* a flat walk's or a tile's: their own words */
+    const uint64_t phased_spans = ((uint64_t)phase + (uint64_t)w[DM_P_M] * g->esize + 15) / 16;
+    const uint32_t spans = w[DM_P_PHASED] ? (uint32_t)dm_max_u64(phased_spans, 1) : per_row;
+    const uint32_t G = fast && per_row * 2 <= run ? run / per_row : 1;
+    uint32_t lanes = 1;
+    while (fast && G == 1 && lanes < lanes_max && (uint64_t)lanes * 2 * run <= spans) lanes *= 2;
+    const uint32_t runs = (uint32_t)(((uint64_t)spans + (uint64_t)run * lanes - 1) / ((uint64_t)run * lanes));
+    const uint32_t items = (uint32_t)((uint64_t)(rows + G - 1) / G * runs); /* at most the piece's units */
+    if (!fast) {
+        w[DM_P_G_RUNS] = runs;
+        dm_put_divisor_at(w, DM_P_G_RUNS_MAGIC, DM_P_G_RUNS_SHIFTS, runs ? runs : 1);
+        w[DM_P_G_ITEMS] = items;
+        return;
+    }
+    w[DM_P_RUNS] = runs;
+    dm_put_divisor_at(w, DM_P_RUNS_MAGIC, DM_P_RUNS_SHIFTS, runs ? runs : 1);
+    w[DM_P_UNIT_ROWS] = G;
+    w[DM_P_LANES] = lanes;
+    w[DM_P_ITEMS] = items;
 }
 
 static void dm_fill_params(const dm_gather *g, const dm_box *b, const dm_vk_piece *p, uint32_t *w)
@@ -161,6 +201,7 @@ static void dm_fill_params(const dm_gather *g, const dm_box *b, const dm_vk_piec
     w[DM_P_WIN_HI] = g->window ? b->whi : UINT32_MAX;
     w[DM_P_M] = b->hi[last] - b->lo[last];
     dm_put_divisor(w, DM_P_M_MAGIC, w[DM_P_M] ? w[DM_P_M] : 1); /* rows of 0 elements have no chunks to divide */
+    w[DM_P_ROWS] = (uint32_t)(p->units / per_row); /* < 2^31: the piece's units are */
     /* Whether every row starts at the same byte offset modulo 16 (each row dimension that
      * moves steps the output by a multiple of 16; bindings start at multiples of 16), so
      * that a row spans exactly as many chunks as its first does, not per_row, the most a
@@ -175,16 +216,31 @@ static void dm_fill_params(const dm_gather *g, const dm_box *b, const dm_vk_piec
     for (int s = 0; s < DM_SLOT_COUNT; s++) origin[s] = g->base[s];
     for (uint32_t d = 0; d < g->rank; d++) {
         w[DM_P_SIZE + d] = b->hi[d] - b->lo[d];
+        /* A row's coordinates are found by division by each row dimension's size. */
+        if (d < last) dm_put_divisor_at(w, DM_P_ROW_MAGIC + d, DM_P_ROW_SHIFTS + d, w[DM_P_SIZE + d] ? w[DM_P_SIZE + d] : 1);
         w[DM_P_DST_STRIDE + d] = (uint32_t)((uint64_t)g->stride[DM_SLOT_DST][d] * g->esize);
         w[DM_P_SRC_STRIDE + d] = (uint32_t)((uint64_t)g->stride[DM_SLOT_SRC][d] * g->esize);
         w[DM_P_AUX_STRIDE + d] = (uint32_t)((uint64_t)g->stride[DM_SLOT_AUX][d] * g->aux_esize);
         for (int s = 0; s < DM_SLOT_COUNT; s++) origin[s] += (int64_t)b->lo[d] * g->stride[s][d];
     }
+    /* The innermost dimension's strides again, at fixed words: a kernel reads a record word
+     * where it uses it (no index known only at run time). */
+    w[DM_P_SRC_STEP] = w[DM_P_SRC_STRIDE + last];
+    w[DM_P_AUX_STEP] = w[DM_P_AUX_STRIDE + last];
+    w[DM_P_DST_STEP] = w[DM_P_DST_STRIDE + last];
     /* AUX2 has no base word: kernels read it at its window's start. */
     static const int base_word[DM_SLOT_AUX2] = {DM_P_DST_BASE, DM_P_SRC_BASE, DM_P_AUX_BASE};
     for (int s = 0; s < DM_SLOT_AUX2; s++)
         if (g->binding[s] >= 0)
             w[base_word[s]] = (uint32_t)((uint64_t)origin[s] * dm_slot_esize(g, s) - p->span[s].lo);
+}
+
+/* The byte phase of a box's first output element in its chunk (bindings start on 16 bytes). */
+static uint32_t dm_box_phase(const dm_gather *g, const dm_box *b)
+{
+    int64_t origin = g->base[DM_SLOT_DST];
+    for (uint32_t d = 0; d < g->rank; d++) origin += (int64_t)b->lo[d] * g->stride[DM_SLOT_DST][d];
+    return (uint32_t)(((uint64_t)origin * g->esize) % 16);
 }
 
 /* The GPU tiles' words of a piece (glsl/gather_tiles.glsl) and the invocations its grid
@@ -201,7 +257,7 @@ static uint64_t dm_tile_params(const dm_gather *g, uint32_t variant, const dm_bo
     const uint32_t m = b->hi[last] - b->lo[last];
     uint64_t rows = 1, tiles;
     for (uint32_t d = 0; d < last; d++) rows *= b->hi[d] - b->lo[d];
-    if (variant == DM_VARIANT_TILES) {
+    if (variant == DM_VARIANT_TILES || variant == DM_VARIANT_TILE_ROWS) {
         /* Segments of S chunks (a power of two), G rows of them a tile, within a lane's
          * TILE_V chunks and shared memory: a row's region of S * step + 4 vectors holds its
          * segment's backward and forward sources, and two vectors its geometry. Short rows:
@@ -209,13 +265,13 @@ static uint64_t dm_tile_params(const dm_gather *g, uint32_t variant, const dm_bo
          * row a tile. Rows that all start at one phase (P_PHASED) span exactly the chunks
          * the first does. */
         const uint64_t slots = (uint64_t)wg * g->tile_v, k = dm_kernel_tile_step(g);
-        int64_t origin = g->base[DM_SLOT_DST]; /* bindings start at multiples of 16: the row phase is the origin's */
-        for (uint32_t d = 0; d < g->rank; d++) origin += (int64_t)b->lo[d] * g->stride[DM_SLOT_DST][d];
-        const uint32_t spans = w[DM_P_PHASED] ? (uint32_t)((((uint64_t)origin * g->esize) % 16 + (uint64_t)m * g->esize + 15) / 16)
+        const uint32_t spans = w[DM_P_PHASED] ? (uint32_t)(((uint64_t)dm_box_phase(g, b) + (uint64_t)m * g->esize + 15) / 16)
                                               : per_row;
+        /* TILE_ROWS stages nothing: its tiles are what the lanes' TILE_V chunks hold. */
+        const uint64_t room = variant == DM_VARIANT_TILE_ROWS ? UINT32_MAX : lds;
         uint64_t S = 1;
-        while (S * 2 <= slots && (S * 2) * k + 6 <= lds && S < spans) S *= 2;
-        const uint64_t G = dm_min_u64(slots / S, lds / (S * k + 6)); /* >= 1: dm_kernel_tile takes k + 6 <= lds */
+        while (S * 2 <= slots && (S * 2) * k + 6 <= room && S < spans) S *= 2;
+        const uint64_t G = dm_min_u64(slots / S, room / (S * k + 6)); /* >= 1: dm_kernel_tile takes k + 6 <= lds */
         per_row = spans;
         const uint64_t spr = (per_row + S - 1) / S;
         tiles = (rows + G - 1) / G * spr;
@@ -279,6 +335,9 @@ static dmlops_status dm_split(const dm_vk_limits *lim, const dm_gather *g, const
     uint32_t run, lanes;
     const uint32_t variant = lim->run <= 32 ? dm_kernel_variant(g, lim->texel) : DM_VARIANT_GENERAL;
     dm_vk_unit_shape(lim, g, variant, &run, &lanes);
+    uint32_t run_f, lanes_f;
+    const uint32_t fallback = lim->texel ? dm_kernel_variant(g, false) : variant;
+    dm_vk_unit_shape(lim, g, fallback, &run_f, &lanes_f);
     dm_box *stack = dm_malloc(64 * DM_MAX_RANK * sizeof *stack);
     uint32_t top = 0;
     if (!stack) return dm_fail(DMLOPS_ERROR_OUT_OF_HOST_MEMORY, "out of host memory planning an operator");
@@ -324,8 +383,18 @@ static dmlops_status dm_split(const dm_vk_limits *lim, const dm_gather *g, const
             dm_vk_piece *made = &set->pieces[set->n - 1];
             const uint64_t tile_runs = dm_tile_params(g, variant, &box, per_row, record);
             if (tile_runs) made->runs = tile_runs;
-            /* The module's variant: the general path's where the fast path is not taken. */
-            dm_vk_piece_grid(lim, g, lim->run <= 32 ? variant : DM_VARIANT_GENERAL, run, lanes, record, made);
+            /* The module's variant and, on the texel path, the storage-buffer module's, which
+             * a binding whose buffers lack texel usage takes (vk_binding.c) with the same
+             * records: both their unit plans, and a grid that bounds both. */
+            const uint32_t phase = dm_box_phase(g, &box);
+            dm_unit_params(g, variant, run, lanes, phase, record);
+            dm_vk_piece_grid(lim, g, variant, run, lanes, record, made);
+            if (fallback != variant) {
+                const uint32_t vgroups = made->vgroups;
+                dm_unit_params(g, fallback, run_f, lanes_f, phase, record);
+                dm_vk_piece_grid(lim, g, fallback, run_f, lanes_f, record, made);
+                if (vgroups > made->vgroups) made->vgroups = vgroups;
+            }
             continue;
         }
         /* Halve and push both sides; depth stays within 64 halvings per dimension. */

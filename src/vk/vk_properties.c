@@ -226,8 +226,8 @@ void dm_vk_limits_init(const dmlops_device_info *info, const dm_vk_params *param
 }
 
 /* Decides the GPU tiles (want: -1 by device class, 0 off, 1 on wherever the storage-buffer
- * path runs) and sizes their shared memory from maxComputeSharedMemorySize; after
- * dm_vk_texel_init. */
+ * path runs and the device has shared memory of its own) and sizes their shared memory
+ * from maxComputeSharedMemorySize; after dm_vk_texel_init. */
 static void dm_vk_tiles_init(const VkPhysicalDeviceLimits *l, int want, dm_vk_limits *lim)
 {
     lim->tile_lds = lim->tile_v = 0;
@@ -236,14 +236,22 @@ static void dm_vk_tiles_init(const VkPhysicalDeviceLimits *l, int want, dm_vk_li
      * memory and barriers only add work, so it keeps the paths tuned for it. The texel
      * path has no tiles. */
     if (lim->texel || (want < 0 ? lim->cpu_tuning : want == 0)) return;
-    /* Four vectors a lane: 64 bytes of each lane's loads in flight, which a GPU needs to
-     * cover its memory latency (CUB sizes its transform kernels for 48 KiB in flight per
-     * SM on sm_90; 2048 lanes of an H100 SM x 64 bytes is 128 KiB), staged in 8 KiB for
-     * 128 lanes, so that the shared memory leaves room for a full SM of workgroups. A
-     * device whose limit is below that (the spec's minimum is 16 KiB) gets fewer. */
-    const uint64_t shared = l->maxComputeSharedMemorySize >= 16384 ? l->maxComputeSharedMemorySize : 16384;
-    uint32_t v = 4;
-    while (v > 1 && ((uint64_t)lim->workgroup * v + 8) * 16 > shared) v /= 2;
+    /* A device that offers only the spec's minimum of 16 KiB has none of its own, or too
+     * little to stage in: V3D (Raspberry Pi 4) keeps a workgroup's shared memory in main
+     * memory, behind the same TMU as every load, so staging would move each byte twice,
+     * and the tiles' code left its 32 registers a thread spilling (drivers.md). */
+    if (l->maxComputeSharedMemorySize < 32768) return;
+    /* Two vectors a lane: 32 bytes of each lane's loads in flight, so that a full SM of
+     * lanes keeps what a GPU needs to cover its memory latency in flight (CUB sizes its
+     * transform kernels for 48 KiB a SM on sm_90; 2048 lanes of an H100 SM x 32 bytes is
+     * 64 KiB), staged in 4.2 KiB for 128 lanes, so that the shared memory leaves room for a
+     * full SM of workgroups. Four, which the tiles took first, kept Intel's compiler from
+     * its SIMD16 build (registers for every staged vector of every lane) and the
+     * workgroups to half as many a compute unit. A device whose limit is below that gets
+     * fewer. */
+    const uint64_t shared = l->maxComputeSharedMemorySize;
+    uint32_t v = 2;
+    while (v > 1 && ((uint64_t)lim->workgroup * v + 8) * 16 > shared / 2) v /= 2;
     lim->tile_v = v;
     lim->tile_lds = lim->workgroup * v + 8;
     if ((uint64_t)lim->tile_lds * 16 > shared) lim->tile_lds = lim->tile_v = 0; /* a workgroup too wide for it */

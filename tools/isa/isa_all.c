@@ -23,18 +23,19 @@ static const struct {
 const char *isa_tuning_name(uint32_t t) { return t < ISA_TUNINGS ? tunings[t].name : "?"; }
 
 /* Whether the variant's chunks may start on aligned source vectors (dm_kernel_src_aligned):
- * SLICE1's STREAM, PAIRS and TILES, REVERSE's COLUMNS. */
+ * SLICE1's STREAM and PAIRS, REVERSE's COLUMNS; TILE_ROWS's always do, and TILES's never
+ * (an aligned layout takes TILE_ROWS, dm_kernel_variant). */
 static bool isa_alignable(dm_kernel k, uint32_t v)
 {
-    return (k == DM_KERNEL_SLICE && (v == DM_VARIANT_STREAM || v == DM_VARIANT_PAIRS || v == DM_VARIANT_TILES)) ||
+    return (k == DM_KERNEL_SLICE && (v == DM_VARIANT_STREAM || v == DM_VARIANT_PAIRS)) ||
            (k == DM_KERNEL_REVERSE && v == DM_VARIANT_COLUMNS);
 }
 
-/* Whether the module allocates shared memory for what it does: the GPU tiles that stage. */
+/* Whether the module allocates shared memory for what it does: the GPU tiles that stage
+ * (TILE_ROWS declares none). */
 bool isa_uses_shared(const dm_vk_kernel_key *k)
 {
-    return k->variant == DM_VARIANT_TILE_COLUMNS || k->variant == DM_VARIANT_TILE_HOT ||
-           (k->variant == DM_VARIANT_TILES && !k->spec[DM_SPEC_ALIGNED]);
+    return k->variant == DM_VARIANT_TILES || k->variant == DM_VARIANT_TILE_COLUMNS || k->variant == DM_VARIANT_TILE_HOT;
 }
 
 /* Calls fn for every form of every module under lim (texel: the path's modules). */
@@ -49,7 +50,8 @@ static uint32_t isa_forms(const dm_vk_limits *lim, uint32_t tuning, isa_pipe *ou
                 if (tile && !lim->tile_lds) continue; /* the tiles: GPU tuning on storage buffers only */
                 for (uint32_t e = 1; e <= 8; e *= 2)
                     for (uint32_t aux = 0; aux < (kernel == DM_KERNEL_SLICE ? 1u : 4u); aux++)
-                        for (int aligned = 0; aligned <= (isa_alignable((dm_kernel)kernel, v) ? 1 : 0); aligned++)
+                        for (int aligned = v == DM_VARIANT_TILE_ROWS ? 1 : 0;
+                             aligned <= (isa_alignable((dm_kernel)kernel, v) || v == DM_VARIANT_TILE_ROWS ? 1 : 0); aligned++)
                             for (int form = 0; form < 3; form++) {
                                 const bool wide = form == 1, partial = form == 2;
                                 if (wide && !(lim->wide_rows && (v == DM_VARIANT_STREAM || v == DM_VARIANT_ALONG)))

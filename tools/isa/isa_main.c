@@ -44,8 +44,19 @@ static int run_all(isa_device *d, const isa_report *r, bool tsv, uint32_t every)
         return 1;
     }
     isa_all_pipes(d, p, n);
+    /* DMLOPS_ISA_FILTER: only the pipelines whose "name (tuning)" holds it, then every
+     * every-th of those (one family at a time while a kernel is reworked). */
+    const char *only = getenv("DMLOPS_ISA_FILTER");
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        char name[160], label[200];
+        isa_pipeline_name(&p[i].key, name, sizeof name);
+        snprintf(label, sizeof label, "%s (%s)", name, isa_tuning_name(p[i].tuning));
+        if (!only || !*only || strstr(label, only)) p[k++] = p[i];
+    }
+    n = k;
     if (every > 1) {
-        uint32_t k = 0;
+        k = 0;
         for (uint32_t i = 0; i < n; i += every) p[k++] = p[i];
         n = k;
     }
