@@ -39,5 +39,10 @@ STORAGE_VARIANTS := 9 10 11 12
 # index is a constant, but drivers lower a switch to an if-ladder before they inline and
 # fold, so a module with p()'s hundreds of calls left to them took RADV about 40 s a
 # pipeline to compile (against 0.8 s for the same kernels folded here) and doubled the
-# module. Only inlining and its clean-up: -O's other passes are not wanted here.
-SPIRV_OPT_FLAGS ?= --merge-return --inline-entry-points-exhaustive --eliminate-local-single-store --eliminate-local-multi-store --ccp --eliminate-dead-branches --simplify-instructions --eliminate-dead-code-aggressive --eliminate-dead-functions --merge-blocks
+# module. Only inlining and its clean-up: -O's other passes are not wanted here. The dead
+# branches (the other variants' paths, folded from the build's -D constants) go first,
+# before inlining copies them into one huge function: after it, eliminate-dead-branches,
+# ssa-rewrite and ccp took 4.6 s of CPU a module (REVERSE GENERAL, 7 row dimensions),
+# about 8 minutes for the 121 modules of every fresh build (make test builds three); with
+# them gone first, 0.7 s, and the module 0.4% smaller.
+SPIRV_OPT_FLAGS ?= --eliminate-dead-branches --eliminate-dead-code-aggressive --eliminate-dead-functions --merge-return --inline-entry-points-exhaustive --eliminate-local-single-store --eliminate-local-multi-store --ccp --eliminate-dead-branches --simplify-instructions --eliminate-dead-code-aggressive --eliminate-dead-functions --merge-blocks
