@@ -8,7 +8,9 @@
  * source or output does not start on a vector, SLICE1 steps up to what the tiles stage
  * and beyond, REVERSE lengths of 0, 1, the axis and past it, negative and 64-bit ones,
  * ONE_HOT depths from 1 to past a tile with negative and out-of-range indices, every
- * element size. Cases come from fixed seeds, printed; a failing one names its seed. */
+ * element size. Cases come from fixed seeds, printed; a failing one names its seed. Each
+ * run also counts the cases that ran its tile (dmlops_operator_kernel_info's variant) and
+ * fails when an element size has too few. */
 #include <stdlib.h>
 
 #include "vkt.h"
@@ -79,6 +81,55 @@ static void tensor2(dmt_tensor *t, DML_TENSOR_DATA_TYPE type, uint32_t rows, uin
     dmt_tensor_init(t, type, 2, sizes, pad ? strides : NULL, 0);
 }
 
+/* Which cases ran a GPU tile: a tile that never runs catches nothing, and a layout the
+ * planner stops taking a tile for would leave the tests passing on another path. */
+typedef struct tally {
+    const char *want;   /* the tile variant (dmlops_operator_kernel_info.variant) */
+    uint32_t cases;     /* cases run */
+    uint32_t tiled[9];  /* of them on `want`, by element size */
+    uint32_t aligned;   /* of them on tile_rows, the aligned rows' module (no shared memory; a
+                           REVERSE whose lengths make it a slice may take it too) */
+} tally;
+
+/* Counts d's variant on vk into t. */
+static void count_variant(dmlops_context *vk, const DML_OPERATOR_DESC *d, uint32_t esize, tally *t)
+{
+    dmlops_operator *op = NULL;
+    t->cases++;
+    if (!CHECK_OK(dmlops_operator_create(vk, d, &op))) return;
+    dmlops_operator_kernel_info k = {.s_type = DMLOPS_STRUCTURE_TYPE_OPERATOR_KERNEL_INFO};
+    dmlops_operator_info2 i2 = {.s_type = DMLOPS_STRUCTURE_TYPE_OPERATOR_INFO2, .next = &k};
+    if (CHECK_OK(dmlops_operator_get_info2(op, &i2))) {
+        if (!strcmp(k.variant, t->want)) t->tiled[esize]++;
+        if (!strcmp(k.variant, "tile_rows")) t->aligned++;
+    }
+    dmlops_operator_destroy(op);
+}
+
+/* Prints t and checks that `want` ran in at least `least` cases of each element size. */
+static void check_variant(const tally *t, uint32_t least)
+{
+    printf("    %s in %u, %u, %u and %u of %u cases (1-, 2-, 4- and 8-byte elements)", t->want, t->tiled[1], t->tiled[2],
+           t->tiled[4], t->tiled[8], t->cases);
+    if (t->aligned) printf(", tile_rows in %u", t->aligned);
+    printf("\n");
+    for (uint32_t e = 1; e <= 8; e *= 2)
+        CHECK(t->tiled[e] >= least, "%s ran in %u cases of %u-byte elements, fewer than %u", t->want, t->tiled[e], e, least);
+}
+
+/* Case n of a suite run on every `every`-th case (every > 1: the one-workgroup runs):
+ * shifted by one every six cases, so that the cases whose type is types[n % 6] still
+ * take every element size. */
+static bool picked(int n, int every) { return (n + n / 6) % every == 0; }
+
+/* The cases of each element size that must run the suite's tile, in each run (every
+ * case, and every third at one workgroup): below what the seeds gave on 2026-11-28 (one
+ * workgroup: SLICE1 1, 5, 1 and 2; REVERSE by rows 4, 10, 5, 14; by columns 6, 9, 6, 12;
+ * ONE_HOT 6, 13, 8, 13), so that a planner that stops taking a tile for these layouts
+ * fails here rather than leaving the tiles untested. SLICE1's steps past 2 and short rows
+ * take other paths (words, flat). */
+enum { LEAST_SLICES = 1, LEAST_ROWS = 3, LEAST_COLUMNS = 4, LEAST_HOT = 4 };
+
 static uint32_t pick_len(dmt_rng *r, uint32_t big)
 {
     static const uint32_t edges[] = {1, 2, 3, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129};
@@ -92,6 +143,7 @@ static void slices_through_shared_memory_match_the_cpu_on(dmlops_context *vk, in
     const uint64_t seed = 0x71e5001ull;
     printf("    seed 0x%llx\n", (unsigned long long)seed);
     dmt_rng r = {seed};
+    tally t = {.want = "tiles"};
     for (int n = 0; n < 120; n++) {
         const DML_TENSOR_DATA_TYPE type = types[dmt_below(&r, 6)];
         const uint32_t R = n < 8 ? 1 + dmt_below(&r, 3) : pick_len(&r, 40), C = pick_len(&r, n % 10 ? 300 : 9000);
@@ -106,10 +158,13 @@ static void slices_through_shared_memory_match_the_cpu_on(dmlops_context *vk, in
         DML_SLICE1_OPERATOR_DESC s = {&in.desc, &o.desc, 2, offs, win, steps};
         DML_OPERATOR_DESC d = {DML_OPERATOR_SLICE1, &s};
         const uint64_t sizes[2] = {in.buf.TotalTensorSizeInBytes, o.buf.TotalTensorSizeInBytes};
-        if (n % every == 0 && !vkt_same_as_cpu(vk, &d, 1, sizes, seed + (uint64_t)n, NULL, NULL, NULL))
+        if (!picked(n, every)) continue;
+        count_variant(vk, &d, dmlops_data_type_size(type), &t);
+        if (!vkt_same_as_cpu(vk, &d, 1, sizes, seed + (uint64_t)n, NULL, NULL, NULL))
             printf("    case %d: %s [%u, %u] offset %u window %u step %d\n", n, dmlops_data_type_name(type), R, C, off, w,
                    step);
     }
+    check_variant(&t, LEAST_SLICES);
 }
 
 TEST(slices_through_shared_memory_match_the_cpu)
@@ -120,9 +175,10 @@ TEST(slices_through_shared_memory_match_the_cpu)
     vkt_done(vk);
 }
 
-/* The same cases (every third) with one workgroup a dispatch (DMLOPS_VK_GRID=1), so that
- * a workgroup runs tile after tile: a tile that stages over shared memory its lanes still
- * read (a barrier missing at a tile's end) shows only then. */
+/* A third of the same cases (picked: every element size) with one workgroup a dispatch
+ * (DMLOPS_VK_GRID=1), so that a workgroup runs tile after tile: a tile that stages over
+ * shared memory its lanes still read (a barrier missing at a tile's end) shows only then
+ * (DEVELOPERS.md: each end-of-tile barrier deleted fails one of these). */
 TEST(slices_through_shared_memory_match_the_cpu_one_workgroup)
 {
     dmlops_context *vk = one_workgroup_context();
@@ -138,6 +194,7 @@ static void reverses_with_a_length_per_row_match_the_cpu_on(dmlops_context *vk, 
     const uint64_t seed = 0x71e5002ull;
     printf("    seed 0x%llx\n", (unsigned long long)seed);
     dmt_rng r = {seed};
+    tally t = {.want = "tiles"};
     for (int n = 0; n < 120; n++) {
         const DML_TENSOR_DATA_TYPE type = types[dmt_below(&r, 6)], lt = aux_types[dmt_below(&r, 4)];
         const uint32_t R = pick_len(&r, 40), C = pick_len(&r, n % 10 ? 300 : 9000), axis = n % 3 == 0 ? 0 : 1;
@@ -157,10 +214,13 @@ static void reverses_with_a_length_per_row_match_the_cpu_on(dmlops_context *vk, 
         const uint64_t sizes[3] = {in.buf.TotalTensorSizeInBytes, len.buf.TotalTensorSizeInBytes, o.buf.TotalTensorSizeInBytes};
         const uint32_t axis_len = axis ? C : R;
         const aux_fill f = {1, axis ? R : 1, lt, 0, axis_len + 2, 0};
-        if (n % every == 0 && !vkt_same_as_cpu(vk, &d, 2, sizes, seed + (uint64_t)n, NULL, fix_aux, &f))
+        if (!picked(n, every)) continue;
+        count_variant(vk, &d, dmlops_data_type_size(type), &t);
+        if (!vkt_same_as_cpu(vk, &d, 2, sizes, seed + (uint64_t)n, NULL, fix_aux, &f))
             printf("    case %d: %s [%u, %u] axis %u, %s lengths\n", n, dmlops_data_type_name(type), R, C, axis,
                    dmlops_data_type_name(lt));
     }
+    check_variant(&t, LEAST_ROWS);
 }
 
 TEST(reverses_with_a_length_per_row_match_the_cpu)
@@ -171,9 +231,10 @@ TEST(reverses_with_a_length_per_row_match_the_cpu)
     vkt_done(vk);
 }
 
-/* The same cases (every third) with one workgroup a dispatch (DMLOPS_VK_GRID=1), so that
- * a workgroup runs tile after tile: a tile that stages over shared memory its lanes still
- * read (a barrier missing at a tile's end) shows only then. */
+/* A third of the same cases (picked: every element size) with one workgroup a dispatch
+ * (DMLOPS_VK_GRID=1), so that a workgroup runs tile after tile: a tile that stages over
+ * shared memory its lanes still read (a barrier missing at a tile's end) shows only then
+ * (DEVELOPERS.md: each end-of-tile barrier deleted fails one of these). */
 TEST(reverses_with_a_length_per_row_match_the_cpu_one_workgroup)
 {
     dmlops_context *vk = one_workgroup_context();
@@ -190,11 +251,17 @@ static void reverses_with_a_length_per_column_match_the_cpu_on(dmlops_context *v
     const uint64_t seed = 0x71e5003ull;
     printf("    seed 0x%llx\n", (unsigned long long)seed);
     dmt_rng r = {seed};
+    tally t = {.want = "tile_columns"};
     for (int n = 0; n < 120; n++) {
         /* Every element size in turn, 1- and 2-byte ones included (their chunks take their
          * elements from up to 16 source rows). */
         const DML_TENSOR_DATA_TYPE type = types[n % 6], lt = aux_types[dmt_below(&r, 4)];
-        const uint32_t T = 1 + dmt_below(&r, n % 4 ? 20 : 100), C = pick_len(&r, n % 10 ? 300 : 3000);
+        const uint32_t T = 1 + dmt_below(&r, n % 4 ? 20 : 100), per = 16 / dmlops_data_type_size(type);
+        uint32_t C = pick_len(&r, n % 10 ? 300 : 3000);
+        /* The tile needs output rows whole chunks apart: in three cases of four, C a whole
+         * number of chunks (1- and 2-byte elements take the tile then too); else any C,
+         * where 1- and 2-byte rows mostly take another path. */
+        if (dmt_below(&r, 4)) C += (per - C % per) % per;
         dmt_tensor in, len, o;
         tensor2(&in, type, T, C, dmt_below(&r, 3) ? 0 : 1 + dmt_below(&r, 5));
         tensor2(&o, type, T, C, 0);
@@ -206,9 +273,12 @@ static void reverses_with_a_length_per_column_match_the_cpu_on(dmlops_context *v
         /* Every fourth case: one length for every column (lengths that agree). */
         const int64_t lo = n % 4 == 1 ? T : 0, hi = n % 4 == 1 ? T : T + 2;
         const aux_fill f = {1, C, lt, lo, hi, 0};
-        if (n % every == 0 && !vkt_same_as_cpu(vk, &d, 2, sizes, seed + (uint64_t)n, NULL, fix_aux, &f))
+        if (!picked(n, every)) continue;
+        count_variant(vk, &d, dmlops_data_type_size(type), &t);
+        if (!vkt_same_as_cpu(vk, &d, 2, sizes, seed + (uint64_t)n, NULL, fix_aux, &f))
             printf("    case %d: %s [%u, %u], %s lengths\n", n, dmlops_data_type_name(type), T, C, dmlops_data_type_name(lt));
     }
+    check_variant(&t, LEAST_COLUMNS);
 }
 
 TEST(reverses_with_a_length_per_column_match_the_cpu)
@@ -219,9 +289,10 @@ TEST(reverses_with_a_length_per_column_match_the_cpu)
     vkt_done(vk);
 }
 
-/* The same cases (every third) with one workgroup a dispatch (DMLOPS_VK_GRID=1), so that
- * a workgroup runs tile after tile: a tile that stages over shared memory its lanes still
- * read (a barrier missing at a tile's end) shows only then. */
+/* A third of the same cases (picked: every element size) with one workgroup a dispatch
+ * (DMLOPS_VK_GRID=1), so that a workgroup runs tile after tile: a tile that stages over
+ * shared memory its lanes still read (a barrier missing at a tile's end) shows only then
+ * (DEVELOPERS.md: each end-of-tile barrier deleted fails one of these). */
 TEST(reverses_with_a_length_per_column_match_the_cpu_one_workgroup)
 {
     dmlops_context *vk = one_workgroup_context();
@@ -237,6 +308,7 @@ static void one_hots_into_packed_rows_match_the_cpu_on(dmlops_context *vk, int e
     const uint64_t seed = 0x71e5004ull;
     printf("    seed 0x%llx\n", (unsigned long long)seed);
     dmt_rng r = {seed};
+    tally t = {.want = "tile_hot"};
     for (int n = 0; n < 120; n++) {
         const DML_TENSOR_DATA_TYPE type = types[dmt_below(&r, 6)], it = aux_types[dmt_below(&r, 4)];
         const uint32_t depth = pick_len(&r, n % 10 ? 200 : 3000), R = 1 + dmt_below(&r, n % 8 ? 300 : 40000 / depth + 1);
@@ -249,10 +321,13 @@ static void one_hots_into_packed_rows_match_the_cpu_on(dmlops_context *vk, int e
         DML_OPERATOR_DESC d = {DML_OPERATOR_ONE_HOT, &h};
         const uint64_t sizes[3] = {idx.buf.TotalTensorSizeInBytes, val.buf.TotalTensorSizeInBytes, o.buf.TotalTensorSizeInBytes};
         const aux_fill f = {0, R, it, -(int64_t)depth - 1, depth, dmlops_data_type_size(type)};
-        if (n % every == 0 && !vkt_same_as_cpu(vk, &d, 2, sizes, seed + (uint64_t)n, NULL, fix_hot, &f))
+        if (!picked(n, every)) continue;
+        count_variant(vk, &d, dmlops_data_type_size(type), &t);
+        if (!vkt_same_as_cpu(vk, &d, 2, sizes, seed + (uint64_t)n, NULL, fix_hot, &f))
             printf("    case %d: %s [%u] into depth %u, %s indices\n", n, dmlops_data_type_name(type), R, depth,
                    dmlops_data_type_name(it));
     }
+    check_variant(&t, LEAST_HOT);
 }
 
 TEST(one_hots_into_packed_rows_match_the_cpu)
@@ -263,9 +338,10 @@ TEST(one_hots_into_packed_rows_match_the_cpu)
     vkt_done(vk);
 }
 
-/* The same cases (every third) with one workgroup a dispatch (DMLOPS_VK_GRID=1), so that
- * a workgroup runs tile after tile: a tile that stages over shared memory its lanes still
- * read (a barrier missing at a tile's end) shows only then. */
+/* A third of the same cases (picked: every element size) with one workgroup a dispatch
+ * (DMLOPS_VK_GRID=1), so that a workgroup runs tile after tile: a tile that stages over
+ * shared memory its lanes still read (a barrier missing at a tile's end) shows only then
+ * (DEVELOPERS.md: each end-of-tile barrier deleted fails one of these). */
 TEST(one_hots_into_packed_rows_match_the_cpu_one_workgroup)
 {
     dmlops_context *vk = one_workgroup_context();
