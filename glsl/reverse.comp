@@ -377,10 +377,16 @@ void tiles_columns_main()
         g_tc_e_lo = q_lo * 16u > rb ? (q_lo * 16u - rb) / ESIZE : 0u;
         g_tc_need = min((q_hi * 16u - rb) / ESIZE, m) * ESIZE;
         g_tc_a0 = (g_fab + g_tc_e_lo * abytes) >> 4u;
-        const uint naux = ((g_fab + g_tc_need / ESIZE * abytes + 15u) >> 4u) - g_tc_a0;
+        // A block that holds no column of the row (past the row's last chunk: output rows
+        // padded so that a row ends inside a chunk, [88, 7] UINT8 rows 16 bytes apart) stages
+        // and writes nothing: its count of length vectors would wrap below 0, and staging
+        // that many crashed lavapipe inside the shader. The workgroup still meets the
+        // barriers below together (the block is the same for all its lanes).
+        const bool empty = q_lo >= q_hi || g_tc_need <= g_tc_e_lo * ESIZE;
+        const uint naux = empty ? 0u : ((g_fab + g_tc_need / ESIZE * abytes + 15u) >> 4u) - g_tc_a0;
         // A block sized past shared memory is never planned (dm_tile_params, dm_kernel_columns_lds);
         // one that were would write nothing rather than past it.
-        const bool fits = g_tc_nvec + naux <= LDS_VECS;
+        const bool fits = !empty && g_tc_nvec + naux <= LDS_VECS;
         // The lengths first: the source rows' loads, the most, are then the last a lane
         // issues, all in flight while it waits at the barrier.
         TILE_STAGE(fits ? naux : 0u, tc_load_aux, tc_store_aux)

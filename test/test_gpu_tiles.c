@@ -281,6 +281,41 @@ static void reverses_with_a_length_per_column_match_the_cpu_on(dmlops_context *v
     check_variant(&t, LEAST_COLUMNS);
 }
 
+/* Output rows padded so that a row ends inside a chunk while the next starts on one: the
+ * column tile's last block can then hold no element of the row ([88, 7] UINT8, rows 16
+ * bytes apart), and a kernel that staged such an empty block from a wrapped count crashed
+ * lavapipe inside the shader. Every element size, with a length per column. */
+static void reverses_into_padded_rows_match_the_cpu_on(dmlops_context *vk)
+{
+    const uint64_t seed = 0x71e5013ull;
+    printf("    seed 0x%llx\n", (unsigned long long)seed);
+    for (int n = 0; n < 12; n++) {
+        const DML_TENSOR_DATA_TYPE type = types[n % 6], lt = aux_types[n % 4];
+        const uint32_t esize = dmlops_data_type_size(type), per = 16 / esize;
+        const uint32_t T = n < 6 ? 88 : 17 + (uint32_t)n, C = n < 6 ? (per > 2 ? per / 2 - 1 : 1) : per * 2 + 1;
+        dmt_tensor in, len, o;
+        tensor2(&in, type, T, C, 0);
+        tensor2(&o, type, T, C, (per - C % per) % per);
+        const uint32_t lsz[2] = {1, C};
+        dmt_tensor_init(&len, lt, 2, lsz, NULL, 0);
+        DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC rv = {&in.desc, &len.desc, &o.desc, 0};
+        DML_OPERATOR_DESC d = {DML_OPERATOR_REVERSE_SUBSEQUENCES, &rv};
+        const uint64_t sizes[3] = {in.buf.TotalTensorSizeInBytes, len.buf.TotalTensorSizeInBytes, o.buf.TotalTensorSizeInBytes};
+        const aux_fill f = {1, C, lt, 0, (int64_t)T + 2, 0};
+        if (!vkt_same_as_cpu(vk, &d, 2, sizes, seed + (uint64_t)n, NULL, fix_aux, &f))
+            printf("    case %d: %s [%u, %u] into rows of %u, %s lengths\n", n, dmlops_data_type_name(type), T, C,
+                   C + (per - C % per) % per, dmlops_data_type_name(lt));
+    }
+}
+
+TEST(reverses_into_padded_rows_match_the_cpu)
+{
+    dmlops_context *vk = gpu_context();
+    if (!vk) return;
+    reverses_into_padded_rows_match_the_cpu_on(vk);
+    vkt_done(vk);
+}
+
 TEST(reverses_with_a_length_per_column_match_the_cpu)
 {
     dmlops_context *vk = gpu_context();
