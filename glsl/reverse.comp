@@ -382,7 +382,8 @@ void tiles_columns_main()
         // and writes nothing: its count of length vectors would wrap below 0, and staging
         // that many crashed lavapipe inside the shader. The workgroup still meets the
         // barriers below together (the block is the same for all its lanes).
-        const bool empty = q_lo >= q_hi || g_tc_need <= g_tc_e_lo * ESIZE;
+        // (A block from below qr holds at least one column: q_lo * 16 < rb + m * ESIZE.)
+        const bool empty = q_lo >= q_hi;
         const uint naux = empty ? 0u : ((g_fab + g_tc_need / ESIZE * abytes + 15u) >> 4u) - g_tc_a0;
         // A block sized past shared memory is never planned (dm_tile_params, dm_kernel_columns_lds);
         // one that were would write nothing rather than past it.
