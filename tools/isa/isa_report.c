@@ -15,7 +15,8 @@ static const char *const variant_names[DM_VARIANT_COUNT] = {
     [DM_VARIANT_GENERAL] = "GENERAL", [DM_VARIANT_STREAM] = "STREAM",         [DM_VARIANT_PAIRS] = "PAIRS",
     [DM_VARIANT_WORDS] = "WORDS",     [DM_VARIANT_ALONG] = "ALONG",           [DM_VARIANT_ACROSS] = "ACROSS",
     [DM_VARIANT_FLAT] = "FLAT",       [DM_VARIANT_FLAT_ROWS] = "FLAT_ROWS",   [DM_VARIANT_COLUMNS] = "COLUMNS",
-    [DM_VARIANT_TILES] = "TILES",     [DM_VARIANT_TILE_COLUMNS] = "TILE_COLUMNS", [DM_VARIANT_TILE_HOT] = "TILE_HOT"};
+    [DM_VARIANT_TILES] = "TILES",     [DM_VARIANT_TILE_COLUMNS] = "TILE_COLUMNS", [DM_VARIANT_TILE_HOT] = "TILE_HOT",
+    [DM_VARIANT_TILE_ROWS] = "TILE_ROWS"};
 static const char *const aux_names[] = {"U32", "I32", "U64", "I64"};
 /* The row dimensions of each bucket: lists.mk's ROW_DIMS. */
 static const uint32_t bucket_rows[DM_ROW_BUCKETS] = {1, 3, 7};
