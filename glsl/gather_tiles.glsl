@@ -26,8 +26,9 @@
 #if DM_VARIANT >= 9
 
 // Vectors each lane loads per tile before it stores (TILE_V: the memory-level
-// parallelism CUB's transform kernels size for; 4 keeps a 128-lane workgroup's tile in
-// 8 KiB of shared memory).
+// parallelism CUB's transform kernels size for). The host sets it (dm_vk_limits): 2 keeps
+// a 128-lane workgroup's tile in 4,224 bytes of shared memory (4 took 8,704 and halved
+// RADV's waves a SIMD); 4 is only this declaration's default.
 layout(constant_id = 8) const uint TILE_V = 4u;
 
 // The workgroup's index and count in the piece's virtual grid: a tile a workgroup.

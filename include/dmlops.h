@@ -632,7 +632,8 @@ typedef struct dmlops_operator_kernel_info {
     char variant[24];              /* its variant (docs/design.md): "general", "stream", "pairs", "words",
                                       "along", "across", "flat", "flat_rows", "columns", "tiles",
                                       "tile_columns", "tile_hot", "tile_rows" */
-    uint32_t tiles;                /* 1: the GPU tiles (rows staged in shared memory) */
+    uint32_t tiles;                /* 1: the GPU tiles (a workgroup's block of rows; all but
+                                      variant "tile_rows" stage it in shared memory) */
     uint32_t texel;                /* 1: sources read through uniform texel buffers; 0: storage buffers */
     uint32_t workgroup_size;       /* invocations per workgroup */
     uint32_t workgroup_count;      /* workgroups of its largest dispatch (the grid; kernels loop past it) */
