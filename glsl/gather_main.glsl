@@ -121,28 +121,36 @@ DEFINE_ELEMENT_CHUNK(elem_chunk, row_elem)
 // Row r of the piece (row-major over its row dimensions, all but the last): its output,
 // source and AUX addresses and its coordinate along the axis. Offsets wrap modulo 2^32 on
 // purpose: the host guarantees every address actually used lies inside its window.
-// One row dimension D (a literal: every record word it reads is at a constant index, p's
-// switch folded to one load; with the dimension a loop counter, the switch ran with a
-// run-time selector, which lavapipe compiled to the wrong words).
-#define ROW_DIM(D)                                                                            \
-    if ((D) < uint(ROW_DIMS) && (D) < g_last) {                                                     \
-        uint c = r;                                                                           \
-        if ((D) > 0) { /* the outermost dimension takes what is left */                       \
-            const uint q = fastdiv(r, p(P_ROW_MAGIC + (D)), p(P_ROW_SHIFTS + (D)));           \
-            c = r - q * p(P_SIZE + (D));                                                      \
-            r = q;                                                                            \
-        }                                                                                     \
-        db += c * p(P_DST_STRIDE + (D));                                                      \
-        sb += c * p(P_SRC_STRIDE + (D));                                                      \
-        ab += c * p(P_AUX_STRIDE + (D));                                                      \
-        if ((D) == g_axis) axis += c;                                                         \
-    }
-void row_at(uint r, out uint db, out uint sb, out uint ab, out uint axis)
+// The row's addresses before its dimensions add theirs (row_at, row_at_loop).
+void row_origin(out uint db, out uint sb, out uint ab, out uint axis)
 {
     db = pc.rem_dst + p(P_DST_BASE);
     sb = pc.rem_src + p(P_SRC_BASE);
     ab = pc.rem_aux + p(P_AUX_BASE);
     axis = g_axis_origin;
+}
+// Row dimension D's part of r (the outermost, 0, takes what is left), its record words
+// read by READ: p for a literal D, p_at for a run-time one.
+#define ROW_STEP(D, READ)                                                                     \
+    {                                                                                         \
+        uint c = r;                                                                           \
+        if ((D) > 0u) {                                                                       \
+            const uint q = fastdiv(r, READ(P_ROW_MAGIC + (D)), READ(P_ROW_SHIFTS + (D)));     \
+            c = r - q * READ(P_SIZE + (D));                                                   \
+            r = q;                                                                            \
+        }                                                                                     \
+        db += c * READ(P_DST_STRIDE + (D));                                                   \
+        sb += c * READ(P_SRC_STRIDE + (D));                                                   \
+        ab += c * READ(P_AUX_STRIDE + (D));                                                   \
+        if ((D) == g_axis) axis += c;                                                         \
+    }
+// One row dimension D in row_at (a literal: every record word it reads is at a constant
+// index, p's switch folded to one load; with the dimension a loop counter, the switch ran
+// with a run-time selector, which lavapipe compiled to the wrong words).
+#define ROW_DIM(D) if ((D) < uint(ROW_DIMS) && (D) < g_last) ROW_STEP(D, p)
+void row_at(uint r, out uint db, out uint sb, out uint ab, out uint axis)
+{
+    row_origin(db, sb, ab, axis);
     ROW_DIM(6u) ROW_DIM(5u) ROW_DIM(4u) ROW_DIM(3u) ROW_DIM(2u) ROW_DIM(1u) ROW_DIM(0u)
 }
 #undef ROW_DIM
@@ -160,24 +168,11 @@ void row_at_loop(uint r, out uint db, out uint sb, out uint ab, out uint axis)
         row_at(r, db, sb, ab, axis);
         return;
     }
-    db = pc.rem_dst + p(P_DST_BASE);
-    sb = pc.rem_src + p(P_SRC_BASE);
-    ab = pc.rem_aux + p(P_AUX_BASE);
-    axis = g_axis_origin;
-    [[dont_unroll]] for (uint d = min(uint(ROW_DIMS), g_last); d > 0u; d--) {
-        const uint D = d - 1u; // the outermost dimension (0) last: it takes what is left
-        uint c = r;
-        if (D > 0u) {
-            const uint q = fastdiv(r, p_at(P_ROW_MAGIC + D), p_at(P_ROW_SHIFTS + D));
-            c = r - q * p_at(P_SIZE + D);
-            r = q;
-        }
-        db += c * p_at(P_DST_STRIDE + D);
-        sb += c * p_at(P_SRC_STRIDE + D);
-        ab += c * p_at(P_AUX_STRIDE + D);
-        if (D == g_axis) axis += c;
-    }
+    row_origin(db, sb, ab, axis);
+    // The outermost dimension (0) last: it takes what is left.
+    [[dont_unroll]] for (uint d = min(uint(ROW_DIMS), g_last); d > 0u; d--) ROW_STEP(d - 1u, p_at)
 }
+#undef ROW_STEP
 
 // ---- the general path ----------------------------------------------------------------
 

@@ -124,7 +124,7 @@ for cfg in "$@"; do
     secs=$(($(date +%s) - start))
     if [ $rc -le 1 ] && [ "$total" -gt 0 ] && [ "$new" -eq 0 ]; then
         passed=$((passed + 1))
-        echo "ok   $cfg ($secs s): $total pipelines, no new fault, $known known (drivers_baseline.tsv)"
+        echo "ok   $cfg ($secs s): $total pipelines, no new fault, $known known ($(basename "$BASELINE"))"
     else
         failed=$((failed + 1))
         if [ $rc -gt 1 ] || [ "$total" -le 0 ]; then
